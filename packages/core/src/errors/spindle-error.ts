@@ -1,0 +1,62 @@
+// The one error hierarchy of Spindle: a stable `code`, the `cause` always kept,
+// `isRetryable` where it applies, and an `isInstance` that works across package copies.
+
+const marker = Symbol.for('spindle.error')
+
+export type SpindleErrorCode =
+  | 'admission_rejected'
+  | 'session_busy'
+  | 'policy_violation'
+  | 'not_found'
+  | 'duplicate'
+  | 'configuration'
+  | 'provider'
+  | 'context_overflow'
+  | 'store'
+  | 'stale_fence'
+  | 'tool'
+  | 'tool_arguments'
+  | 'tool_timeout'
+  | 'aborted'
+  | 'timeout'
+  | 'runtime_store'
+  | 'disposed'
+  | 'script_exhausted'
+  | 'stream_interrupted'
+  | 'conformance'
+  | (string & {})
+
+export interface SpindleErrorOptions {
+  cause?: unknown
+  isRetryable?: boolean
+  details?: Record<string, unknown>
+}
+
+/**
+ * Base class of every error Spindle throws.
+ *
+ * @example
+ * if (SpindleError.isInstance(error) && error.code === 'session_busy') retryLater()
+ */
+export class SpindleError extends Error {
+  readonly [marker] = true
+  readonly code: SpindleErrorCode
+  readonly isRetryable: boolean
+  readonly details: Record<string, unknown> | undefined
+
+  constructor(code: SpindleErrorCode, message: string, options: SpindleErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'SpindleError'
+    this.code = code
+    this.isRetryable = options.isRetryable ?? false
+    this.details = options.details
+  }
+
+  static isInstance(value: unknown): value is SpindleError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
+  }
+
+  toJSON(): { name: string; code: string; message: string; isRetryable: boolean; details?: Record<string, unknown> } {
+    return { name: this.name, code: this.code, message: this.message, isRetryable: this.isRetryable, details: this.details }
+  }
+}

@@ -1,0 +1,135 @@
+// The composable registry: typed slots for the known kinds plus a generic named registry.
+import { ConfigurationError, DuplicateError, NotFoundError } from '../errors/errors.js'
+import type { CompactionStrategy } from '../compaction/compaction-strategy.js'
+import type { ContextAdapter } from '../context/context-adapter.js'
+import { ProviderRegistry } from '../providers/provider-registry.js'
+import type { EventBus } from '../spec/event-bus.js'
+import type { SessionGate } from '../spec/session-gate.js'
+import type { Stores } from '../spec/stores.js'
+import { ToolRegistry } from '../tools/tool-registry.js'
+import type { RuntimeResourceRegistry } from '../runtime-store/resource-registry-types.js'
+import type { Plugin } from './define-plugin.js'
+
+/** A run queue (PostgreSQL provides one); the kernel only needs to enqueue. */
+export interface RunQueue {
+  readonly specificationVersion: 'v1'
+  enqueue(job: { runId: string; sessionId: string }): Promise<void>
+  close?(): Promise<void>
+}
+
+/**
+ * @example
+ * const ext = new Extensions().use(sqliteStores({ path: 'spindle.db' })).use(openaiPlugin())
+ * const runtime = new AgentRuntime(ext)
+ */
+export class Extensions {
+  readonly providers = new ProviderRegistry()
+  readonly tools = new ToolRegistry()
+  /** Ordered context adapters (added after the built-in instruction and history adapters). */
+  readonly context: ContextAdapter[] = []
+  readonly stores: Partial<Stores> = {}
+  compaction: CompactionStrategy | undefined
+  gate: SessionGate | undefined
+  events: EventBus | undefined
+  queue: RunQueue | undefined
+  /** Runtime resources scoped to these extensions (take precedence over the module-level registry). */
+  runtimeResources: RuntimeResourceRegistry | undefined
+
+  readonly #named = new Map<string, unknown>()
+  readonly #plugins: Plugin[] = []
+  readonly #pending: Promise<void>[] = []
+  #disposed = false
+
+  /** Registers a named value; fails on a duplicate name. */
+  register<V>(name: string, value: V): this {
+    if (this.#named.has(name)) throw new DuplicateError(`[spindle/core] "${name}" is already registered; use replace() to swap it`)
+    this.#named.set(name, value)
+    return this
+  }
+
+  replace<V>(name: string, value: V): this {
+    this.#named.set(name, value)
+    return this
+  }
+
+  get<V = unknown>(name: string): V | undefined {
+    return this.#named.get(name) as V | undefined
+  }
+
+  /** Returns the named value or throws an error listing the names that exist. */
+  require<V = unknown>(name: string): V {
+    if (!this.#named.has(name)) {
+      const names = [...this.#named.keys()]
+      throw new NotFoundError(`[spindle/core] nothing is registered as "${name}". Registered names: ${names.length ? names.join(', ') : '(none)'}`)
+    }
+    return this.#named.get(name) as V
+  }
+
+  has(name: string): boolean {
+    return this.#named.has(name)
+  }
+
+  names(): string[] {
+    return [...this.#named.keys()]
+  }
+
+  /** Sets some or all of the six persistent stores. */
+  setStores(stores: Partial<Stores>): this {
+    for (const [kind, store] of Object.entries(stores)) {
+      if (store !== undefined) (this.stores as Record<string, unknown>)[kind] = store
+    }
+    return this
+  }
+
+  addContextAdapter(adapter: ContextAdapter): this {
+    if (this.context.some((existing) => existing.name === adapter.name)) {
+      throw new DuplicateError(`[spindle/core] context adapter "${adapter.name}" is already registered`)
+    }
+    this.context.push(adapter)
+    return this
+  }
+
+  /** Runs a plugin's setup. Async setups are awaited by `ready()` (and by the runtime before its first run). */
+  use(plugin: Plugin): this {
+    if (this.#disposed) throw new ConfigurationError('[spindle/core] these extensions were disposed; create new ones')
+    if (this.#plugins.some((existing) => existing.name === plugin.name)) {
+      throw new DuplicateError(`[spindle/core] plugin "${plugin.name}" is already in use`)
+    }
+    this.#plugins.push(plugin)
+    const result = plugin.setup(this)
+    if (result && typeof (result as Promise<void>).then === 'function') {
+      const pending = (result as Promise<void>).catch((error: unknown) => {
+        throw new ConfigurationError(`[spindle/core] plugin "${plugin.name}" failed to set up: ${(error as Error)?.message ?? error}`, { cause: error })
+      })
+      pending.catch(() => {})
+      this.#pending.push(pending)
+    }
+    return this
+  }
+
+  get plugins(): readonly Plugin[] {
+    return this.#plugins
+  }
+
+  /** Resolves when every async plugin setup has finished; rejects with the first failure. */
+  async ready(): Promise<void> {
+    if (this.#pending.length) await Promise.all(this.#pending)
+  }
+
+  /** Disposes plugins in reverse order; every dispose runs even when one throws. */
+  async dispose(): Promise<void> {
+    if (this.#disposed) return
+    this.#disposed = true
+    await Promise.allSettled(this.#pending)
+    const errors: unknown[] = []
+    for (const plugin of [...this.#plugins].reverse()) {
+      try {
+        await plugin.dispose?.()
+      } catch (error) {
+        errors.push(error)
+      }
+    }
+    if (errors.length === 1) throw errors[0]
+    if (errors.length > 1) throw new AggregateError(errors, '[spindle/core] several plugins failed to dispose')
+  }
+}

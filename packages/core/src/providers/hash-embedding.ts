@@ -1,0 +1,48 @@
+// hashEmbedding: a deterministic, offline EmbeddingModel (feature hashing of words and character trigrams).
+import type { EmbeddingModel } from '../spec/language-model.js'
+import { createHash } from 'node:crypto'
+
+export interface HashEmbeddingOptions {
+  dimensions?: number
+}
+
+/**
+ * Similar texts get similar vectors; good enough for offline recall tests and demos, not for production quality.
+ *
+ * @example
+ * const { embeddings } = await hashEmbedding().embed(['hello world'])
+ */
+export function hashEmbedding(options: HashEmbeddingOptions = {}): EmbeddingModel {
+  const dimensions = options.dimensions ?? 256
+  return {
+    specificationVersion: 'v1',
+    provider: 'spindle',
+    modelId: `hash-${dimensions}`,
+    dimensions,
+    async embed(texts) {
+      return { embeddings: texts.map((text) => embedText(text, dimensions)) }
+    },
+  }
+}
+
+function embedText(text: string, dimensions: number): number[] {
+  const vector = new Array<number>(dimensions).fill(0)
+  const normalized = text.toLowerCase().normalize('NFKC')
+  const words = normalized.match(/[\p{L}\p{N}]+/gu) ?? []
+  for (const word of words) {
+    addFeature(vector, `w:${word}`, 1)
+    const padded = `^${word}$`
+    for (let i = 0; i + 3 <= padded.length; i++) addFeature(vector, `t:${padded.slice(i, i + 3)}`, 0.5)
+  }
+  let norm = 0
+  for (const value of vector) norm += value * value
+  norm = Math.sqrt(norm)
+  return norm === 0 ? vector : vector.map((value) => value / norm)
+}
+
+function addFeature(vector: number[], feature: string, weight: number): void {
+  const digest = createHash('sha1').update(feature).digest()
+  const index = digest.readUInt32BE(0) % vector.length
+  const sign = (digest[4] ?? 0) & 1 ? 1 : -1
+  vector[index] = (vector[index] ?? 0) + sign * weight
+}

@@ -1,0 +1,37 @@
+// EmbeddingStore, spec v1: vectors with metadata and top-k cosine search with filters.
+import type { JsonObject, JsonPrimitive } from './json.js'
+
+export interface EmbeddingRecord {
+  id: string
+  vector: number[]
+  content?: string
+  /** Isolates sets of vectors (e.g. one per session or per user). */
+  namespace?: string
+  metadata: JsonObject
+}
+
+export interface EmbeddingMatch extends EmbeddingRecord {
+  /** Cosine similarity in [-1, 1]. */
+  score: number
+}
+
+export interface EmbeddingQuery {
+  vector: number[]
+  topK: number
+  namespace?: string
+  /** Every key must equal (or, for an array, be one of) the metadata value. */
+  filter?: Record<string, JsonPrimitive | JsonPrimitive[]>
+  minScore?: number
+}
+
+export interface EmbeddingStore {
+  readonly specificationVersion: 'v1'
+  /** Inserts or replaces by id. Throws when a vector's dimension differs from the namespace's. */
+  upsert(records: Array<Omit<EmbeddingRecord, 'metadata'> & { metadata?: JsonObject }>): Promise<void>
+  /** Best first; ties broken by id. */
+  query(query: EmbeddingQuery): Promise<EmbeddingMatch[]>
+  get(id: string): Promise<EmbeddingRecord | undefined>
+  delete(ids: string[]): Promise<void>
+  /** Deletes every record of a namespace. */
+  deleteNamespace(namespace: string): Promise<void>
+}

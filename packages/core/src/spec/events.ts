@@ -1,0 +1,47 @@
+// AgentEvent: the discriminated union every run emits, lossless per run and broadcast to subscribers.
+import type { JsonValue } from './json.js'
+import type { Usage } from './messages.js'
+import type { FinishReason } from './run-store.js'
+
+interface EventBase {
+  runId: string
+  sessionId: string
+  /** 1, 2, 3… per run, gap-free across resumes. */
+  seq: number
+  /** Milliseconds since the epoch. */
+  timestamp: number
+  /** For a sub-agent's events nested in a parent's stream: the parent's run id. */
+  parentRunId?: string
+}
+
+export type AgentEventPayload =
+  | { type: 'run.started'; agent: string; modelId: string; input: JsonValue }
+  | { type: 'run.resumed'; fromStep: number }
+  | { type: 'step.started'; step: number }
+  | { type: 'text.delta'; step: number; delta: string }
+  | { type: 'reasoning.delta'; step: number; delta: string }
+  | { type: 'tool.call'; step: number; callId: string; toolName: string; args: JsonValue }
+  | { type: 'tool.started'; step: number; callId: string; toolName: string }
+  | { type: 'tool.result'; step: number; callId: string; toolName: string; result: JsonValue; durationMs: number; reused?: boolean }
+  | { type: 'tool.error'; step: number; callId: string; toolName: string; error: { code: string; message: string }; durationMs: number }
+  | { type: 'approval.requested'; step: number; callId: string; toolName: string; args: JsonValue }
+  | { type: 'compaction.applied'; step: number; strategy: string; throughSeq: number; tokensBefore: number; tokensAfter: number }
+  | { type: 'snapshot.saved'; step: number; version: number }
+  | { type: 'step.finished'; step: number; usage: Usage; finishReason: string; durationMs: number }
+  | { type: 'run.finished'; finishReason: FinishReason; text: string; usage: Usage; steps: number }
+  | { type: 'run.failed'; finishReason: 'error'; error: { code: string; message: string }; usage: Usage; steps: number }
+
+export type AgentEventType = AgentEventPayload['type']
+
+type Distribute<P> = P extends unknown ? P & EventBase : never
+export type AgentEvent = Distribute<AgentEventPayload>
+export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>
+
+/** Sent to a subscriber that fell behind: it lost `missed` events (catch up from `RunStore.listEvents`). */
+export interface LaggedEvent {
+  type: 'lagged'
+  missed: number
+  timestamp: number
+}
+
+export const terminalEventTypes = new Set<AgentEventType>(['run.finished', 'run.failed'])

@@ -1,0 +1,81 @@
+// The provider spec, version 1: a model streams parts; the kernel owns the loop.
+import type { JsonSchema, JsonValue } from './json.js'
+import type { ModelMessage, Usage } from './messages.js'
+
+export interface ModelCapabilities {
+  /** Context window in tokens. */
+  contextWindow: number
+  /** Largest output the model may produce, in tokens. */
+  maxOutputTokens: number
+  tools: boolean
+  parallelTools: boolean
+  reasoning: boolean
+  structuredOutput: boolean
+}
+
+export interface ToolSpecification {
+  /** The name the model sees: `^[a-zA-Z0-9_-]{1,64}$`. */
+  name: string
+  description: string
+  inputSchema: JsonSchema
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string }
+
+export interface ModelRequest {
+  /** Messages in order; system instructions come first as `role: 'system'`. */
+  messages: ModelMessage[]
+  tools?: ToolSpecification[]
+  toolChoice?: ToolChoice
+  maxOutputTokens?: number
+  temperature?: number
+  topP?: number
+  stopSequences?: string[]
+  /** Structured output: the final text must be JSON matching the schema. */
+  responseFormat?: { type: 'json'; schema: JsonSchema; name?: string }
+  /** Options passed through to one provider, keyed by provider name. */
+  providerOptions?: Record<string, Record<string, JsonValue>>
+}
+
+export type ModelFinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other'
+
+export type StreamPart =
+  | { type: 'text-delta'; delta: string }
+  | { type: 'reasoning-delta'; delta: string; signature?: string; redacted?: string }
+  | { type: 'tool-call-start'; id: string; name: string }
+  | { type: 'tool-call-delta'; id: string; argsDelta: string }
+  | { type: 'tool-call-end'; id: string }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'response-metadata'; id?: string; modelId?: string }
+  | { type: 'finish'; finishReason: ModelFinishReason; usage?: Usage; rawFinishReason?: string }
+  | { type: 'error'; error: unknown }
+
+export interface ModelCallOptions {
+  signal?: AbortSignal
+  headers?: Record<string, string>
+}
+
+/**
+ * A language model, version 1 of the spec.
+ *
+ * @example
+ * for await (const part of model.stream({ messages }, { signal })) if (part.type === 'text-delta') write(part.delta)
+ */
+export interface LanguageModel {
+  readonly specificationVersion: 'v1'
+  /** Provider name, e.g. `openai`. */
+  readonly provider: string
+  readonly modelId: string
+  readonly capabilities: ModelCapabilities
+  stream(request: ModelRequest, options?: ModelCallOptions): AsyncIterable<StreamPart>
+}
+
+/** An embedding model, version 1 of the spec. */
+export interface EmbeddingModel {
+  readonly specificationVersion: 'v1'
+  readonly provider: string
+  readonly modelId: string
+  readonly dimensions: number
+  readonly maxBatchSize?: number
+  embed(texts: string[], options?: { signal?: AbortSignal }): Promise<{ embeddings: number[][]; usage?: { tokens: number } }>
+}

@@ -1,0 +1,72 @@
+// RunStore, spec v1: run records (status, step, finish reason, usage, lease) and each run's event log.
+import type { AgentEvent } from './events.js'
+import type { JsonObject, JsonValue } from './json.js'
+import type { Usage } from './messages.js'
+
+export type RunStatus = 'queued' | 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'interrupted'
+
+export type FinishReason =
+  | 'stop'
+  | 'max_steps'
+  | 'max_tool_calls'
+  | 'budget'
+  | 'timeout'
+  | 'cancelled'
+  | 'awaiting_approval'
+  | 'policy'
+  | 'length'
+  | 'content_filter'
+  | 'error'
+
+export interface RunRecord {
+  id: string
+  sessionId: string
+  status: RunStatus
+  step: number
+  finishReason?: FinishReason
+  usage: Usage
+  error?: { code: string; message: string }
+  idempotencyKey?: string
+  /** The serializable request: input, agent spec, model id, metadata. */
+  request: JsonObject
+  /** Who holds the run (a process / worker id) and until when. */
+  lease?: { owner: string; expiresAt: number }
+  metadata: JsonObject
+  createdAt: number
+  updatedAt: number
+  startedAt?: number
+  finishedAt?: number
+}
+
+export type NewRun = Pick<RunRecord, 'id' | 'sessionId' | 'request'> &
+  Partial<Pick<RunRecord, 'status' | 'idempotencyKey' | 'metadata'>>
+
+export type RunPatch = Partial<
+  Pick<RunRecord, 'status' | 'step' | 'finishReason' | 'usage' | 'error' | 'lease' | 'metadata' | 'startedAt' | 'finishedAt'>
+>
+
+export interface ListRunsOptions {
+  sessionId?: string
+  status?: RunStatus | RunStatus[]
+  limit?: number
+  /** Runs created strictly before this time (newest first). */
+  before?: number
+}
+
+export interface RunStore {
+  readonly specificationVersion: 'v1'
+  /** Throws `DuplicateError` when the id exists, or when `(sessionId, idempotencyKey)` is taken. */
+  createRun(run: NewRun): Promise<RunRecord>
+  getRun(id: string): Promise<RunRecord | undefined>
+  findRunByIdempotencyKey(sessionId: string, key: string): Promise<RunRecord | undefined>
+  /** Throws `NotFoundError` for an unknown run. `lease: undefined` in the patch leaves it; `null`-like clearing uses `{ lease: undefined }` semantics of a key present. */
+  updateRun(id: string, patch: RunPatch): Promise<RunRecord>
+  /** Newest first. */
+  listRuns(options?: ListRunsOptions): Promise<RunRecord[]>
+  /** Appends events; each carries its per-run `seq`. Appending a `seq` already stored is ignored. */
+  appendEvents(runId: string, events: AgentEvent[]): Promise<void>
+  /** Events with `seq > after`, in order. */
+  listEvents(runId: string, options?: { after?: number; limit?: number }): Promise<AgentEvent[]>
+}
+
+export type { JsonValue }

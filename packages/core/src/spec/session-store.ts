@@ -1,0 +1,75 @@
+// SessionStore, spec v1: sessions and their append-only log with gap-free sequence numbers.
+import type { JsonObject } from './json.js'
+import type { ModelMessage } from './messages.js'
+
+export interface SessionRecord {
+  id: string
+  /** A user / tenant / resource the session belongs to (memory scopes use it). */
+  resourceId?: string
+  title?: string
+  metadata: JsonObject
+  /** Sequence number of the last entry, 0 when the log is empty. */
+  lastSeq: number
+  createdAt: number
+  updatedAt: number
+}
+
+export interface CompactionRecord {
+  /** Entries with `seq <= throughSeq` are replaced in the context by `summary`. */
+  throughSeq: number
+  strategy: string
+  summary?: string
+  tokensBefore?: number
+  tokensAfter?: number
+}
+
+/** What is appended: a message, or a compaction marker. The original messages are never removed. */
+export type SessionEntryInput =
+  | { kind: 'message'; message: ModelMessage; runId?: string }
+  | { kind: 'compaction'; compaction: CompactionRecord; runId?: string }
+
+export type SessionEntry = SessionEntryInput & {
+  sessionId: string
+  /** 1, 2, 3… per session, gap-free. */
+  seq: number
+  createdAt: number
+}
+
+export interface AppendOptions {
+  /**
+   * Fencing token of the writer's session lease. A store that supports fencing
+   * records the highest token seen per session and rejects a lower one with `StaleFenceError`.
+   */
+  fence?: number
+}
+
+export interface ListEntriesOptions {
+  /** Only entries with `seq > after`. */
+  after?: number
+  /** Only entries with `seq < before`. */
+  before?: number
+  limit?: number
+  order?: 'asc' | 'desc'
+  kind?: 'message' | 'compaction'
+}
+
+export interface ListSessionsOptions {
+  resourceId?: string
+  limit?: number
+  /** Sessions updated strictly before this time (pagination, newest first). */
+  before?: number
+}
+
+export interface SessionStore {
+  readonly specificationVersion: 'v1'
+  createSession(input?: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject }): Promise<SessionRecord>
+  getSession(id: string): Promise<SessionRecord | undefined>
+  /** Newest first (by `updatedAt`, then id). */
+  listSessions(options?: ListSessionsOptions): Promise<SessionRecord[]>
+  updateSession(id: string, patch: { title?: string; metadata?: JsonObject }): Promise<SessionRecord>
+  /** Deletes the session and its whole log. */
+  deleteSession(id: string): Promise<void>
+  /** Appends atomically, assigning `lastSeq + 1…`; throws `NotFoundError` for an unknown session. */
+  append(sessionId: string, entries: SessionEntryInput[], options?: AppendOptions): Promise<SessionEntry[]>
+  listEntries(sessionId: string, options?: ListEntriesOptions): Promise<SessionEntry[]>
+}

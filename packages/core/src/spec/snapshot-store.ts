@@ -1,0 +1,23 @@
+// SnapshotStore, spec v1: per-step run state, small, referring to the session log by sequence number.
+import type { JsonObject } from './json.js'
+
+export interface RunSnapshot {
+  runId: string
+  sessionId: string
+  /** Increases with every save of a run (the step, or a finer counter). */
+  version: number
+  /** The kernel's serialized `RunState`. */
+  state: JsonObject
+  createdAt: number
+}
+
+export interface SnapshotStore {
+  readonly specificationVersion: 'v1'
+  /** Saving the same `(runId, version)` twice replaces it. */
+  save(snapshot: RunSnapshot): Promise<void>
+  latest(runId: string): Promise<RunSnapshot | undefined>
+  get(runId: string, version: number): Promise<RunSnapshot | undefined>
+  /** Oldest first. */
+  list(runId: string): Promise<RunSnapshot[]>
+  deleteRun(runId: string): Promise<void>
+}

@@ -1,0 +1,55 @@
+// One vitest project per workspace package; tests run from source through the
+// `@spindle/source` export condition, so `pnpm test` needs no build.
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { defineConfig } from 'vitest/config'
+
+const root = import.meta.dirname
+const folders = ['packages', 'apps']
+const packageDirs: string[] = ['examples', 'bench']
+for (const folder of folders) {
+  for (const entry of safeList(join(root, folder))) {
+    const dir = join(folder, entry)
+    if (existsSync(join(root, dir, 'package.json'))) packageDirs.push(dir)
+    else for (const nested of safeList(join(root, dir))) {
+      if (existsSync(join(root, dir, nested, 'package.json'))) packageDirs.push(join(dir, nested))
+    }
+  }
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+  } catch {
+    return []
+  }
+}
+
+function projectName(dir: string): string {
+  try {
+    return JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).name ?? dir
+  } catch {
+    return dir
+  }
+}
+
+export default defineConfig({
+  resolve: { conditions: ['@spindle/source', 'module', 'node', 'import', 'default'] },
+  ssr: { resolve: { conditions: ['@spindle/source', 'module', 'node', 'import', 'default'] } },
+  test: {
+    projects: packageDirs
+      .filter((dir) => existsSync(join(root, dir)))
+      .map((dir) => ({
+        extends: true,
+        test: {
+          name: projectName(dir),
+          root: join(root, dir),
+          include: ['**/*.test.ts', '**/*.test.tsx'],
+          exclude: ['**/node_modules/**', '**/dist/**'],
+          typecheck: { enabled: true, include: ['**/*.test-d.ts'], tsconfig: join(root, 'tsconfig.test.json') },
+        },
+      })),
+    testTimeout: 20_000,
+    hookTimeout: 30_000,
+  },
+})
