@@ -102,3 +102,22 @@ export type { CompactionInput, CompactionStrategy } from './compaction/compactio
 
 export { RuntimeStore } from './runtime-store/runtime-store.js'
 export type { RuntimeResourceDefinition, RuntimeResourceRegistry } from './runtime-store/resource-registry-types.js'
+
+export {
+  MemoryArtifactStore,
+  MemoryEmbeddingStore,
+  MemoryExecutionStore,
+  MemoryRunStore,
+  MemorySessionStore,
+  MemorySnapshotStore,
+  memoryStores,
+} from './stores/memory/memory-stores.js'
+export { cosineSimilarity } from './stores/cosine.js'
+export { compareEmbeddingMatches, matchesEmbeddingFilter, rankEmbeddingMatches } from './stores/embedding-search.js'
+export {
+  artifactSourceChunks,
+  clampArtifactRange,
+  collectArtifactSource,
+  readArtifactBytes,
+  type CollectedArtifact,
+} from './stores/artifact-bytes.js'

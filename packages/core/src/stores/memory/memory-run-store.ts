@@ -1,0 +1,104 @@
+// In-memory RunStore: run records with idempotency keys, and each run's event log keyed by seq.
+import { DuplicateError, NotFoundError } from '../../errors/errors.js'
+import type { AgentEvent } from '../../spec/events.js'
+import type { ListRunsOptions, NewRun, RunPatch, RunRecord, RunStore } from '../../spec/run-store.js'
+
+/**
+ * The default RunStore: everything lives in this instance's maps; values are deep-copied in and out.
+ *
+ * @example
+ * const runs = new MemoryRunStore()
+ * await runs.createRun({ id: 'run-1', sessionId: 's-1', request: { input: 'hi' } })
+ */
+export class MemoryRunStore implements RunStore {
+  readonly specificationVersion = 'v1' as const
+  readonly #runs = new Map<string, RunRecord>()
+  readonly #idempotencyKeys = new Map<string, string>()
+  readonly #events = new Map<string, Map<number, AgentEvent>>()
+
+  async createRun(run: NewRun): Promise<RunRecord> {
+    if (this.#runs.has(run.id)) throw new DuplicateError(`[spindle/store-memory] Run "${run.id}" already exists; use a fresh run id`)
+    const keyIndex = run.idempotencyKey === undefined ? undefined : idempotencyIndex(run.sessionId, run.idempotencyKey)
+    if (keyIndex !== undefined && this.#idempotencyKeys.has(keyIndex)) {
+      throw new DuplicateError(
+        `[spindle/store-memory] Session "${run.sessionId}" already has a run with idempotency key "${run.idempotencyKey}"; load it with findRunByIdempotencyKey`,
+      )
+    }
+    const now = Date.now()
+    const record: RunRecord = structuredClone({
+      id: run.id,
+      sessionId: run.sessionId,
+      status: run.status ?? 'queued',
+      step: 0,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      ...(run.idempotencyKey !== undefined && { idempotencyKey: run.idempotencyKey }),
+      request: run.request,
+      metadata: run.metadata ?? {},
+      createdAt: now,
+      updatedAt: now,
+    })
+    this.#runs.set(run.id, record)
+    if (keyIndex !== undefined) this.#idempotencyKeys.set(keyIndex, run.id)
+    return structuredClone(record)
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    const record = this.#runs.get(id)
+    return record === undefined ? undefined : structuredClone(record)
+  }
+
+  async findRunByIdempotencyKey(sessionId: string, key: string): Promise<RunRecord | undefined> {
+    const id = this.#idempotencyKeys.get(idempotencyIndex(sessionId, key))
+    return id === undefined ? undefined : this.getRun(id)
+  }
+
+  async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
+    const record = this.#runs.get(id)
+    if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Run "${id}" does not exist; create it with createRun first`)
+    const copy = structuredClone(patch) as Record<string, unknown>
+    const target = record as unknown as Record<string, unknown>
+    // A key present with `undefined` clears the field (e.g. releasing a lease); an absent key leaves it.
+    for (const key of Object.keys(patch)) {
+      if (copy[key] === undefined) delete target[key]
+      else target[key] = copy[key]
+    }
+    record.updatedAt = Math.max(Date.now(), record.updatedAt)
+    return structuredClone(record)
+  }
+
+  async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
+    const statuses = options.status === undefined ? undefined : new Set([options.status].flat())
+    let records = [...this.#runs.values()].filter(
+      (record) =>
+        (options.sessionId === undefined || record.sessionId === options.sessionId) &&
+        (statuses === undefined || statuses.has(record.status)) &&
+        (options.before === undefined || record.createdAt < options.before),
+    )
+    records.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    if (options.limit !== undefined) records = records.slice(0, Math.max(0, options.limit))
+    return structuredClone(records)
+  }
+
+  async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
+    const copies = structuredClone(events)
+    let log = this.#events.get(runId)
+    if (log === undefined) {
+      log = new Map()
+      this.#events.set(runId, log)
+    }
+    for (const event of copies) if (!log.has(event.seq)) log.set(event.seq, event)
+  }
+
+  async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
+    const log = this.#events.get(runId)
+    if (log === undefined) return []
+    const after = options.after ?? Number.NEGATIVE_INFINITY
+    let events = [...log.values()].filter((event) => event.seq > after).sort((a, b) => a.seq - b.seq)
+    if (options.limit !== undefined) events = events.slice(0, Math.max(0, options.limit))
+    return structuredClone(events)
+  }
+}
+
+function idempotencyIndex(sessionId: string, key: string): string {
+  return JSON.stringify([sessionId, key])
+}

@@ -1,0 +1,122 @@
+// In-memory SessionStore: sessions and their append-only log, gap-free sequence numbers and fencing.
+import { randomUUID } from 'node:crypto'
+import { DuplicateError, NotFoundError, StaleFenceError } from '../../errors/errors.js'
+import type { JsonObject } from '../../spec/json.js'
+import type {
+  AppendOptions,
+  ListEntriesOptions,
+  ListSessionsOptions,
+  SessionEntry,
+  SessionEntryInput,
+  SessionRecord,
+  SessionStore,
+} from '../../spec/session-store.js'
+
+interface SessionState {
+  record: SessionRecord
+  entries: SessionEntry[]
+  /** Highest fencing token seen on an append. */
+  fence?: number
+}
+
+/**
+ * The default SessionStore: everything lives in this instance's maps; values are deep-copied in and out.
+ *
+ * @example
+ * const sessions = new MemorySessionStore()
+ * const session = await sessions.createSession({ title: 'demo' })
+ */
+export class MemorySessionStore implements SessionStore {
+  readonly specificationVersion = 'v1' as const
+  readonly #sessions = new Map<string, SessionState>()
+
+  async createSession(
+    input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {},
+  ): Promise<SessionRecord> {
+    const id = input.id ?? randomUUID()
+    if (this.#sessions.has(id)) throw new DuplicateError(`[spindle/store-memory] Session "${id}" already exists; pick another id or load it with getSession`)
+    const now = Date.now()
+    const record: SessionRecord = {
+      id,
+      ...(input.resourceId !== undefined && { resourceId: input.resourceId }),
+      ...(input.title !== undefined && { title: input.title }),
+      metadata: structuredClone(input.metadata ?? {}),
+      lastSeq: 0,
+      createdAt: now,
+      updatedAt: now,
+    }
+    this.#sessions.set(id, { record, entries: [] })
+    return structuredClone(record)
+  }
+
+  async getSession(id: string): Promise<SessionRecord | undefined> {
+    const state = this.#sessions.get(id)
+    return state === undefined ? undefined : structuredClone(state.record)
+  }
+
+  async listSessions(options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
+    let records = [...this.#sessions.values()].map((state) => state.record)
+    if (options.resourceId !== undefined) records = records.filter((record) => record.resourceId === options.resourceId)
+    if (options.before !== undefined) records = records.filter((record) => record.updatedAt < options.before!)
+    records.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    if (options.limit !== undefined) records = records.slice(0, Math.max(0, options.limit))
+    return structuredClone(records)
+  }
+
+  async updateSession(id: string, patch: { title?: string; metadata?: JsonObject }): Promise<SessionRecord> {
+    const state = this.#require(id)
+    if (patch.title !== undefined) state.record.title = patch.title
+    if (patch.metadata !== undefined) state.record.metadata = structuredClone(patch.metadata)
+    state.record.updatedAt = Math.max(Date.now(), state.record.updatedAt)
+    return structuredClone(state.record)
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    this.#sessions.delete(id)
+  }
+
+  async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
+    const state = this.#require(sessionId)
+    if (options.fence !== undefined) {
+      if (state.fence !== undefined && options.fence < state.fence) {
+        throw new StaleFenceError(
+          `[spindle/store-memory] Append to session "${sessionId}" carries fence ${options.fence}, older than ${state.fence}: this writer lost its session lease; stop writing and re-acquire the session`,
+        )
+      }
+      state.fence = options.fence
+    }
+    // Copy first, so a value that cannot be cloned fails before anything is written.
+    const copies = structuredClone(entries)
+    const now = Date.now()
+    const appended = copies.map(
+      (entry, index): SessionEntry => ({ ...entry, sessionId, seq: state.record.lastSeq + index + 1, createdAt: now }),
+    )
+    state.entries.push(...appended)
+    if (appended.length > 0) {
+      state.record.lastSeq += appended.length
+      state.record.updatedAt = Math.max(now, state.record.updatedAt)
+    }
+    return structuredClone(appended)
+  }
+
+  async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {
+    const state = this.#sessions.get(sessionId)
+    if (state === undefined) return []
+    const { after, before, kind } = options
+    let entries = state.entries.filter(
+      (entry) =>
+        (after === undefined || entry.seq > after) &&
+        (before === undefined || entry.seq < before) &&
+        (kind === undefined || entry.kind === kind),
+    )
+    if (options.order === 'desc') entries = entries.reverse()
+    if (options.limit !== undefined) entries = entries.slice(0, Math.max(0, options.limit))
+    return structuredClone(entries)
+  }
+
+  #require(id: string): SessionState {
+    const state = this.#sessions.get(id)
+    if (state === undefined) throw new NotFoundError(`[spindle/store-memory] Session "${id}" does not exist; create it with createSession first`)
+    return state
+  }
+}

@@ -1,0 +1,46 @@
+// In-memory SnapshotStore: per-run snapshots keyed by version.
+import type { RunSnapshot, SnapshotStore } from '../../spec/snapshot-store.js'
+
+/**
+ * The default SnapshotStore: everything lives in this instance's maps; values are deep-copied in and out.
+ *
+ * @example
+ * const snapshots = new MemorySnapshotStore()
+ * await snapshots.save({ runId: 'run', sessionId: 's', version: 1, state: {}, createdAt: Date.now() })
+ */
+export class MemorySnapshotStore implements SnapshotStore {
+  readonly specificationVersion = 'v1' as const
+  readonly #runs = new Map<string, Map<number, RunSnapshot>>()
+
+  async save(snapshot: RunSnapshot): Promise<void> {
+    const copy = structuredClone(snapshot)
+    let versions = this.#runs.get(copy.runId)
+    if (versions === undefined) {
+      versions = new Map()
+      this.#runs.set(copy.runId, versions)
+    }
+    versions.set(copy.version, copy)
+  }
+
+  async latest(runId: string): Promise<RunSnapshot | undefined> {
+    const all = this.#sorted(runId)
+    return all.length === 0 ? undefined : structuredClone(all[all.length - 1])
+  }
+
+  async get(runId: string, version: number): Promise<RunSnapshot | undefined> {
+    const snapshot = this.#runs.get(runId)?.get(version)
+    return snapshot === undefined ? undefined : structuredClone(snapshot)
+  }
+
+  async list(runId: string): Promise<RunSnapshot[]> {
+    return structuredClone(this.#sorted(runId))
+  }
+
+  async deleteRun(runId: string): Promise<void> {
+    this.#runs.delete(runId)
+  }
+
+  #sorted(runId: string): RunSnapshot[] {
+    return [...(this.#runs.get(runId)?.values() ?? [])].sort((a, b) => a.version - b.version)
+  }
+}
