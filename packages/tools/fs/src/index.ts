@@ -1,0 +1,10 @@
+// Public entry of @spindle/tools-fs.
+export { fileTools, fileToolSet, type FileTools } from './file-tools.js'
+export type { FileToolsOptions } from './file-tools-options.js'
+export { FileToolError, type FileToolErrorCode } from './file-tool-error.js'
+export { resolveConfined, type ConfinedPath } from './confined-path.js'
+export type { ReadFileResult } from './read-file.js'
+export type { WriteFileResult } from './write-file.js'
+export type { ListFilesResult, ListedFile } from './list-files.js'
+export type { SearchFilesResult, SearchMatch } from './search-files.js'
+export type { PatchFileResult } from './patch-file.js'

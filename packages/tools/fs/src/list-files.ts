@@ -1,0 +1,54 @@
+// list_files: lists a directory inside the root (optionally recursive; symlinks are listed, never entered).
+import { lstat } from 'node:fs/promises'
+import { defineTool, type Tool } from '@spindle/core'
+import { z } from 'zod'
+import { resolveConfined, toRootRelative } from './confined-path.js'
+import { FileToolError } from './file-tool-error.js'
+import type { ResolvedFileToolsOptions } from './file-tools-options.js'
+import { defaultExcludes, entryType, walk } from './walk.js'
+
+export interface ListedFile {
+  path: string
+  type: 'file' | 'directory' | 'symlink' | 'other'
+  size?: number
+}
+
+export interface ListFilesResult {
+  path: string
+  entries: ListedFile[]
+  truncated: boolean
+}
+
+const listFilesInput = z.object({
+  path: z.string().optional().describe('Directory relative to the root (default ".")'),
+  recursive: z.boolean().optional().describe('Walk subdirectories too (default false; skips .git and node_modules)'),
+})
+
+export function createListFilesTool(options: ResolvedFileToolsOptions): Tool<z.infer<typeof listFilesInput>, ListFilesResult> {
+  return defineTool({
+    name: 'list_files',
+    description: `List the files in a directory of the workspace root (at most ${options.maxListEntries} entries).`,
+    inputSchema: listFilesInput,
+    idempotent: true,
+    effect: 'read',
+    async execute(input) {
+      const requested = input.path ?? '.'
+      const directory = await resolveConfined(options.root, requested)
+      if (!directory.exists) throw new FileToolError('fs_not_found', `"${requested}" does not exist`)
+      if (!(await lstat(directory.real)).isDirectory()) throw new FileToolError('fs_not_a_directory', `"${requested}" is a file, not a directory; use read_file`)
+      const entries: ListedFile[] = []
+      let truncated = false
+      for await (const entry of walk(directory.real, input.recursive ?? false, defaultExcludes)) {
+        if (entries.length >= options.maxListEntries) {
+          truncated = true
+          break
+        }
+        const type = entryType(entry.dirent)
+        const listed: ListedFile = { path: toRootRelative(options.root, entry.absolute), type }
+        if (type === 'file') listed.size = (await lstat(entry.absolute).catch(() => undefined))?.size
+        entries.push(listed)
+      }
+      return { path: directory.relative, entries, truncated }
+    },
+  })
+}
