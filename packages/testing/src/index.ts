@@ -12,3 +12,29 @@ export {
   type ScriptedServerOptions,
   type SseEvent,
 } from './wire/sse-server.js'
+
+export {
+  describeArtifactStore,
+  describeEmbeddingStore,
+  describeExecutionStore,
+  describeRunStore,
+  describeSessionStore,
+  describeSnapshotStore,
+  describeStores,
+  storeConformanceRules,
+} from './conformance/describe-suites.js'
+export { artifactStoreRules, patternBytes } from './conformance/artifact-store-rules.js'
+export { embeddingStoreRules } from './conformance/embedding-store-rules.js'
+export { executionStoreRules } from './conformance/execution-store-rules.js'
+export { runStoreRules } from './conformance/run-store-rules.js'
+export { sessionStoreRules } from './conformance/session-store-rules.js'
+export { snapshotStoreRules } from './conformance/snapshot-store-rules.js'
+export {
+  runCheck,
+  type ConformanceCheck,
+  type ConformanceChecks,
+  type StoreHarness,
+  type StoreSuiteOptions,
+} from './conformance/harness.js'
+export { rejection, rule, ruleOf } from './conformance/rule.js'
+export { unicodeSamples } from './conformance/samples.js'
