@@ -38,3 +38,5 @@ export {
 } from './conformance/harness.js'
 export { rejection, rule, ruleOf } from './conformance/rule.js'
 export { unicodeSamples } from './conformance/samples.js'
+export { anthropicErrorBody, anthropicErrorEvent, anthropicErrorStatus, anthropicStreamEvents, type AnthropicErrorType, type AnthropicScriptedBlock, type AnthropicScriptedTurn, type AnthropicStopReason, type AnthropicWireEvent, type AnthropicWireUsage } from './wire/anthropic-events.js'
+export { anthropicResponse, startAnthropicMessagesServer, type AnthropicErrorReply, type AnthropicMessagesServer, type AnthropicReply, type AnthropicStreamReply } from './wire/anthropic-messages-server.js'

@@ -1,0 +1,188 @@
+// Conformance checks of RunStore, spec v1: run records, idempotency keys, listing, and the per-run event log.
+import type { AgentEvent, RunStore } from '@spindle/core'
+import { expect } from 'vitest'
+import type { ConformanceChecks } from './harness.js'
+import { rejection, rule } from './rule.js'
+import { tick, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
+
+function textDelta(runId: string, seq: number, delta: string): AgentEvent {
+  return { type: 'text.delta', runId, sessionId: 'session-1', seq, timestamp: 1_700_000_000_000 + seq, step: 1, delta }
+}
+
+export const runStoreRules: ConformanceChecks<RunStore> = {
+  async 'run.create-get'({ create }) {
+    const store = await create()
+    const created = await store.createRun({ id: 'r-1', sessionId: 's', request: { input: 'hi', nested: [1, { a: null }] } })
+    await rule('run.create.defaults', 'createRun must fill defaults: status "queued", step 0, usage { inputTokens: 0, outputTokens: 0 }, metadata {}, numeric createdAt/updatedAt', () => {
+      expect(created).toMatchObject({ id: 'r-1', sessionId: 's', status: 'queued', step: 0, usage: { inputTokens: 0, outputTokens: 0 }, metadata: {} })
+      expect(created.request).toEqual({ input: 'hi', nested: [1, { a: null }] })
+      expect(typeof created.createdAt).toBe('number')
+    })
+    const explicit = await store.createRun({ id: 'r-2', sessionId: 's', request: {}, status: 'running', idempotencyKey: 'k', metadata: { m: true } })
+    await rule('run.create.explicit', 'createRun must keep the given status, idempotencyKey and metadata', async () => {
+      expect(explicit).toMatchObject({ status: 'running', idempotencyKey: 'k', metadata: { m: true } })
+      expect(await store.getRun('r-2')).toEqual(explicit)
+      expect(await store.getRun('r-1')).toEqual(created)
+    })
+    await rule('run.get.unknown', 'getRun must resolve undefined for an unknown id', async () => {
+      expect(await store.getRun('missing')).toBeUndefined()
+    })
+  },
+
+  async 'run.create.duplicate'({ create }) {
+    const store = await create()
+    await store.createRun({ id: 'r-1', sessionId: 's', request: {}, idempotencyKey: 'key' })
+    await rule('run.create.duplicate-id', 'createRun with an existing id must throw DuplicateError', () =>
+      rejection(() => store.createRun({ id: 'r-1', sessionId: 's', request: {} }), { code: 'duplicate' }),
+    )
+    await rule('run.create.duplicate-idempotency-key', 'createRun must throw DuplicateError when (sessionId, idempotencyKey) is taken (a UNIQUE index on both) and write nothing', async () => {
+      await rejection(() => store.createRun({ id: 'r-2', sessionId: 's', request: {}, idempotencyKey: 'key' }), { code: 'duplicate' })
+      expect(await store.getRun('r-2')).toBeUndefined()
+    })
+    await rule('run.idempotency-key.per-session', 'idempotency keys are unique per session only: the same key on another session must be accepted', async () => {
+      await store.createRun({ id: 'r-3', sessionId: 'other', request: {}, idempotencyKey: 'key' })
+    })
+  },
+
+  async 'run.idempotency-key.find'({ create }) {
+    const store = await create()
+    const run = await store.createRun({ id: 'r-1', sessionId: 's', request: {}, idempotencyKey: 'key' })
+    await rule('run.idempotency-key.find', 'findRunByIdempotencyKey(sessionId, key) must return the run with that key on that session, else undefined', async () => {
+      expect(await store.findRunByIdempotencyKey('s', 'key')).toEqual(run)
+      expect(await store.findRunByIdempotencyKey('other', 'key')).toBeUndefined()
+      expect(await store.findRunByIdempotencyKey('s', 'nope')).toBeUndefined()
+    })
+  },
+
+  async 'run.update'({ create }) {
+    const store = await create()
+    const created = await store.createRun({ id: 'r', sessionId: 's', request: { keep: 1 } })
+    await tick()
+    const lease = { owner: 'worker-1', expiresAt: 1_800_000_000_000 }
+    const updated = await store.updateRun('r', { status: 'running', step: 2, usage: { inputTokens: 10, outputTokens: 5 }, lease, startedAt: 123 })
+    await rule('run.update.applies', 'updateRun must apply the patch, keep other fields, bump updatedAt, and return the stored record', async () => {
+      expect(updated).toMatchObject({ status: 'running', step: 2, usage: { inputTokens: 10, outputTokens: 5 }, lease, startedAt: 123, request: { keep: 1 } })
+      expect(updated.updatedAt).toBeGreaterThanOrEqual(created.updatedAt)
+      expect(await store.getRun('r')).toEqual(updated)
+    })
+    await rule('run.update.absent-keys', 'a key absent from the patch must leave the field unchanged', async () => {
+      const next = await store.updateRun('r', { step: 3 })
+      expect(next.lease).toEqual(lease)
+      expect(next.status).toBe('running')
+    })
+    await rule('run.update.clear', 'a key present with the value undefined (e.g. { lease: undefined }) must clear the field; test `key in patch`', async () => {
+      const next = await store.updateRun('r', { lease: undefined, status: 'completed', finishReason: 'stop', error: { code: 'x', message: 'y' } })
+      expect(next.lease).toBeUndefined()
+      expect((await store.getRun('r'))?.lease).toBeUndefined()
+      expect(next).toMatchObject({ status: 'completed', finishReason: 'stop', error: { code: 'x', message: 'y' }, step: 3 })
+    })
+    await rule('run.update.unknown', 'updateRun on an unknown id must throw NotFoundError', () =>
+      rejection(() => store.updateRun('missing', { step: 1 }), { code: 'not_found' }),
+    )
+  },
+
+  async 'run.list.newest-first'({ create }) {
+    const store = await create()
+    const plan = [
+      { id: 'r-a', sessionId: 's-1', status: 'completed' },
+      { id: 'r-b', sessionId: 's-2', status: 'running' },
+      { id: 'r-c', sessionId: 's-1', status: 'failed' },
+      { id: 'r-d', sessionId: 's-1', status: 'running' },
+    ] as const
+    for (const run of plan) {
+      await store.createRun({ ...run, request: {} })
+      await tick()
+    }
+    const ids = async (options?: Parameters<RunStore['listRuns']>[0]) => (await store.listRuns(options)).map((r) => r.id)
+    await rule('run.list.order', 'listRuns must return newest first (ORDER BY createdAt DESC, id)', async () => {
+      expect(await ids()).toEqual(['r-d', 'r-c', 'r-b', 'r-a'])
+    })
+    await rule('run.list.filters', 'listRuns must filter by sessionId and by status (one status or any of an array)', async () => {
+      expect(await ids({ sessionId: 's-1' })).toEqual(['r-d', 'r-c', 'r-a'])
+      expect(await ids({ status: 'running' })).toEqual(['r-d', 'r-b'])
+      expect(await ids({ status: ['completed', 'failed'] })).toEqual(['r-c', 'r-a'])
+      expect(await ids({ sessionId: 's-1', status: 'running' })).toEqual(['r-d'])
+    })
+    await rule('run.list.pagination', 'listRuns must honour limit and return only runs created strictly before `before`', async () => {
+      const page = await store.listRuns({ limit: 3 })
+      expect(page.map((r) => r.id)).toEqual(['r-d', 'r-c', 'r-b'])
+      expect(await ids({ before: page[2].createdAt })).toEqual(['r-a'])
+    })
+  },
+
+  async 'run.events'({ create }) {
+    const store = await create()
+    await store.createRun({ id: 'r', sessionId: 'session-1', request: {} })
+    await store.appendEvents('r', [textDelta('r', 1, 'a'), textDelta('r', 2, 'b'), textDelta('r', 3, 'c')])
+    await store.appendEvents('other', [textDelta('other', 1, 'x')])
+    const seqs = async (options?: { after?: number; limit?: number }) => (await store.listEvents('r', options)).map((e) => e.seq)
+    await rule('run.events.round-trip', 'listEvents must return the appended events unchanged, in seq order', async () => {
+      expect(await store.listEvents('r')).toEqual([textDelta('r', 1, 'a'), textDelta('r', 2, 'b'), textDelta('r', 3, 'c')])
+    })
+    await rule('run.events.after', 'listEvents({ after }) must return only events with seq > after; limit caps the count', async () => {
+      expect(await seqs({ after: 1 })).toEqual([2, 3])
+      expect(await seqs({ after: 3 })).toEqual([])
+      expect(await seqs({ limit: 2 })).toEqual([1, 2])
+      expect(await seqs({ after: 1, limit: 1 })).toEqual([2])
+    })
+    await rule('run.events.idempotent', 'appendEvents must ignore an event whose (runId, seq) is already stored (INSERT … ON CONFLICT DO NOTHING) and keep the first', async () => {
+      await store.appendEvents('r', [textDelta('r', 2, 'replayed'), textDelta('r', 5, 'e'), textDelta('r', 4, 'd')])
+      expect(await seqs()).toEqual([1, 2, 3, 4, 5])
+      expect((await store.listEvents('r', { after: 1, limit: 1 }))[0]).toMatchObject({ delta: 'b' })
+    })
+    await rule('run.events.per-run', 'event logs are per run: another run’s events must not appear; an unknown run has no events', async () => {
+      expect((await store.listEvents('other')).map((e) => e.runId)).toEqual(['other'])
+      expect(await store.listEvents('missing')).toEqual([])
+    })
+  },
+
+  async 'run.isolation'({ create }) {
+    const first = await create()
+    const second = await create()
+    await first.createRun({ id: 'r', sessionId: 's', request: {}, idempotencyKey: 'k' })
+    await first.appendEvents('r', [textDelta('r', 1, 'a')])
+    await rule('run.isolation', 'two stores returned by create() must never see each other’s data: keep state per instance (no module-level maps), use a fresh database/schema/prefix per instance', async () => {
+      expect(await second.getRun('r')).toBeUndefined()
+      expect(await second.listRuns()).toEqual([])
+      expect(await second.findRunByIdempotencyKey('s', 'k')).toBeUndefined()
+      expect(await second.listEvents('r')).toEqual([])
+      await second.createRun({ id: 'r', sessionId: 's', request: {}, idempotencyKey: 'k' })
+    })
+  },
+
+  async 'run.unicode'({ create }) {
+    const store = await create()
+    for (const [name, sample] of Object.entries(unicodeSamples)) {
+      await rule(`run.unicode.${name}`, unicodeFix, async () => {
+        const request = { input: sample, [`key ${sample}`]: [sample] }
+        const runOutcome = await unicodeOutcome(
+          sample,
+          async () => {
+            if ((await store.getRun(`run-${name}`)) === undefined) await store.createRun({ id: `run-${name}`, sessionId: 's', request })
+          },
+          async () => (await store.getRun(`run-${name}`))?.request,
+          request,
+        )
+        await store.createRun({ id: `events-${name}`, sessionId: 's', request: {} })
+        const eventOutcome = await unicodeOutcome(
+          sample,
+          () => store.appendEvents(`events-${name}`, [textDelta(`events-${name}`, 1, sample)]),
+          async () => (await store.listEvents(`events-${name}`))[0],
+          textDelta(`events-${name}`, 1, sample),
+        )
+        expect(eventOutcome, 'the same string must get the same outcome in a run request and in an event').toBe(runOutcome)
+      })
+    }
+  },
+
+  async 'run.values-copied'({ create }) {
+    const store = await create()
+    const request = { input: { text: 'original' } }
+    const created = await store.createRun({ id: 'r', sessionId: 's', request })
+    request.input.text = 'mutated'
+    ;(created.request as { input: { text: string } }).input.text = 'mutated too'
+    await rule('run.values-copied', 'a store must copy values in and out: callers mutating inputs or results must not change stored data', async () => {
+      expect((await store.getRun('r'))?.request).toEqual({ input: { text: 'original' } })
+    })
+  },
+}
