@@ -121,3 +121,40 @@ export {
   readArtifactBytes,
   type CollectedArtifact,
 } from './stores/artifact-bytes.js'
+
+// Request-scoped state (DESIGN §2.4): RuntimeStore helpers, runtime resources and runtime tools.
+export type {
+  RuntimeCleanupHandler,
+  RuntimeRunOptions,
+  RuntimeSnapshotOptions,
+  RuntimeStoreKey,
+  RuntimeStoreOptions,
+} from './runtime-store/runtime-store.js'
+export { createRuntime, withRuntime } from './runtime-store/with-runtime.js'
+export { RUNTIME_CONTEXT_FIELD, type RuntimeContextField } from './runtime-store/runtime-context-field.js'
+export { createRuntimeResourceRegistry, registerRuntimeResource } from './runtime-store/resource-registry.js'
+export { createRuntimeTool, type RuntimeToolContext, type RuntimeToolDefinition } from './runtime-store/create-runtime-tool.js'
+
+// The kernel: runtime, policy, gate, events, context, compaction, tool execution.
+export { AgentRuntime, type AgentRuntimeOptions, type RunStream, type SubscribeFilter } from './runtime/agent-runtime.js'
+export type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './runtime/run-request.js'
+export { runRequestSchema } from './runtime/run-request.js'
+export { type AdmissionHook, admitRequest } from './runtime/admission.js'
+export { transition, overBudget, type Next, type Outcome, type Transition, type TransitionLimits } from './runtime/transition.js'
+export { addUsage, emptyUsage, initialRunState, type PendingCall, type RunState } from './runtime/run-state.js'
+export { hashArgs } from './runtime/hash-args.js'
+export { createRuntimePolicy, mergePolicy, runtimePolicySchema, type RuntimePolicy, type RuntimePolicyInput } from './policy/runtime-policy.js'
+export { InProcessSessionGate } from './gate/in-process-session-gate.js'
+export { InProcessEventBus } from './events/in-process-event-bus.js'
+export { EventChannel } from './events/event-channel.js'
+export { ContextPipeline, type BuiltContext, type ContextPipelineOptions } from './context/context-pipeline.js'
+export { ContextWindow } from './context/context-window.js'
+export { historyAdapter, instructionsAdapter } from './context/builtin-adapters.js'
+export { countMessageTokens, countMessagesTokens, estimateTokenizer, type Tokenizer } from './context/tokenizer.js'
+export { CompactionService, type CompactionServiceOptions, type CompactRequest } from './compaction/compaction-service.js'
+export { truncateCompaction } from './compaction/truncate-compaction.js'
+export { safeCutPoints } from './compaction/safe-boundary.js'
+export { ToolRuntime, type ExecuteCallsInput, type ExecuteCallsResult, type ToolCallOutcome } from './tools/tool-runtime.js'
+export { ToolScope } from './tools/tool-scope.js'
+export { truncateOutput, type TruncatedOutput } from './tools/truncate-output.js'
+export { toJsonValue } from './tools/to-json-value.js'
