@@ -1,0 +1,72 @@
+// CompactionService: decides when to compact, runs the strategy, and falls back to truncation behind a circuit breaker.
+import type { ModelMessage } from '../spec/messages.js'
+import type { CompactionRecord, SessionEntry } from '../spec/session-store.js'
+import type { CompactionStrategy } from './compaction-strategy.js'
+import { safeCutPoints } from './safe-boundary.js'
+import { truncateCompaction } from './truncate-compaction.js'
+
+export interface CompactionServiceOptions {
+  /** Consecutive failures of the strategy before it is bypassed (truncation is used instead). */
+  failureThreshold?: number
+  /** How long the strategy stays bypassed after the breaker opens. */
+  cooldownMs?: number
+}
+
+export interface CompactRequest {
+  sessionId: string
+  window: SessionEntry[]
+  previous: CompactionRecord | undefined
+  targetTokens: number
+  countTokens(messages: ModelMessage[]): number
+  signal: AbortSignal
+}
+
+export class CompactionService {
+  readonly strategy: CompactionStrategy
+  readonly #fallback = truncateCompaction()
+  readonly #failureThreshold: number
+  readonly #cooldownMs: number
+  #failures = 0
+  #openUntil = 0
+  lastError: unknown
+
+  constructor(strategy: CompactionStrategy = truncateCompaction(), options: CompactionServiceOptions = {}) {
+    this.strategy = strategy
+    this.#failureThreshold = options.failureThreshold ?? 3
+    this.#cooldownMs = options.cooldownMs ?? 60_000
+  }
+
+  /** True while the strategy is bypassed after repeated failures. */
+  get circuitOpen(): boolean {
+    return Date.now() < this.#openUntil
+  }
+
+  /** Returns a compaction record, or undefined when nothing can be compacted. A failed or empty summary never replaces history. */
+  async compact(request: CompactRequest): Promise<CompactionRecord | undefined> {
+    if (this.strategy !== this.#fallback && !this.circuitOpen) {
+      try {
+        const record = await this.strategy.compact(request)
+        if (record && this.#valid(record, request)) {
+          this.#failures = 0
+          return record
+        }
+        if (record) throw new Error(`compaction strategy "${this.strategy.name}" returned an empty summary or an unsafe boundary`)
+        return undefined
+      } catch (error) {
+        if (request.signal.aborted) throw error
+        this.lastError = error
+        this.#failures++
+        if (this.#failures >= this.#failureThreshold) {
+          this.#openUntil = Date.now() + this.#cooldownMs
+          this.#failures = 0
+        }
+      }
+    }
+    return this.#fallback.compact(request)
+  }
+
+  #valid(record: CompactionRecord, request: CompactRequest): boolean {
+    if (record.strategy !== 'truncate' && !record.summary?.trim()) return false
+    return safeCutPoints(request.window).includes(record.throughSeq)
+  }
+}

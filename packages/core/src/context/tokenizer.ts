@@ -1,0 +1,49 @@
+// Token counting: a pluggable tokenizer, with a calibrated character estimate as the default.
+import type { ModelMessage } from '../spec/messages.js'
+
+export interface Tokenizer {
+  readonly name: string
+  count(text: string): number
+}
+
+/** ~4 characters per token for Latin text, denser for CJK; errs on the high side so budgets hold. */
+export const estimateTokenizer: Tokenizer = {
+  name: 'estimate',
+  count(text: string): number {
+    let wide = 0
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x2e80) wide++
+    return Math.ceil((text.length - wide) / 3.6 + wide * 1.1)
+  },
+}
+
+const perMessageOverhead = 4
+
+/** Tokens of one message, as the context pipeline budgets it. */
+export function countMessageTokens(message: ModelMessage, tokenizer: Tokenizer = estimateTokenizer): number {
+  if (typeof message.content === 'string') return perMessageOverhead + tokenizer.count(message.content)
+  let total = perMessageOverhead
+  for (const part of message.content) {
+    switch (part.type) {
+      case 'text':
+      case 'reasoning':
+        total += tokenizer.count(part.text)
+        break
+      case 'tool-call':
+        total += 8 + tokenizer.count(part.toolName) + tokenizer.count(typeof part.args === 'string' ? part.args : JSON.stringify(part.args))
+        break
+      case 'tool-result':
+        total += 8 + tokenizer.count(typeof part.result === 'string' ? part.result : JSON.stringify(part.result))
+        break
+      case 'file':
+        total += part.data.startsWith('artifact:') ? 16 : 1_000
+        break
+    }
+  }
+  return total
+}
+
+export function countMessagesTokens(messages: ModelMessage[], tokenizer: Tokenizer = estimateTokenizer): number {
+  let total = 0
+  for (const message of messages) total += countMessageTokens(message, tokenizer)
+  return total
+}

@@ -1,0 +1,97 @@
+// The default SessionGate: one active run per session within this process, FIFO waiters, fencing tokens.
+import { AbortedError, SessionBusyError } from '../errors/errors.js'
+import type { AcquireOptions, SessionGate, SessionGateState, SessionLease } from '../spec/session-gate.js'
+
+interface Waiter {
+  owner: string
+  grant(lease: SessionLease): void
+  fail(error: unknown): void
+}
+
+interface SessionSlot {
+  holder: string | undefined
+  token: number
+  waiters: Waiter[]
+}
+
+export class InProcessSessionGate implements SessionGate {
+  readonly specificationVersion = 'v1' as const
+  readonly #slots = new Map<string, SessionSlot>()
+  /** Highest token ever handed out per session, kept after release so tokens keep increasing. */
+  readonly #tokens = new Map<string, number>()
+
+  async acquire(sessionId: string, options: AcquireOptions): Promise<SessionLease> {
+    if (options.signal?.aborted) throw new AbortedError('[spindle/core] session acquisition aborted', { cause: options.signal.reason })
+    let slot = this.#slots.get(sessionId)
+    if (!slot) {
+      slot = { holder: undefined, token: this.#tokens.get(sessionId) ?? 0, waiters: [] }
+      this.#slots.set(sessionId, slot)
+    }
+    if (slot.holder === undefined) return this.#grant(sessionId, slot, options.owner)
+    if (options.onContention === 'reject') {
+      throw new SessionBusyError(`[spindle/core] session "${sessionId}" already has an active run (${slot.holder}); retry later or set policy.onContention to "queue"`)
+    }
+    if (slot.waiters.length >= options.maxQueue) {
+      throw new SessionBusyError(`[spindle/core] session "${sessionId}" has ${slot.waiters.length} queued runs (policy.maxQueue = ${options.maxQueue})`)
+    }
+    return new Promise<SessionLease>((resolve, reject) => {
+      const currentSlot = slot
+      let timer: NodeJS.Timeout | undefined
+      const cleanup = () => {
+        if (timer) clearTimeout(timer)
+        options.signal?.removeEventListener('abort', onAbort)
+        const index = currentSlot.waiters.indexOf(waiter)
+        if (index >= 0) currentSlot.waiters.splice(index, 1)
+      }
+      const waiter: Waiter = {
+        owner: options.owner,
+        grant: (lease) => {
+          cleanup()
+          resolve(lease)
+        },
+        fail: (error) => {
+          cleanup()
+          reject(error)
+        },
+      }
+      const onAbort = () => waiter.fail(new AbortedError('[spindle/core] session acquisition aborted', { cause: options.signal?.reason }))
+      options.signal?.addEventListener('abort', onAbort, { once: true })
+      timer = setTimeout(
+        () => waiter.fail(new SessionBusyError(`[spindle/core] waited ${options.queueTimeoutMs} ms for session "${sessionId}" (policy.queueTimeoutMs)`)),
+        options.queueTimeoutMs,
+      )
+      currentSlot.waiters.push(waiter)
+    })
+  }
+
+  async state(sessionId: string): Promise<SessionGateState> {
+    const slot = this.#slots.get(sessionId)
+    return { sessionId, holder: slot?.holder, token: slot?.holder ? slot.token : undefined, queued: slot?.waiters.length ?? 0 }
+  }
+
+  #grant(sessionId: string, slot: SessionSlot, owner: string): SessionLease {
+    slot.token += 1
+    this.#tokens.set(sessionId, slot.token)
+    slot.holder = owner
+    const token = slot.token
+    const controller = new AbortController()
+    let released = false
+    return {
+      sessionId,
+      owner,
+      token,
+      signal: controller.signal,
+      release: async () => {
+        if (released) return
+        released = true
+        const next = slot.waiters.shift()
+        if (next) {
+          next.grant(this.#grant(sessionId, slot, next.owner))
+        } else {
+          slot.holder = undefined
+          this.#slots.delete(sessionId)
+        }
+      },
+    }
+  }
+}

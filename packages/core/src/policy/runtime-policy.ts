@@ -1,0 +1,94 @@
+// RuntimePolicy: the limits and rules the runtime enforces before every action (zod-validated, with defaults).
+import { z } from 'zod'
+import { ConfigurationError } from '../errors/errors.js'
+import type { Tool, ToolEffect } from '../tools/tool.js'
+
+const approvalPredicate = z.custom<(call: { toolName: string; tool: Tool; args: unknown }) => boolean | Promise<boolean>>(
+  (value) => typeof value === 'function',
+  { message: 'requireApproval must be a list of tool names / effect classes or a predicate function' },
+)
+
+export const runtimePolicySchema = z
+  .object({
+    /** Model calls per run. */
+    maxSteps: z.number().int().positive().default(16),
+    /** Tool executions per run. */
+    maxToolCalls: z.number().int().nonnegative().default(64),
+    /** Tool calls of one step executed at once. */
+    maxParallelTools: z.number().int().positive().default(8),
+    toolTimeoutMs: z.number().int().positive().default(60_000),
+    runTimeoutMs: z.number().int().positive().default(10 * 60_000),
+    /** Size of the request input (UTF-8 bytes of its JSON). */
+    maxInputBytes: z.number().int().positive().default(1_000_000),
+    /** Largest tool result (bytes of JSON) kept whole in the context; larger ones are truncated head-and-tail and kept whole as an artifact. */
+    maxToolOutputBytes: z.number().int().positive().default(32_000),
+    budget: z
+      .object({
+        maxInputTokens: z.number().int().positive().optional(),
+        maxOutputTokens: z.number().int().positive().optional(),
+        maxTotalTokens: z.number().int().positive().optional(),
+        maxCostUsd: z.number().positive().optional(),
+      })
+      .default({}),
+    tools: z
+      .object({
+        /** Only these tool names may run (all when absent). */
+        allow: z.array(z.string()).optional(),
+        /** These tool names never run. */
+        deny: z.array(z.string()).default([]),
+      })
+      .default({ deny: [] }),
+    /** Tool names or effect classes (`write`, `irreversible`…) that need a human decision, or a predicate. */
+    requireApproval: z.union([z.array(z.string()), approvalPredicate]).default([]),
+    /** What a violation does: end the run with `policy`, or return a tool error to the model. */
+    onViolation: z.enum(['stop', 'tool_error']).default('tool_error'),
+    modelRetry: z
+      .object({
+        maxRetries: z.number().int().nonnegative().default(2),
+        initialDelayMs: z.number().int().nonnegative().default(250),
+        maxDelayMs: z.number().int().nonnegative().default(8_000),
+      })
+      .default({ maxRetries: 2, initialDelayMs: 250, maxDelayMs: 8_000 }),
+    /** A `length` finish continues the answer this many times before finishing with `length`. */
+    maxLengthContinuations: z.number().int().nonnegative().default(2),
+    /** The same tool call (name and arguments) this many times in a row ends the run with `policy`. */
+    doomLoopThreshold: z.number().int().min(2).default(3),
+    onContention: z.enum(['queue', 'reject']).default('queue'),
+    maxQueue: z.number().int().nonnegative().default(16),
+    queueTimeoutMs: z.number().int().nonnegative().default(30_000),
+    /** A duplicate `idempotencyKey` on a session returns the existing run within this time. */
+    idempotencyTtlMs: z.number().int().positive().default(24 * 3600_000),
+    compaction: z
+      .object({
+        /** Compact when the context would exceed this fraction of the usable window. */
+        threshold: z.number().gt(0).lte(1).default(0.8),
+        /** After compaction the window should use at most this fraction. */
+        target: z.number().gt(0).lte(1).default(0.5),
+        /** Tokens kept free for the model's answer. */
+        outputReserve: z.number().int().nonnegative().optional(),
+      })
+      .default({ threshold: 0.8, target: 0.5 }),
+    /** Owner lease of a running run; a run whose lease expired may be recovered by another process. */
+    leaseMs: z.number().int().positive().default(30_000),
+  })
+  .strict()
+
+export type RuntimePolicy = z.output<typeof runtimePolicySchema>
+export type RuntimePolicyInput = z.input<typeof runtimePolicySchema>
+
+/** Validates a partial policy and fills in the defaults; throws `ConfigurationError` naming the bad fields. */
+export function createRuntimePolicy(input: RuntimePolicyInput = {}): RuntimePolicy {
+  const result = runtimePolicySchema.safeParse(input)
+  if (!result.success) throw new ConfigurationError(`[spindle/core] invalid RuntimePolicy: ${z.prettifyError(result.error)}`, { cause: result.error })
+  return result.data
+}
+
+/** Merges an agent's policy overrides into a base policy. */
+export function mergePolicy(base: RuntimePolicy, overrides: RuntimePolicyInput | undefined): RuntimePolicy {
+  if (!overrides) return base
+  return createRuntimePolicy({ ...base, ...overrides } as RuntimePolicyInput)
+}
+
+export function isEffectClass(value: string): value is ToolEffect {
+  return value === 'read' || value === 'write' || value === 'external' || value === 'irreversible'
+}

@@ -1,0 +1,40 @@
+// Input admission: validate a request before anything is written; rejections are typed AdmissionErrors.
+import { z } from 'zod'
+import { AdmissionError } from '../errors/errors.js'
+import { SpindleError } from '../errors/spindle-error.js'
+import type { RuntimePolicy } from '../policy/runtime-policy.js'
+import type { ModelMessage } from '../spec/messages.js'
+import { runRequestSchema, type RunRequest } from './run-request.js'
+
+/** A hook that may reject a request (rate limits, moderation) by throwing; runs before anything is written. */
+export type AdmissionHook = (request: RunRequest) => void | Promise<void>
+
+export async function admitRequest(request: RunRequest, policy: RuntimePolicy, hooks: readonly AdmissionHook[]): Promise<ModelMessage[]> {
+  const parsed = runRequestSchema.safeParse(request)
+  if (!parsed.success) throw new AdmissionError(`[spindle/core] invalid run request: ${z.prettifyError(parsed.error)}`, { cause: parsed.error })
+  const messages: ModelMessage[] = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input
+  if (isEmpty(messages)) throw new AdmissionError('[spindle/core] the input is empty: send some text or at least one non-empty message')
+  const bytes = Buffer.byteLength(JSON.stringify(messages))
+  if (bytes > policy.maxInputBytes) {
+    throw new AdmissionError(`[spindle/core] the input is ${bytes} bytes, over policy.maxInputBytes (${policy.maxInputBytes}); send less or raise the limit`)
+  }
+  if (request.idempotencyKey && !request.sessionId) {
+    throw new AdmissionError('[spindle/core] an idempotencyKey needs a sessionId: duplicate submits are detected per session')
+  }
+  for (const hook of hooks) {
+    try {
+      await hook(request)
+    } catch (error) {
+      if (SpindleError.isInstance(error) && error.code === 'admission_rejected') throw error
+      throw new AdmissionError(`[spindle/core] the request was rejected by an admission hook: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+    }
+  }
+  return messages
+}
+
+function isEmpty(messages: ModelMessage[]): boolean {
+  return messages.every((message) => {
+    if (typeof message.content === 'string') return message.content.trim() === ''
+    return message.content.length === 0 || message.content.every((part) => part.type === 'text' && part.text.trim() === '')
+  })
+}

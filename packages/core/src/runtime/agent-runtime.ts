@@ -1,0 +1,543 @@
+// AgentRuntime: the public face of the kernel — run, stream, resume, subscribe, cancel, approve, recover.
+import { randomUUID } from 'node:crypto'
+import { CompactionService } from '../compaction/compaction-service.js'
+import { truncateCompaction } from '../compaction/truncate-compaction.js'
+import { instructionsAdapter, historyAdapter } from '../context/builtin-adapters.js'
+import { ContextPipeline } from '../context/context-pipeline.js'
+import { ContextWindow } from '../context/context-window.js'
+import type { Tokenizer } from '../context/tokenizer.js'
+import { AbortedError, ConfigurationError, NotFoundError, SessionBusyError, TimeoutError } from '../errors/errors.js'
+import { SpindleError } from '../errors/spindle-error.js'
+import { EventChannel } from '../events/event-channel.js'
+import { InProcessEventBus } from '../events/in-process-event-bus.js'
+import { Extensions } from '../extensions/extensions.js'
+import { InProcessSessionGate } from '../gate/in-process-session-gate.js'
+import { createRuntimePolicy, mergePolicy, type RuntimePolicy, type RuntimePolicyInput } from '../policy/runtime-policy.js'
+import type { ProviderRegistry } from '../providers/provider-registry.js'
+import type { RuntimeStore } from '../runtime-store/runtime-store.js'
+import type { EventBus } from '../spec/event-bus.js'
+import type { AgentEvent, AgentEventType, LaggedEvent } from '../spec/events.js'
+import type { JsonObject } from '../spec/json.js'
+import type { LanguageModel } from '../spec/language-model.js'
+import type { ModelMessage } from '../spec/messages.js'
+import type { RunRecord } from '../spec/run-store.js'
+import type { SessionGate, SessionLease } from '../spec/session-gate.js'
+import type { Stores } from '../spec/stores.js'
+import { memoryStores } from '../stores/memory/memory-stores.js'
+import { ToolRuntime } from '../tools/tool-runtime.js'
+import { toolEntries } from '../tools/tool-registry.js'
+import type { Tool } from '../tools/tool.js'
+import { type AdmissionHook, admitRequest } from './admission.js'
+import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
+import { initialRunState, type RunState } from './run-state.js'
+import { RunExecution } from './run-execution.js'
+import { outputFromStore } from './output-from-store.js'
+
+export interface AgentRuntimeOptions {
+  /** Hooks that may reject a request before anything is written (rate limits, moderation). */
+  admission?: AdmissionHook[]
+  /** This process's identity in run leases (default: a random id). */
+  ownerId?: string
+  tokenizer?: Tokenizer
+  /** Sessions whose context window is kept in memory between runs. */
+  windowCacheSize?: number
+}
+
+export type SubscribeFilter =
+  | ((event: AgentEvent) => boolean)
+  | { runId?: string; sessionId?: string; types?: AgentEventType[]; capacity?: number; signal?: AbortSignal }
+
+/** `stream()`'s result: the lossless event stream, plus the run's output. */
+export interface RunStream extends AsyncIterable<AgentEvent> {
+  readonly result: Promise<RunOutput>
+}
+
+interface ActiveRun {
+  controller: AbortController
+  promise: Promise<RunOutput>
+}
+
+/**
+ * @example
+ * const runtime = new AgentRuntime(new Extensions(), { maxSteps: 8 })
+ * const output = await runtime.run({ agent: { name: 'helper', model: mockModel([{ text: 'Hi!' }]) }, input: 'Hello' })
+ */
+export class AgentRuntime {
+  readonly extensions: Extensions
+  readonly policy: RuntimePolicy
+  readonly tools: ToolRuntime
+  readonly context: ContextPipeline
+  readonly ownerId: string
+  readonly #options: AgentRuntimeOptions
+  readonly #defaultStores: Stores
+  readonly #defaultGate = new InProcessSessionGate()
+  readonly #defaultBus = new InProcessEventBus()
+  readonly #active = new Map<string, ActiveRun>()
+  readonly #agents = new Map<string, AgentSpec>()
+  readonly #windows = new Map<string, ContextWindow>()
+  #compaction: CompactionService | undefined
+
+  constructor(extensions: Extensions = new Extensions(), policy: RuntimePolicyInput | RuntimePolicy = {}, options: AgentRuntimeOptions = {}) {
+    this.extensions = extensions
+    this.policy = createRuntimePolicy(policy as RuntimePolicyInput)
+    this.#options = options
+    this.ownerId = options.ownerId ?? `runtime_${randomUUID()}`
+    this.tools = new ToolRuntime(extensions.tools)
+    this.#defaultStores = memoryStores()
+    const adapters = extensions.context
+    this.context = new ContextPipeline({
+      tokenizer: options.tokenizer,
+      // A live view: adapters added to the extensions later are used too.
+      adapters: { [Symbol.iterator]: () => [instructionsAdapter, historyAdapter, ...adapters][Symbol.iterator]() },
+    })
+  }
+
+  get providers(): ProviderRegistry {
+    return this.extensions.providers
+  }
+  get sessions(): Stores['sessions'] {
+    return this.extensions.stores.sessions ?? this.#defaultStores.sessions
+  }
+  get runs(): Stores['runs'] {
+    return this.extensions.stores.runs ?? this.#defaultStores.runs
+  }
+  get executions(): Stores['executions'] {
+    return this.extensions.stores.executions ?? this.#defaultStores.executions
+  }
+  get snapshots(): Stores['snapshots'] {
+    return this.extensions.stores.snapshots ?? this.#defaultStores.snapshots
+  }
+  get embeddings(): Stores['embeddings'] {
+    return this.extensions.stores.embeddings ?? this.#defaultStores.embeddings
+  }
+  get artifacts(): Stores['artifacts'] {
+    return this.extensions.stores.artifacts ?? this.#defaultStores.artifacts
+  }
+  get sessionGate(): SessionGate {
+    return this.extensions.gate ?? this.#defaultGate
+  }
+  /** The broadcast bus behind `subscribe()`. */
+  get events(): EventBus {
+    return this.extensions.events ?? this.#defaultBus
+  }
+  get compaction(): CompactionService {
+    const strategy = this.extensions.compaction ?? truncateCompaction()
+    if (!this.#compaction || this.#compaction.strategy.name !== strategy.name) this.#compaction = new CompactionService(strategy)
+    return this.#compaction
+  }
+
+  #stores(): Stores {
+    return {
+      sessions: this.sessions,
+      runs: this.runs,
+      executions: this.executions,
+      snapshots: this.snapshots,
+      embeddings: this.embeddings,
+      artifacts: this.artifacts,
+    }
+  }
+
+  /** Runs an agent to completion (or suspension for approval). Admission errors reject before anything is written. */
+  run(request: RunRequest): Promise<RunOutput> {
+    return this.#withRuntimeStore(request.runtime, (runtime) => this.#start(request, runtime, undefined, undefined))
+  }
+
+  /** Streams every event of the run, losslessly and with back-pressure. Stopping early cancels the run. */
+  stream(request: RunRequest): RunStream {
+    const channel = new EventChannel<AgentEvent>()
+    const abandon = new AbortController()
+    channel.onAbandon(() => abandon.abort(new AbortedError('[spindle/core] the stream consumer stopped reading; the run was cancelled')))
+    const result = this.#withRuntimeStore(request.runtime, (runtime) => this.#start(request, runtime, channel, abandon.signal)).then(
+      (output) => {
+        channel.close()
+        return output
+      },
+      (error: unknown) => {
+        channel.close(error)
+        throw error
+      },
+    )
+    result.catch(() => {})
+    return { result, [Symbol.asyncIterator]: () => channel[Symbol.asyncIterator]() }
+  }
+
+  /** Continues a crashed or suspended run from its last snapshot; a finished run returns its output. */
+  async resume(runId: string, options: ResumeOptions = {}): Promise<RunOutput> {
+    return this.#withRuntimeStore(options.runtime, (runtime) => this.#resume(runId, options, runtime, false))
+  }
+
+  /** Records a human decision on a call awaiting approval; `resume(runId)` then continues. */
+  async approve(runId: string, callId: string, decision: ApprovalDecision | boolean): Promise<void> {
+    const { approved, reason } = typeof decision === 'boolean' ? { approved: decision, reason: undefined } : decision
+    const run = await this.runs.getRun(runId)
+    if (!run) throw new NotFoundError(`[spindle/core] no run "${runId}"`)
+    if (run.status !== 'suspended') throw new ConfigurationError(`[spindle/core] run "${runId}" is ${run.status}, not awaiting approval`)
+    const snapshot = await this.snapshots.latest(runId)
+    const state = snapshot?.state as unknown as RunState | undefined
+    const call = state?.pending.find((pending) => pending.callId === callId)
+    if (!snapshot || !state || !call) {
+      const waiting = state?.pending.filter((pending) => pending.approval === 'required').map((pending) => pending.callId) ?? []
+      throw new NotFoundError(`[spindle/core] run "${runId}" has no pending call "${callId}". Calls awaiting approval: ${waiting.join(', ') || '(none)'}`)
+    }
+    call.approval = approved ? 'approved' : 'denied'
+    if (reason) call.reason = reason
+    await this.snapshots.save({ ...snapshot, state: state as never, createdAt: Date.now() })
+  }
+
+  /** Cancels a run: an active one is aborted (finish reason `cancelled`); a suspended one is closed. */
+  async cancel(runId: string): Promise<boolean> {
+    const active = this.#active.get(runId)
+    if (active) {
+      active.controller.abort(new AbortedError(`[spindle/core] run "${runId}" was cancelled`))
+      await active.promise.catch(() => {})
+      return true
+    }
+    const run = await this.runs.getRun(runId)
+    if (!run || (run.status !== 'suspended' && run.status !== 'interrupted')) return false
+    await this.#resume(runId, {}, undefined, true)
+    return true
+  }
+
+  /** A bounded broadcast of every run's events; a slow subscriber gets `lagged` and never slows a run. */
+  subscribe(filter?: SubscribeFilter): AsyncIterable<AgentEvent | LaggedEvent> {
+    if (typeof filter === 'function' || filter === undefined) return this.events.subscribe({ filter })
+    const types = filter.types ? new Set<string>(filter.types) : undefined
+    const { runId, sessionId } = filter
+    return this.events.subscribe({
+      capacity: filter.capacity,
+      signal: filter.signal,
+      filter: (event) => (!runId || event.runId === runId) && (!sessionId || event.sessionId === sessionId) && (!types || types.has(event.type)),
+    })
+  }
+
+  /**
+   * Finds runs left `running` by a dead process (lease expired) and resumes them, or marks them `interrupted`.
+   * `agents` gives the agents by name when their tools or models are not in the registries.
+   */
+  async recover(options: { mode?: 'resume' | 'interrupt'; agents?: AgentSpec[] } = {}): Promise<{ resumed: RunOutput[]; interrupted: string[] }> {
+    await this.extensions.ready()
+    const now = Date.now()
+    const stale = (await this.runs.listRuns({ status: 'running', limit: 1000 })).filter(
+      (run) => !this.#active.has(run.id) && (!run.lease || run.lease.expiresAt <= now || run.lease.owner === this.ownerId),
+    )
+    const resumed: RunOutput[] = []
+    const interrupted: string[] = []
+    for (const run of stale) {
+      if (options.mode === 'interrupt') {
+        await this.runs.updateRun(run.id, { status: 'interrupted', lease: undefined })
+        interrupted.push(run.id)
+        continue
+      }
+      const name = (run.request.agent as JsonObject | undefined)?.name
+      const agent = options.agents?.find((candidate) => candidate.name === name)
+      resumed.push(await this.resume(run.id, { agent }))
+    }
+    return { resumed, interrupted }
+  }
+
+  async #withRuntimeStore<T>(runtime: RuntimeStore<any> | undefined, body: (scoped: RuntimeStore | undefined) => Promise<T>): Promise<T> {
+    if (!runtime) return body(undefined)
+    // The request's store is cloned for the call and its cleanups run when the call ends, however it ends.
+    const scoped = runtime.snapshot() as RuntimeStore
+    let result: T
+    try {
+      result = await scoped.run(() => body(scoped))
+    } catch (error) {
+      await scoped.dispose().catch(() => {})
+      throw error
+    }
+    await scoped.dispose()
+    return result
+  }
+
+  async #start(request: RunRequest, runtime: RuntimeStore | undefined, channel: EventChannel<AgentEvent> | undefined, abandon: AbortSignal | undefined): Promise<RunOutput> {
+    await this.extensions.ready()
+    const policy = mergePolicy(this.policy, request.agent?.policy)
+    const input = await admitRequest(request, policy, this.#options.admission ?? [])
+    const sessionId = request.sessionId ?? `ses_${randomUUID()}`
+    if (request.idempotencyKey) {
+      const existing = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
+      if (existing && Date.now() - existing.createdAt < policy.idempotencyTtlMs) return this.#existing(existing)
+    }
+    const model = this.#resolveModel(request.model ?? request.agent.model)
+    const scope = this.tools.scope(toolEntries(request.agent.tools))
+    const runId = `run_${randomUUID()}`
+    const controller = new AbortController()
+    const unlink = linkSignals(controller, [request.signal, abandon])
+    const timer = setTimeout(() => controller.abort(new TimeoutError(`[spindle/core] run exceeded policy.runTimeoutMs (${policy.runTimeoutMs} ms)`)), policy.runTimeoutMs)
+    timer.unref?.()
+    let lease: SessionLease | undefined
+    try {
+      lease = await this.sessionGate.acquire(sessionId, {
+        owner: runId,
+        onContention: policy.onContention,
+        maxQueue: policy.maxQueue,
+        queueTimeoutMs: policy.queueTimeoutMs,
+        signal: controller.signal,
+      })
+      const session = await this.sessions.getSession(sessionId)
+      if (!session) await this.sessions.createSession({ id: sessionId, resourceId: request.resourceId, metadata: request.metadata ?? {} })
+      try {
+        await this.runs.createRun({
+          id: runId,
+          sessionId,
+          status: 'running',
+          idempotencyKey: request.idempotencyKey,
+          metadata: request.metadata ?? {},
+          request: serializeRequest(request, input, model),
+        })
+      } catch (error) {
+        // Two identical submits raced past the check above: return the one that won.
+        if (request.idempotencyKey && SpindleError.isInstance(error) && error.code === 'duplicate') {
+          const winner = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
+          if (winner) {
+            await lease.release()
+            lease = undefined
+            return this.#existing(winner)
+          }
+        }
+        throw error
+      }
+      await this.runs.updateRun(runId, { startedAt: Date.now(), lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs } })
+      this.#agents.set(runId, request.agent)
+      const window = await this.#window(sessionId)
+      const execution = this.#execution(policy, {
+        state: initialRunState(runId, sessionId, window.lastSeq + 1),
+        agent: request.agent,
+        model,
+        scope,
+        window,
+        lease,
+        runtime,
+        channel,
+        signal: controller.signal,
+      })
+      return await this.#track(runId, controller, lease, policy, () =>
+        execution.execute(async () => {
+          execution.emit({ type: 'run.started', agent: request.agent.name, modelId: `${model.provider}:${model.modelId}`, input: input as never })
+          await execution.appendInput(input)
+          await execution.checkpoint()
+        }),
+      )
+    } finally {
+      clearTimeout(timer)
+      unlink()
+      await lease?.release()
+    }
+  }
+
+  async #resume(runId: string, options: ResumeOptions, runtime: RuntimeStore | undefined, cancelOnly: boolean): Promise<RunOutput> {
+    await this.extensions.ready()
+    const active = this.#active.get(runId)
+    if (active) return active.promise
+    const run = await this.runs.getRun(runId)
+    if (!run) throw new NotFoundError(`[spindle/core] no run "${runId}" to resume`)
+    if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') return this.#existing(run)
+    if (run.status === 'running' && run.lease && run.lease.owner !== this.ownerId && run.lease.expiresAt > Date.now()) {
+      throw new SessionBusyError(`[spindle/core] run "${runId}" is held by ${run.lease.owner} until ${new Date(run.lease.expiresAt).toISOString()}; resume it after its lease expires`)
+    }
+    const agent = options.agent ?? this.#agents.get(runId) ?? this.#agentFromRecord(run)
+    const policy = mergePolicy(this.policy, agent.policy)
+    const model = this.#resolveModel(agent.model)
+    const scope = this.tools.scope(toolEntries(agent.tools))
+    const controller = new AbortController()
+    const unlink = linkSignals(controller, [options.signal])
+    if (cancelOnly) controller.abort(new AbortedError(`[spindle/core] run "${runId}" was cancelled`))
+    const timer = setTimeout(() => controller.abort(new TimeoutError(`[spindle/core] run exceeded policy.runTimeoutMs (${policy.runTimeoutMs} ms)`)), policy.runTimeoutMs)
+    timer.unref?.()
+    let lease: SessionLease | undefined
+    try {
+      lease = await this.sessionGate.acquire(run.sessionId, {
+        owner: runId,
+        onContention: policy.onContention,
+        maxQueue: policy.maxQueue,
+        queueTimeoutMs: policy.queueTimeoutMs,
+      })
+      const snapshot = await this.snapshots.latest(runId)
+      const window = await this.#window(run.sessionId)
+      const state: RunState = snapshot ? (structuredClone(snapshot.state) as unknown as RunState) : initialRunState(runId, run.sessionId, 1)
+      if (!snapshot) state.lastSeq = 0
+      const logged = await this.runs.listEvents(runId, { after: state.eventSeq })
+      if (logged.length) state.eventSeq = logged[logged.length - 1]!.seq
+      await this.runs.updateRun(runId, { status: 'running', lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs } })
+      this.#agents.set(runId, agent)
+      const previous = await this.sessions.listEntries(run.sessionId, { after: state.firstSeq - 1, before: state.lastSeq + 1 })
+      const execution = this.#execution(policy, {
+        state,
+        agent,
+        model,
+        scope,
+        window,
+        lease,
+        runtime,
+        channel: undefined,
+        signal: controller.signal,
+        messages: previous.filter((entry) => entry.runId === runId && entry.kind === 'message').map((entry) => (entry as { message: ModelMessage }).message),
+      })
+      return await this.#track(runId, controller, lease, policy, () =>
+        execution.execute(async () => {
+          execution.emit({ type: 'run.resumed', fromStep: state.step })
+          await execution.replay(window.entries.filter((entry) => entry.seq > state.lastSeq))
+        }),
+      )
+    } finally {
+      clearTimeout(timer)
+      unlink()
+      await lease?.release()
+    }
+  }
+
+  #execution(
+    policy: RuntimePolicy,
+    init: {
+      state: RunState
+      agent: AgentSpec
+      model: LanguageModel
+      scope: ReturnType<ToolRuntime['scope']>
+      window: ContextWindow
+      lease: SessionLease
+      runtime: RuntimeStore | undefined
+      channel: EventChannel<AgentEvent> | undefined
+      signal: AbortSignal
+      messages?: ModelMessage[]
+    },
+  ): RunExecution {
+    return new RunExecution(
+      {
+        stores: this.#stores(),
+        bus: this.events,
+        policy,
+        tools: this.tools,
+        context: this.context,
+        compaction: this.compaction,
+        ownerId: this.ownerId,
+        agentRuntime: this,
+      },
+      {
+        state: init.state,
+        agentName: init.agent.name,
+        instructions: init.agent.instructions,
+        model: init.model,
+        scope: init.scope,
+        window: init.window,
+        lease: init.lease,
+        runtime: init.runtime,
+        channel: init.channel,
+        signal: init.signal,
+        messages: init.messages ?? [],
+      },
+    )
+  }
+
+  /** Registers the run as active (for cancel / duplicate resume) and renews its lease while it runs. */
+  async #track(runId: string, controller: AbortController, lease: SessionLease, policy: RuntimePolicy, body: () => Promise<RunOutput>): Promise<RunOutput> {
+    const onLeaseLost = () => controller.abort(new AbortedError(`[spindle/core] the session lease of run "${runId}" was lost`))
+    lease.signal.addEventListener('abort', onLeaseLost, { once: true })
+    const heartbeat = setInterval(() => {
+      this.runs.updateRun(runId, { lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs } }).catch(() => {})
+    }, Math.max(1_000, Math.floor(policy.leaseMs / 3)))
+    heartbeat.unref?.()
+    const promise = body()
+    this.#active.set(runId, { controller, promise })
+    try {
+      const output = await promise
+      if (output.finishReason !== 'awaiting_approval') this.#agents.delete(runId)
+      return output
+    } finally {
+      clearInterval(heartbeat)
+      lease.signal.removeEventListener('abort', onLeaseLost)
+      this.#active.delete(runId)
+    }
+  }
+
+  /** The session's context window: cached between runs, refreshed with only the entries appended since. */
+  async #window(sessionId: string): Promise<ContextWindow> {
+    const session = await this.sessions.getSession(sessionId)
+    const lastSeq = session?.lastSeq ?? 0
+    let window = this.#windows.get(sessionId)
+    if (window && window.lastSeq > lastSeq) window = undefined
+    if (!window) {
+      window = new ContextWindow(this.context.tokenizer)
+      const [compaction] = await this.sessions.listEntries(sessionId, { kind: 'compaction', order: 'desc', limit: 1 })
+      const after = compaction && compaction.kind === 'compaction' ? compaction.compaction.throughSeq : 0
+      window.add(await this.sessions.listEntries(sessionId, { after }))
+    } else if (window.lastSeq < lastSeq) {
+      window.add(await this.sessions.listEntries(sessionId, { after: window.lastSeq }))
+    }
+    this.#windows.delete(sessionId)
+    this.#windows.set(sessionId, window)
+    const limit = this.#options.windowCacheSize ?? 256
+    while (this.#windows.size > limit) this.#windows.delete(this.#windows.keys().next().value!)
+    return window
+  }
+
+  #resolveModel(reference: ModelReference): LanguageModel {
+    return this.providers.languageModel(reference as Parameters<ProviderRegistry['languageModel']>[0])
+  }
+
+  /** Rebuilds an agent after a restart from the run record: its model id and tools from the registries. */
+  #agentFromRecord(run: RunRecord): AgentSpec {
+    const agent = (run.request.agent ?? {}) as { name?: string; instructions?: string; model?: string; tools?: string[] }
+    const tools: Record<string, Tool> = {}
+    const missing: string[] = []
+    for (const name of agent.tools ?? []) {
+      const tool = this.extensions.tools.get(name)
+      if (tool) tools[name] = tool
+      else missing.push(name)
+    }
+    if (missing.length || !agent.model || !this.providers.has(agent.model)) {
+      throw new ConfigurationError(
+        `[spindle/core] cannot rebuild agent "${agent.name}" of run "${run.id}" after a restart: ${missing.length ? `tools ${missing.join(', ')} are not in the tool registry` : `model "${agent.model}" is not in the provider registry`}. Pass it again: runtime.resume(runId, { agent })`,
+      )
+    }
+    return { name: agent.name ?? 'agent', instructions: agent.instructions, model: agent.model, tools }
+  }
+
+  /** The output of a run that already exists (finished here or elsewhere, or still running). */
+  async #existing(run: RunRecord): Promise<RunOutput> {
+    const active = this.#active.get(run.id)
+    if (active) return active.promise
+    let current: RunRecord | undefined = run
+    let delay = 25
+    while (current && (current.status === 'running' || current.status === 'queued')) {
+      await new Promise((resolve) => setTimeout(resolve, delay))
+      delay = Math.min(1_000, delay * 2)
+      const local = this.#active.get(run.id)
+      if (local) return local.promise
+      current = await this.runs.getRun(run.id)
+    }
+    if (!current) throw new NotFoundError(`[spindle/core] run "${run.id}" disappeared`)
+    return outputFromStore(current, this.#stores())
+  }
+}
+
+function serializeRequest(request: RunRequest, input: ModelMessage[], model: LanguageModel): JsonObject {
+  return {
+    input: input as never,
+    agent: {
+      name: request.agent.name,
+      ...(request.agent.instructions ? { instructions: request.agent.instructions } : {}),
+      model: typeof request.agent.model === 'string' ? request.agent.model : `${model.provider}:${model.modelId}`,
+      tools: toolEntries(request.agent.tools).map(([name]) => name),
+    },
+    ...(request.resourceId ? { resourceId: request.resourceId } : {}),
+  }
+}
+
+function linkSignals(controller: AbortController, signals: Array<AbortSignal | undefined>): () => void {
+  const cleanups: Array<() => void> = []
+  for (const signal of signals) {
+    if (!signal) continue
+    if (signal.aborted) {
+      controller.abort(signal.reason)
+      continue
+    }
+    const onAbort = () => controller.abort(signal.reason instanceof Error ? signal.reason : new AbortedError())
+    signal.addEventListener('abort', onAbort, { once: true })
+    cleanups.push(() => signal.removeEventListener('abort', onAbort))
+  }
+  return () => {
+    for (const cleanup of cleanups) cleanup()
+  }
+}
+

@@ -1,0 +1,146 @@
+// One model call: stream the parts, emit events, assemble the assistant message; retry retryable
+// failures that happen before any output.
+import { AbortedError, ProviderError, StreamInterruptedError } from '../errors/errors.js'
+import { SpindleError } from '../errors/spindle-error.js'
+import type { RuntimePolicy } from '../policy/runtime-policy.js'
+import type { AgentEventPayload } from '../spec/events.js'
+import type { JsonValue } from '../spec/json.js'
+import type { LanguageModel, ModelFinishReason, ModelRequest } from '../spec/language-model.js'
+import type { AssistantMessage, Usage } from '../spec/messages.js'
+import type { PendingCall } from './run-state.js'
+
+export interface ModelStepResult {
+  message: AssistantMessage
+  text: string
+  toolCalls: PendingCall[]
+  finishReason: ModelFinishReason
+  usage: Usage | undefined
+}
+
+export interface ModelStepOptions {
+  step: number
+  signal: AbortSignal
+  policy: RuntimePolicy
+  emit(payload: AgentEventPayload): void
+  /** Back-pressure from a slow `stream()` consumer. */
+  pressure(): Promise<void> | undefined
+}
+
+export async function callModel(model: LanguageModel, request: ModelRequest, options: ModelStepOptions): Promise<ModelStepResult> {
+  const { maxRetries, initialDelayMs, maxDelayMs } = options.policy.modelRetry
+  for (let attempt = 0; ; attempt++) {
+    const produced = { value: false }
+    try {
+      return await streamOnce(model, request, options, produced)
+    } catch (error) {
+      if (options.signal.aborted) throw options.signal.reason ?? new AbortedError()
+      const retryable = SpindleError.isInstance(error) ? error.isRetryable : false
+      if (!retryable || produced.value || attempt >= maxRetries) throw error
+      const hinted = error instanceof ProviderError ? error.retryAfterMs : undefined
+      const backoff = Math.min(maxDelayMs, initialDelayMs * 2 ** attempt)
+      await sleep(hinted ?? backoff * (0.5 + Math.random() / 2), options.signal)
+    }
+  }
+}
+
+async function streamOnce(
+  model: LanguageModel,
+  request: ModelRequest,
+  options: ModelStepOptions,
+  produced: { value: boolean },
+): Promise<ModelStepResult> {
+  const { step, emit } = options
+  let text = ''
+  let reasoning = ''
+  let signature: string | undefined
+  let redacted: string | undefined
+  let finishReason: ModelFinishReason | undefined
+  let usage: Usage | undefined
+  const calls = new Map<string, { name: string; args: string; ended: boolean }>()
+  for await (const part of model.stream(request, { signal: options.signal })) {
+    switch (part.type) {
+      case 'text-delta':
+        if (!part.delta) break
+        produced.value = true
+        text += part.delta
+        emit({ type: 'text.delta', step, delta: part.delta })
+        break
+      case 'reasoning-delta':
+        produced.value = true
+        reasoning += part.delta
+        if (part.signature) signature = part.signature
+        if (part.redacted) redacted = part.redacted
+        if (part.delta) emit({ type: 'reasoning.delta', step, delta: part.delta })
+        break
+      case 'tool-call-start':
+        produced.value = true
+        calls.set(part.id, { name: part.name, args: '', ended: false })
+        break
+      case 'tool-call-delta': {
+        const call = calls.get(part.id)
+        if (call) call.args += part.argsDelta
+        break
+      }
+      case 'tool-call-end': {
+        const call = calls.get(part.id)
+        if (call) call.ended = true
+        break
+      }
+      case 'usage':
+        usage = part.usage
+        break
+      case 'finish':
+        finishReason = part.finishReason
+        if (part.usage) usage = part.usage
+        break
+      case 'error':
+        throw part.error instanceof Error ? part.error : new ProviderError(`[spindle/core] the model stream reported an error: ${String(part.error)}`)
+      default:
+        break
+    }
+    const pressure = options.pressure()
+    if (pressure) await pressure
+  }
+  if (options.signal.aborted) throw options.signal.reason ?? new AbortedError()
+  if (finishReason === undefined) {
+    throw new StreamInterruptedError(`[spindle/core] the stream of ${model.provider}:${model.modelId} ended without a finish part`, { provider: model.provider })
+  }
+  const toolCalls: PendingCall[] = []
+  const content: AssistantMessage['content'] = []
+  if (reasoning || signature || redacted) {
+    content.push({ type: 'reasoning', text: reasoning, ...(signature ? { signature } : {}), ...(redacted ? { redacted } : {}) })
+  }
+  if (text) content.push({ type: 'text', text })
+  for (const [callId, call] of calls) {
+    if (!call.ended) {
+      throw new StreamInterruptedError(`[spindle/core] tool call ${callId} (${call.name}) of ${model.provider}:${model.modelId} was cut off; it is not executed`)
+    }
+    const pending: PendingCall = { callId, toolName: call.name, args: {} }
+    const raw = call.args.trim() === '' ? '{}' : call.args
+    try {
+      pending.args = JSON.parse(raw) as JsonValue
+    } catch (error) {
+      pending.args = call.args
+      pending.argsError = (error as Error).message
+    }
+    toolCalls.push(pending)
+    content.push({ type: 'tool-call', toolCallId: callId, toolName: call.name, args: pending.args })
+    emit({ type: 'tool.call', step, callId, toolName: call.name, args: pending.args })
+  }
+  return { message: { role: 'assistant', content }, text, toolCalls, finishReason, usage }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason)
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    const onAbort = () => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}

@@ -1,0 +1,470 @@
+// One execution of a run (a start or a resume): the loop that applies `transition` and performs its actions —
+// context → compaction → model → persist → tools (journaled) → persist → snapshot → policy.
+import { AbortedError, ContextOverflowError, TimeoutError } from '../errors/errors.js'
+import { SpindleError } from '../errors/spindle-error.js'
+import type { CompactionService } from '../compaction/compaction-service.js'
+import type { ContextWindow } from '../context/context-window.js'
+import { countMessagesTokens } from '../context/tokenizer.js'
+import type { ContextPipeline } from '../context/context-pipeline.js'
+import type { EventChannel } from '../events/event-channel.js'
+import { isEffectClass, type RuntimePolicy } from '../policy/runtime-policy.js'
+import type { RuntimeStore } from '../runtime-store/runtime-store.js'
+import type { EventBus } from '../spec/event-bus.js'
+import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
+import type { LanguageModel, ModelRequest } from '../spec/language-model.js'
+import type { ModelMessage, ToolResultPart } from '../spec/messages.js'
+import type { FinishReason } from '../spec/run-store.js'
+import type { SessionLease } from '../spec/session-gate.js'
+import type { SessionEntry, SessionEntryInput } from '../spec/session-store.js'
+import type { Stores } from '../spec/stores.js'
+import type { ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
+import type { ToolScope } from '../tools/tool-scope.js'
+import { callModel } from './model-step.js'
+import type { RunOutput } from './run-request.js'
+import type { PendingCall, RunState } from './run-state.js'
+import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
+import { hashArgs } from './hash-args.js'
+
+export interface RunExecutionDeps {
+  stores: Stores
+  bus: EventBus
+  policy: RuntimePolicy
+  tools: ToolRuntime
+  context: ContextPipeline
+  compaction: CompactionService
+  ownerId: string
+  agentRuntime: unknown
+}
+
+export interface RunExecutionInit {
+  state: RunState
+  agentName: string
+  instructions: string | undefined
+  model: LanguageModel
+  scope: ToolScope
+  window: ContextWindow
+  lease: SessionLease
+  runtime: RuntimeStore | undefined
+  channel: EventChannel<AgentEvent> | undefined
+  signal: AbortSignal
+  /** Messages already appended by this execution before the loop (the user input). */
+  messages: ModelMessage[]
+  parentRunId?: string
+}
+
+const continuationPrompt = 'Continue exactly where your previous answer stopped, without repeating anything.'
+
+export class RunExecution {
+  state: RunState
+  readonly #deps: RunExecutionDeps
+  readonly #init: RunExecutionInit
+  readonly #limits: TransitionLimits
+  readonly #events: AgentEvent[] = []
+  readonly messages: ModelMessage[]
+  #seq: number
+  #terminal = false
+
+  constructor(deps: RunExecutionDeps, init: RunExecutionInit) {
+    this.#deps = deps
+    this.#init = init
+    this.state = init.state
+    this.#seq = init.state.eventSeq
+    this.messages = init.messages
+    const { policy } = deps
+    this.#limits = {
+      maxSteps: policy.maxSteps,
+      maxToolCalls: policy.maxToolCalls,
+      maxLengthContinuations: policy.maxLengthContinuations,
+      doomLoopThreshold: policy.doomLoopThreshold,
+      budget: policy.budget,
+    }
+  }
+
+  get runId(): string {
+    return this.state.runId
+  }
+
+  get sessionId(): string {
+    return this.state.sessionId
+  }
+
+  /** Emits one event: to the lossless stream, the broadcast bus, and the buffer flushed to the run's event log. */
+  emit = (payload: AgentEventPayload): void => {
+    const event = { ...payload, runId: this.state.runId, sessionId: this.state.sessionId, seq: ++this.#seq, timestamp: Date.now() } as AgentEvent
+    if (this.#init.parentRunId) event.parentRunId = this.#init.parentRunId
+    this.#events.push(event)
+    this.#init.channel?.push(event)
+    this.#deps.bus.publish(event)
+  }
+
+  #pressure = (): Promise<void> | undefined => this.#init.channel?.whenWritable()
+
+  /**
+   * Runs until the run finishes or suspends. Never throws: every exit path ends in exactly one terminal event.
+   * `prelude` runs first inside the same guard (appending the input, replaying the log on resume).
+   */
+  async execute(prelude?: () => Promise<void>): Promise<RunOutput> {
+    let step: Next
+    try {
+      if (prelude) await prelude()
+      step = await this.#advance({ type: 'continue' })
+      for (;;) {
+        if (step.action === 'call-model') step = await this.#modelStep(step.continuation)
+        else if (step.action === 'run-tools') step = await this.#toolStep()
+        else if (step.action === 'await-approval') return await this.#suspend()
+        else return await this.#finish(step.reason, step.unanswered)
+      }
+    } catch (error) {
+      return this.#fail(error)
+    }
+  }
+
+  async #advance(outcome: Outcome): Promise<Next> {
+    const result = transition(this.state, outcome, this.#limits)
+    this.state = result.state
+    return result.next
+  }
+
+  #checkAbort(): void {
+    const { signal } = this.#init
+    if (signal.aborted) throw signal.reason ?? new AbortedError()
+  }
+
+  async #modelStep(continuation: boolean): Promise<Next> {
+    this.#checkAbort()
+    const step = this.state.step + 1
+    const stepStarted = performance.now()
+    this.emit({ type: 'step.started', step })
+    const { model } = this.#init
+    const budget = this.#contextBudget()
+    if (this.#init.window.tokens > budget * this.#deps.policy.compaction.threshold) await this.#compact(step, Math.floor(budget * this.#deps.policy.compaction.target))
+    let request = await this.#buildRequest(step, continuation)
+    let result
+    try {
+      result = await callModel(model, request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, pressure: this.#pressure })
+    } catch (error) {
+      if (!(error instanceof ContextOverflowError) && !(SpindleError.isInstance(error) && error.code === 'context_overflow')) throw error
+      // Reactive compaction: shrink the window hard, then retry once.
+      const compacted = await this.#compact(step, Math.floor(budget * this.#deps.policy.compaction.target * 0.5), true)
+      if (!compacted) throw error
+      request = await this.#buildRequest(step, continuation)
+      result = await callModel(model, request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, pressure: this.#pressure })
+    }
+    await this.#append([{ kind: 'message', message: result.message, runId: this.runId }])
+    const toolCalls = await this.#prepareCalls(result.toolCalls)
+    const next = await this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: result.usage })
+    if (next.action !== 'run-tools') this.#stepFinished(step, result.finishReason, stepStarted)
+    return next
+  }
+
+  async #toolStep(): Promise<Next> {
+    this.#checkAbort()
+    const started = performance.now()
+    const { state } = this
+    const { outcomes, violation } = await this.#deps.tools.executeCalls({
+      runId: state.runId,
+      sessionId: state.sessionId,
+      step: state.step,
+      calls: state.pending,
+      scope: this.#init.scope,
+      policy: this.#deps.policy,
+      executions: this.#deps.stores.executions,
+      artifacts: this.#deps.stores.artifacts,
+      runtime: this.#init.runtime,
+      signal: this.#init.signal,
+      emit: this.emit,
+      nested: { agentRuntime: this.#deps.agentRuntime, parentRunId: state.runId },
+    })
+    await this.#appendResults(outcomes)
+    let next = await this.#advance({ type: 'tools', executed: outcomes.filter((outcome) => outcome.executed).length })
+    if (violation) next = await this.#advance({ type: 'violation', message: violation })
+    this.#stepFinished(state.step, 'tool-calls', started)
+    if (next.action === 'call-model') await this.#saveSnapshot()
+    return next
+  }
+
+  #stepFinished(step: number, finishReason: string, started: number): void {
+    this.emit({ type: 'step.finished', step, usage: this.state.usage, finishReason, durationMs: performance.now() - started })
+  }
+
+  /** Marks calls that need a human decision (tool flag, policy names / effect classes, or predicates). */
+  async #prepareCalls(calls: PendingCall[]): Promise<PendingCall[]> {
+    if (!calls.length) return calls
+    const { requireApproval } = this.#deps.policy
+    for (const call of calls) {
+      const tool = this.#init.scope.get(call.toolName)
+      if (!tool || call.argsError) continue
+      let needed = false
+      if (typeof requireApproval === 'function') needed = await requireApproval({ toolName: call.toolName, tool, args: call.args })
+      else needed = requireApproval.some((entry) => entry === call.toolName || entry === tool.id || (isEffectClass(entry) && entry === tool.effect))
+      if (!needed && tool.needsApproval !== undefined) {
+        needed =
+          typeof tool.needsApproval === 'function'
+            ? await tool.needsApproval(call.args as never, {
+                runId: this.runId,
+                sessionId: this.sessionId,
+                step: this.state.step + 1,
+                callId: call.callId,
+                toolName: call.toolName,
+                idempotencyKey: `${this.runId}:${this.state.step + 1}:${call.callId}`,
+                signal: this.#init.signal,
+                runtime: this.#init.runtime,
+                artifacts: this.#deps.stores.artifacts,
+              })
+            : tool.needsApproval
+      }
+      if (needed) {
+        call.approval = 'required'
+        call.argsHash = hashArgs(call.args)
+      }
+    }
+    return calls
+  }
+
+  #contextBudget(): number {
+    const { capabilities } = this.#init.model
+    const reserve = this.#deps.policy.compaction.outputReserve ?? Math.min(capabilities.maxOutputTokens, Math.floor(capabilities.contextWindow / 4))
+    return Math.max(256, capabilities.contextWindow - reserve)
+  }
+
+  async #buildRequest(step: number, continuation: boolean): Promise<ModelRequest> {
+    const { window } = this.#init
+    const built = await this.#deps.context.build(
+      {
+        runId: this.runId,
+        sessionId: this.sessionId,
+        step,
+        agentName: this.#init.agentName,
+        instructions: this.#init.instructions,
+        model: this.#init.model,
+        window: window.entries,
+        compaction: window.compaction,
+        tools: this.#init.scope.specs(),
+        stores: this.#deps.stores,
+        runtime: this.#init.runtime,
+        signal: this.#init.signal,
+      },
+      window.messages,
+      window.tokens,
+    )
+    if (continuation) built.request.messages = built.request.messages.concat({ role: 'user', content: continuationPrompt })
+    return built.request
+  }
+
+  /** Compacts the window to `targetTokens`; records the compaction in the session log. */
+  async #compact(step: number, targetTokens: number, force = false): Promise<boolean> {
+    const { window } = this.#init
+    const tokensBefore = window.tokens
+    const record = await this.#deps.compaction.compact({
+      sessionId: this.sessionId,
+      window: window.entries,
+      previous: window.compaction,
+      targetTokens,
+      countTokens: (messages) => countMessagesTokens(messages, this.#deps.context.tokenizer),
+      signal: this.#init.signal,
+    })
+    if (!record) return false
+    if (!force && record.throughSeq <= (window.compaction?.throughSeq ?? 0)) return false
+    await this.#append([{ kind: 'compaction', compaction: record, runId: this.runId }])
+    this.emit({
+      type: 'compaction.applied',
+      step,
+      strategy: record.strategy,
+      throughSeq: record.throughSeq,
+      tokensBefore,
+      tokensAfter: window.tokens,
+    })
+    return true
+  }
+
+  async #append(entries: SessionEntryInput[]): Promise<void> {
+    const stored = await this.#deps.stores.sessions.append(this.sessionId, entries, { fence: this.#init.lease.token })
+    this.#init.window.add(stored)
+    for (const entry of stored) if (entry.kind === 'message') this.messages.push(entry.message)
+  }
+
+  async #appendResults(outcomes: ToolCallOutcome[]): Promise<void> {
+    if (!outcomes.length) return
+    const content: ToolResultPart[] = outcomes.map((outcome) => ({
+      type: 'tool-result',
+      toolCallId: outcome.callId,
+      toolName: outcome.toolName,
+      result: outcome.result,
+      ...(outcome.isError ? { isError: true } : {}),
+    }))
+    await this.#append([{ kind: 'message', message: { role: 'tool', content }, runId: this.runId }])
+  }
+
+  /** Every tool call in the history gets a result, even when the run ends before executing it. */
+  async #closeCalls(calls: PendingCall[], reason: string): Promise<void> {
+    if (!calls.length) return
+    await this.#appendResults(
+      calls.map((call) => ({
+        callId: call.callId,
+        toolName: call.toolName,
+        result: { error: `Not executed: ${reason}.` },
+        isError: true,
+        durationMs: 0,
+        reused: false,
+        executed: false,
+      })),
+    )
+  }
+
+  /** Saves a snapshot now (after the input is appended, so a crash before the first step can resume). */
+  checkpoint(): Promise<void> {
+    return this.#saveSnapshot()
+  }
+
+  /** Appends messages to the session (the run's input) and records where the run starts in the log. */
+  async appendInput(messages: ModelMessage[]): Promise<void> {
+    const before = this.messages.length
+    await this.#append(messages.map((message) => ({ kind: 'message' as const, message, runId: this.runId })))
+    if (this.messages.length > before) {
+      const lastSeq = this.#init.window.lastSeq
+      this.state = { ...this.state, firstSeq: lastSeq - messages.length + 1, lastSeq }
+    }
+  }
+
+  /**
+   * Rolls the state forward over entries this run wrote after its snapshot (a crash between a write and the
+   * next snapshot): the session log is the truth, the snapshot only a shortcut.
+   */
+  async replay(entries: SessionEntry[]): Promise<void> {
+    for (const entry of entries) {
+      if (entry.runId !== this.runId || entry.seq <= this.state.lastSeq || entry.kind !== 'message') continue
+      const { message } = entry
+      this.messages.push(message)
+      if (message.role === 'assistant' && this.state.phase === 'model') {
+        const calls: PendingCall[] = []
+        let text = ''
+        for (const part of message.content) {
+          if (part.type === 'text') text += part.text
+          if (part.type === 'tool-call') calls.push({ callId: part.toolCallId, toolName: part.toolName, args: part.args })
+        }
+        await this.#advance({ type: 'model', finishReason: calls.length ? 'tool-calls' : 'stop', text, toolCalls: await this.#prepareCalls(calls), usage: undefined })
+      } else if (message.role === 'tool' && this.state.phase === 'tools') {
+        const answered = new Set(message.content.map((part) => part.toolCallId))
+        await this.#advance({ type: 'tools', executed: this.state.pending.filter((call) => answered.has(call.callId)).length })
+      }
+      this.state = { ...this.state, lastSeq: entry.seq }
+    }
+  }
+
+  async #saveSnapshot(): Promise<void> {
+    this.state = { ...this.state, eventSeq: this.#seq + 1, lastSeq: this.#init.window.lastSeq }
+    const version = this.state.step
+    // The snapshot.saved event takes the seq reserved above, so a resume continues after it.
+    await this.#deps.stores.snapshots.save({
+      runId: this.runId,
+      sessionId: this.sessionId,
+      version,
+      state: this.state as never,
+      createdAt: Date.now(),
+    })
+    this.emit({ type: 'snapshot.saved', step: this.state.step, version })
+    await Promise.all([
+      this.#flushEvents(),
+      this.#deps.stores.runs.updateRun(this.runId, {
+        step: this.state.step,
+        usage: this.state.usage,
+        lease: { owner: this.#deps.ownerId, expiresAt: Date.now() + this.#deps.policy.leaseMs },
+      }),
+    ])
+  }
+
+  async #flushEvents(): Promise<void> {
+    if (!this.#events.length) return
+    const batch = this.#events.splice(0)
+    await this.#deps.stores.runs.appendEvents(this.runId, batch)
+  }
+
+  async #suspend(): Promise<RunOutput> {
+    for (const call of this.state.pending) {
+      if (call.approval === 'required') this.emit({ type: 'approval.requested', step: this.state.step, callId: call.callId, toolName: call.toolName, args: call.args })
+    }
+    await this.#saveSnapshot()
+    await this.#deps.stores.runs.updateRun(this.runId, { status: 'suspended', finishReason: 'awaiting_approval', lease: undefined })
+    return this.#terminal_('awaiting_approval')
+  }
+
+  async #finish(reason: FinishReason, unanswered: PendingCall[]): Promise<RunOutput> {
+    await this.#closeCalls(unanswered, `the run ended (${reason})`)
+    await this.#saveSnapshot()
+    const status = reason === 'cancelled' ? 'cancelled' : reason === 'error' ? 'failed' : 'completed'
+    await this.#deps.stores.runs.updateRun(this.runId, {
+      status,
+      finishReason: reason,
+      step: this.state.step,
+      usage: this.state.usage,
+      finishedAt: Date.now(),
+      lease: undefined,
+      ...(this.state.error ? { error: this.state.error } : {}),
+    })
+    return this.#terminal_(reason)
+  }
+
+  /** Emits the one terminal event and flushes the log. */
+  async #terminal_(reason: FinishReason): Promise<RunOutput> {
+    this.#terminal = true
+    const output = this.output(reason)
+    if (reason === 'error') {
+      this.emit({ type: 'run.failed', finishReason: 'error', error: this.state.error ?? { code: 'error', message: 'failed' }, usage: output.usage, steps: output.steps })
+    } else {
+      this.emit({ type: 'run.finished', finishReason: reason, text: output.text, usage: output.usage, steps: output.steps })
+    }
+    await this.#flushEvents().catch(() => {})
+    return output
+  }
+
+  output(reason: FinishReason): RunOutput {
+    return {
+      runId: this.runId,
+      sessionId: this.sessionId,
+      finishReason: reason,
+      text: this.state.text,
+      messages: this.messages,
+      steps: this.state.step,
+      usage: this.state.usage,
+      ...(this.state.error ? { error: this.state.error } : {}),
+    }
+  }
+
+  /** Any exception: map aborts to cancelled / timeout, everything else to error; best-effort persistence. */
+  async #fail(error: unknown): Promise<RunOutput> {
+    if (this.#terminal) return this.output(this.state.finishReason ?? 'error')
+    const reason = this.#init.signal.aborted ? abortReason(this.#init.signal.reason) : undefined
+    const serialized = SpindleError.isInstance(error)
+      ? { code: error.code, message: error.message }
+      : { code: 'error', message: error instanceof Error ? error.message : String(error) }
+    const result = transition(this.state, reason ? { type: 'aborted', reason } : { type: 'error', error: serialized }, this.#limits)
+    this.state = result.state
+    const finalReason = result.next.action === 'finish' ? result.next.reason : 'error'
+    try {
+      const unanswered = result.next.action === 'finish' ? result.next.unanswered : []
+      await this.#closeCalls(unanswered, finalReason === 'error' ? 'the run failed' : `the run was ${finalReason === 'timeout' ? 'timed out' : 'cancelled'}`)
+      await this.#saveSnapshot()
+    } catch {
+      // The store itself may be what failed: the terminal event is still emitted below.
+    }
+    try {
+      await this.#deps.stores.runs.updateRun(this.runId, {
+        status: finalReason === 'cancelled' ? 'cancelled' : finalReason === 'error' ? 'failed' : 'completed',
+        finishReason: finalReason,
+        step: this.state.step,
+        usage: this.state.usage,
+        finishedAt: Date.now(),
+        lease: undefined,
+        ...(this.state.error ? { error: this.state.error } : {}),
+      })
+    } catch {
+      // Same as above: recover() treats a run left `running` with an expired lease as interrupted.
+    }
+    return this.#terminal_(finalReason)
+  }
+}
+
+function abortReason(reason: unknown): 'cancelled' | 'timeout' {
+  return reason instanceof TimeoutError || (SpindleError.isInstance(reason) && reason.code === 'timeout') ? 'timeout' : 'cancelled'
+}
+

@@ -1,0 +1,82 @@
+// RunState: everything needed to continue a run, small and JSON-serializable (the snapshot payload).
+import type { JsonValue } from '../spec/json.js'
+import type { Usage } from '../spec/messages.js'
+import type { FinishReason } from '../spec/run-store.js'
+
+export interface PendingCall {
+  callId: string
+  /** The name the model called. */
+  toolName: string
+  /** Parsed arguments, or the raw text when `argsError` is set. */
+  args: JsonValue
+  argsError?: string
+  /** `required` suspends the run until `approve()`; the decision is recorded with a hash of the arguments. */
+  approval?: 'required' | 'approved' | 'denied'
+  argsHash?: string
+  reason?: string
+}
+
+export interface RunState {
+  version: 1
+  runId: string
+  sessionId: string
+  /** Model calls completed. */
+  step: number
+  phase: 'model' | 'tools' | 'done'
+  toolCalls: number
+  usage: Usage
+  /** Tool calls of the last assistant message, not yet answered by a tool message. */
+  pending: PendingCall[]
+  lengthContinuations: number
+  /** The final answer so far (length continuations append to it). */
+  text: string
+  lastCallSignature?: string
+  repeatCount: number
+  finishReason?: FinishReason
+  error?: { code: string; message: string }
+  /** Last event seq emitted. */
+  eventSeq: number
+  /** First session-log seq written by this run. */
+  firstSeq: number
+  /** Last session-log seq this state accounts for. */
+  lastSeq: number
+}
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0 }
+}
+
+export function addUsage(total: Usage, step: Usage | undefined): Usage {
+  if (!step) return total
+  const sum: Usage = {
+    inputTokens: total.inputTokens + (step.inputTokens ?? 0),
+    outputTokens: total.outputTokens + (step.outputTokens ?? 0),
+  }
+  const cached = (total.cachedInputTokens ?? 0) + (step.cachedInputTokens ?? 0)
+  if (cached) sum.cachedInputTokens = cached
+  const reasoning = (total.reasoningTokens ?? 0) + (step.reasoningTokens ?? 0)
+  if (reasoning) sum.reasoningTokens = reasoning
+  const cost = (total.costUsd ?? 0) + (step.costUsd ?? 0)
+  if (cost) sum.costUsd = cost
+  sum.totalTokens = sum.inputTokens + sum.outputTokens
+  return sum
+}
+
+export function initialRunState(runId: string, sessionId: string, firstSeq: number): RunState {
+  return {
+    version: 1,
+    runId,
+    sessionId,
+    step: 0,
+    phase: 'model',
+    toolCalls: 0,
+    usage: emptyUsage(),
+    pending: [],
+    lengthContinuations: 0,
+    text: '',
+    repeatCount: 0,
+    eventSeq: 0,
+    firstSeq,
+    lastSeq: firstSeq,
+  }
+}

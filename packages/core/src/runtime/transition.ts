@@ -1,0 +1,125 @@
+// The turn's control flow as a pure function: transition(state, outcome, limits) → { state, next }.
+// No I/O here, so every path is testable exhaustively and a snapshot of `state` is enough to resume.
+import type { ModelFinishReason } from '../spec/language-model.js'
+import type { Usage } from '../spec/messages.js'
+import type { FinishReason } from '../spec/run-store.js'
+import { addUsage, type PendingCall, type RunState } from './run-state.js'
+
+export interface TransitionLimits {
+  maxSteps: number
+  maxToolCalls: number
+  maxLengthContinuations: number
+  doomLoopThreshold: number
+  budget: { maxInputTokens?: number; maxOutputTokens?: number; maxTotalTokens?: number; maxCostUsd?: number }
+}
+
+export type Outcome =
+  /** Start or resume: continue from whatever phase the state is in. */
+  | { type: 'continue' }
+  | { type: 'model'; finishReason: ModelFinishReason; text: string; toolCalls: PendingCall[]; usage: Usage | undefined }
+  | { type: 'tools'; executed: number }
+  | { type: 'error'; error: { code: string; message: string } }
+  | { type: 'aborted'; reason: 'cancelled' | 'timeout' }
+  | { type: 'violation'; message: string }
+
+export type Next =
+  | { action: 'call-model'; continuation: boolean }
+  | { action: 'run-tools' }
+  | { action: 'await-approval' }
+  /** `unanswered`: tool calls that must get an error result before the run ends, so the history never holds a call without a result. */
+  | { action: 'finish'; reason: FinishReason; unanswered: PendingCall[] }
+
+export interface Transition {
+  state: RunState
+  next: Next
+}
+
+export function transition(state: RunState, outcome: Outcome, limits: TransitionLimits): Transition {
+  switch (outcome.type) {
+    case 'continue':
+      return resumeFrom(state, limits)
+    case 'model':
+      return afterModel(state, outcome, limits)
+    case 'tools': {
+      const next: RunState = { ...state, toolCalls: state.toolCalls + outcome.executed, pending: [], phase: 'model' }
+      return beforeModel(next, limits, false)
+    }
+    case 'error':
+      return finish({ ...state, error: outcome.error }, 'error')
+    case 'aborted':
+      return finish(state, outcome.reason)
+    case 'violation':
+      return finish({ ...state, error: { code: 'policy_violation', message: outcome.message } }, 'policy')
+  }
+}
+
+function resumeFrom(state: RunState, limits: TransitionLimits): Transition {
+  if (state.phase === 'done') return { state, next: { action: 'finish', reason: state.finishReason ?? 'stop', unanswered: [] } }
+  if (state.phase === 'tools') return beforeTools(state, limits)
+  return beforeModel(state, limits, state.lengthContinuations > 0 && state.text.length > 0)
+}
+
+function beforeModel(state: RunState, limits: TransitionLimits, continuation: boolean): Transition {
+  if (state.step >= limits.maxSteps) return finish(state, 'max_steps')
+  if (overBudget(state.usage, limits)) return finish(state, 'budget')
+  return { state, next: { action: 'call-model', continuation } }
+}
+
+function beforeTools(state: RunState, limits: TransitionLimits): Transition {
+  if (state.toolCalls + state.pending.length > limits.maxToolCalls) return finish(state, 'max_tool_calls')
+  if (state.pending.some((call) => call.approval === 'required')) return { state, next: { action: 'await-approval' } }
+  return { state, next: { action: 'run-tools' } }
+}
+
+function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }>, limits: TransitionLimits): Transition {
+  const usage = addUsage(state.usage, outcome.usage)
+  const base: RunState = { ...state, step: state.step + 1, usage }
+  if (outcome.toolCalls.length) {
+    const signature = callSignature(outcome.toolCalls)
+    const repeatCount = signature === state.lastCallSignature ? state.repeatCount + 1 : 1
+    const withCalls: RunState = { ...base, phase: 'tools', pending: outcome.toolCalls, lastCallSignature: signature, repeatCount, text: '' }
+    if (repeatCount >= limits.doomLoopThreshold) {
+      return finish(
+        { ...withCalls, error: { code: 'doom_loop', message: `the model repeated the same tool call ${repeatCount} times in a row` } },
+        'policy',
+      )
+    }
+    if (overBudget(usage, limits)) return finish(withCalls, 'budget')
+    return beforeTools(withCalls, limits)
+  }
+  const text = state.text + outcome.text
+  const answered: RunState = { ...base, text, pending: [], lastCallSignature: undefined, repeatCount: 0 }
+  switch (outcome.finishReason) {
+    case 'length':
+      if (state.lengthContinuations < limits.maxLengthContinuations && !overBudget(usage, limits) && base.step < limits.maxSteps) {
+        return { state: { ...answered, phase: 'model', lengthContinuations: state.lengthContinuations + 1 }, next: { action: 'call-model', continuation: true } }
+      }
+      return finish(answered, 'length')
+    case 'content-filter':
+      return finish(answered, 'content_filter')
+    case 'error':
+      return finish({ ...answered, error: { code: 'provider', message: 'the model finished with an error' } }, 'error')
+    default:
+      return finish(answered, 'stop')
+  }
+}
+
+function finish(state: RunState, reason: FinishReason): Transition {
+  const unanswered = state.phase === 'tools' ? state.pending : []
+  return { state: { ...state, phase: 'done', finishReason: reason, pending: [] }, next: { action: 'finish', reason, unanswered } }
+}
+
+export function overBudget(usage: Usage, limits: TransitionLimits): boolean {
+  const { budget } = limits
+  if (budget.maxInputTokens !== undefined && usage.inputTokens >= budget.maxInputTokens) return true
+  if (budget.maxOutputTokens !== undefined && usage.outputTokens >= budget.maxOutputTokens) return true
+  if (budget.maxTotalTokens !== undefined && usage.inputTokens + usage.outputTokens >= budget.maxTotalTokens) return true
+  if (budget.maxCostUsd !== undefined && (usage.costUsd ?? 0) >= budget.maxCostUsd) return true
+  return false
+}
+
+function callSignature(calls: PendingCall[]): string {
+  let signature = ''
+  for (const call of calls) signature += `${call.toolName}\u0000${JSON.stringify(call.args)}\u0001`
+  return signature
+}

@@ -1,0 +1,214 @@
+// ToolRuntime: executes a step's tool calls — validation, policy, the execution journal, timeouts,
+// abort, bounded parallelism, results in call order, oversized output kept as an artifact.
+import { SpindleError } from '../errors/spindle-error.js'
+import { ToolArgumentsError, ToolTimeoutError } from '../errors/errors.js'
+import type { RuntimePolicy } from '../policy/runtime-policy.js'
+import type { RuntimeStore } from '../runtime-store/runtime-store.js'
+import type { PendingCall } from '../runtime/run-state.js'
+import type { ArtifactStore } from '../spec/artifact-store.js'
+import type { AgentEventPayload } from '../spec/events.js'
+import type { ExecutionRecord, ExecutionStore } from '../spec/execution-store.js'
+import type { JsonValue } from '../spec/json.js'
+import { parseToolInput } from './define-tool.js'
+import type { Tool, ToolExecutionContext } from './tool.js'
+import type { ToolRegistry } from './tool-registry.js'
+import { ToolScope } from './tool-scope.js'
+import { toJsonValue } from './to-json-value.js'
+import { truncateOutput } from './truncate-output.js'
+
+export interface ToolCallOutcome {
+  callId: string
+  toolName: string
+  /** What goes into the context (possibly truncated). */
+  result: JsonValue
+  isError: boolean
+  error?: { code: string; message: string }
+  durationMs: number
+  reused: boolean
+  /** True when the call actually ran a tool (counts against maxToolCalls). */
+  executed: boolean
+}
+
+export interface ExecuteCallsInput {
+  runId: string
+  sessionId: string
+  step: number
+  calls: PendingCall[]
+  scope: ToolScope
+  policy: RuntimePolicy
+  executions: ExecutionStore
+  artifacts: ArtifactStore
+  runtime: RuntimeStore | undefined
+  signal: AbortSignal
+  emit(payload: AgentEventPayload): void
+  nested?: ToolExecutionContext['nested']
+}
+
+export interface ExecuteCallsResult {
+  outcomes: ToolCallOutcome[]
+  /** Set when a policy violation must end the run (`policy.onViolation === 'stop'`). */
+  violation?: string
+}
+
+export class ToolRuntime {
+  constructor(readonly registry: ToolRegistry) {}
+
+  /** A scope for one run: the run's own tools on top of the registry. */
+  scope(runTools: Array<[string, Tool]>, registryNames?: readonly string[]): ToolScope {
+    return new ToolScope(this.registry, runTools, registryNames)
+  }
+
+  async executeCalls(input: ExecuteCallsInput): Promise<ExecuteCallsResult> {
+    const outcomes = new Array<ToolCallOutcome>(input.calls.length)
+    let violation: string | undefined
+    let next = 0
+    const worker = async () => {
+      while (next < input.calls.length) {
+        const index = next++
+        const call = input.calls[index]!
+        const outcome = await this.#executeOne(call, input)
+        if (outcome.error?.code === 'policy_violation' && input.policy.onViolation === 'stop') violation ??= outcome.error.message
+        outcomes[index] = outcome
+      }
+    }
+    const workers = Math.min(input.policy.maxParallelTools, input.calls.length)
+    await Promise.all(Array.from({ length: workers }, worker))
+    return { outcomes, violation }
+  }
+
+  async #executeOne(call: PendingCall, input: ExecuteCallsInput): Promise<ToolCallOutcome> {
+    const started = performance.now()
+    const fail = (code: string, message: string, executed = false): ToolCallOutcome => {
+      const error = { code, message }
+      input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, error, durationMs: performance.now() - started })
+      return { callId: call.callId, toolName: call.toolName, result: { error: message }, isError: true, error, durationMs: performance.now() - started, reused: false, executed }
+    }
+    const tool = input.scope.get(call.toolName)
+    if (!tool) return fail('tool_not_found', `Unknown tool "${call.toolName}". Available tools: ${input.scope.names().join(', ') || '(none)'}.`)
+    const { allow, deny } = input.policy.tools
+    if (deny.includes(call.toolName) || deny.includes(tool.id) || (allow && !allow.includes(call.toolName) && !allow.includes(tool.id))) {
+      return fail('policy_violation', `Tool "${call.toolName}" is not allowed by the runtime policy.`)
+    }
+    if (call.approval === 'denied') return fail('approval_denied', `The user denied this call${call.reason ? `: ${call.reason}` : ''}. Do not retry it unchanged.`)
+    if (call.argsError) return fail('tool_arguments', `Invalid JSON arguments for "${call.toolName}": ${call.argsError}. Send a valid JSON object.`)
+    const parsed = parseToolInput(tool, call.args)
+    if (!parsed.success) {
+      const error = new ToolArgumentsError(`Invalid arguments for "${call.toolName}":\n${parsed.error}`)
+      return fail(error.code, error.message)
+    }
+
+    const idempotencyKey = `${input.runId}:${input.step}:${call.callId}`
+    const { record, created } = await input.executions.start({
+      key: idempotencyKey,
+      runId: input.runId,
+      step: input.step,
+      callId: call.callId,
+      toolName: tool.id,
+      args: call.args,
+    })
+    if (!created) {
+      const prior = await this.#fromJournal(record, tool, call, parsed.value, idempotencyKey)
+      if (prior) {
+        if (prior.isError) {
+          input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, error: prior.error!, durationMs: 0 })
+          return { callId: call.callId, toolName: call.toolName, result: { error: prior.error!.message }, isError: true, error: prior.error, durationMs: 0, reused: true, executed: false }
+        }
+        const shaped = await this.#shape(prior.result, tool, call, input)
+        input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: 0, reused: true })
+        return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: 0, reused: true, executed: false }
+      }
+    }
+
+    input.emit({ type: 'tool.started', step: input.step, callId: call.callId, toolName: call.toolName })
+    const controller = new AbortController()
+    const onRunAbort = () => controller.abort(input.signal.reason)
+    if (input.signal.aborted) controller.abort(input.signal.reason)
+    else input.signal.addEventListener('abort', onRunAbort, { once: true })
+    const timeoutMs = tool.timeoutMs ?? input.policy.toolTimeoutMs
+    let timer: NodeJS.Timeout | undefined
+    const context: ToolExecutionContext = {
+      runId: input.runId,
+      sessionId: input.sessionId,
+      step: input.step,
+      callId: call.callId,
+      toolName: call.toolName,
+      idempotencyKey,
+      signal: controller.signal,
+      runtime: input.runtime,
+      artifacts: input.artifacts,
+      nested: input.nested,
+    }
+    try {
+      const aborted = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const error = new ToolTimeoutError(`Tool "${call.toolName}" timed out after ${timeoutMs} ms.`)
+          controller.abort(error)
+          reject(error)
+        }, timeoutMs)
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })
+      })
+      aborted.catch(() => {})
+      let value = await Promise.race([Promise.resolve().then(() => tool.execute(parsed.value, context)), aborted])
+      if (tool.outputSchema) value = tool.outputSchema.parse(value)
+      const result = toJsonValue(value)
+      if (input.signal.aborted) throw input.signal.reason
+      await input.executions.finish(idempotencyKey, { status: 'succeeded', result })
+      const shaped = await this.#shape(result, tool, call, input)
+      input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: performance.now() - started })
+      return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: performance.now() - started, reused: false, executed: true }
+    } catch (error) {
+      if (input.signal.aborted) {
+        // The run was cancelled: record it, and never write a late result.
+        await input.executions.finish(idempotencyKey, { status: 'cancelled', error: { code: 'aborted', message: 'the run was aborted' } }).catch(() => {})
+        throw input.signal.reason ?? error
+      }
+      const code = SpindleError.isInstance(error) ? error.code : 'tool'
+      const message = error instanceof Error ? error.message : String(error)
+      await input.executions.finish(idempotencyKey, { status: 'failed', error: { code, message } })
+      return fail(code, `Tool "${call.toolName}" failed: ${message}`, true)
+    } finally {
+      if (timer) clearTimeout(timer)
+      input.signal.removeEventListener('abort', onRunAbort)
+    }
+  }
+
+  /** A call found in the journal: reuse its result, or decide what to do with a call that never finished. */
+  async #fromJournal(
+    record: ExecutionRecord,
+    tool: Tool,
+    call: PendingCall,
+    args: unknown,
+    idempotencyKey: string,
+  ): Promise<{ isError: boolean; result: JsonValue; error?: { code: string; message: string } } | undefined> {
+    if (record.status === 'succeeded') return { isError: false, result: record.result ?? null }
+    if (record.status === 'failed') return { isError: true, result: null, error: record.error ?? { code: 'tool', message: 'failed' } }
+    // `started` (a crash mid-execution) or `cancelled`: the side effect may or may not have happened.
+    if (tool.idempotent) return undefined
+    if (tool.reconcile) {
+      const decision = await tool.reconcile({ args, record, idempotencyKey })
+      if (decision.action === 'rerun') return undefined
+      if (decision.action === 'result') return { isError: false, result: decision.result }
+      if (decision.action === 'error') return { isError: true, result: null, error: { code: 'tool', message: decision.message } }
+    }
+    return {
+      isError: true,
+      result: null,
+      error: {
+        code: 'outcome_unknown',
+        message: `The outcome of "${call.toolName}" (call ${call.callId}) is unknown: the process stopped while it ran, and it is not safe to run it again. Check its effect before retrying.`,
+      },
+    }
+  }
+
+  async #shape(result: JsonValue, tool: Tool, call: PendingCall, input: ExecuteCallsInput): Promise<JsonValue> {
+    const maxBytes = tool.maxOutputBytes ?? input.policy.maxToolOutputBytes
+    const first = truncateOutput(result, maxBytes)
+    if (!first.truncated) return result
+    const artifact = await input.artifacts.put(first.serialized, {
+      mediaType: typeof result === 'string' ? 'text/plain' : 'application/json',
+      name: `${call.toolName}-${call.callId}`,
+      metadata: { runId: input.runId, callId: call.callId, tool: tool.id },
+    })
+    return truncateOutput(result, maxBytes, artifact.id).value
+  }
+}
