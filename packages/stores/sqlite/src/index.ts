@@ -1,0 +1,12 @@
+// Public entry of @spindle/store-sqlite: the embedded durable stores on SQLite (better-sqlite3).
+export { sqliteStores, SqliteStores, type SqliteStoresOptions } from './sqlite-stores.js'
+export { SqliteSessionStore } from './sqlite-session-store.js'
+export { SqliteRunStore } from './sqlite-run-store.js'
+export { SqliteExecutionStore } from './sqlite-execution-store.js'
+export { SqliteSnapshotStore } from './sqlite-snapshot-store.js'
+export { SqliteEmbeddingStore, type SqliteEmbeddingStoreOptions } from './sqlite-embedding-store.js'
+export { SqliteArtifactStore, artifactChunkSize } from './sqlite-artifact-store.js'
+export type { VectorSearchMode } from './vector-search.js'
+export { migrateDatabase, sqliteSchemaVersion } from './migrations.js'
+export { openDatabase, type OpenDatabaseOptions } from './open-database.js'
+export { mapSqliteError } from './map-sqlite-error.js'

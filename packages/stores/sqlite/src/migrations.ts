@@ -1,0 +1,153 @@
+// Versioned schema migrations, applied on open inside one IMMEDIATE transaction and tracked by PRAGMA user_version.
+import { StoreError } from '@spindle/core'
+import type BetterSqlite3 from 'better-sqlite3'
+
+export interface Migration {
+  version: number
+  description: string
+  up(database: BetterSqlite3.Database): void
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'sessions, session log, runs, run events, executions, snapshots, embeddings, artifacts',
+    up(database) {
+      database.exec(`
+        CREATE TABLE sessions (
+          id TEXT PRIMARY KEY,
+          resource_id TEXT,
+          data TEXT NOT NULL,
+          last_seq INTEGER NOT NULL DEFAULT 0,
+          fence INTEGER,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX sessions_by_update ON sessions (updated_at DESC, id DESC);
+        CREATE INDEX sessions_by_resource ON sessions (resource_id, updated_at DESC, id DESC);
+
+        CREATE TABLE session_entries (
+          session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+          seq INTEGER NOT NULL,
+          kind TEXT NOT NULL,
+          run_id TEXT,
+          body TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (session_id, seq)
+        );
+        CREATE INDEX session_entries_by_kind ON session_entries (session_id, kind, seq);
+
+        CREATE TABLE runs (
+          id TEXT PRIMARY KEY,
+          session_id TEXT NOT NULL,
+          status TEXT NOT NULL,
+          idempotency_key TEXT,
+          record TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          updated_at INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX runs_by_idempotency_key ON runs (session_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+        CREATE INDEX runs_by_creation ON runs (created_at DESC, id DESC);
+        CREATE INDEX runs_by_session ON runs (session_id, created_at DESC, id DESC);
+        CREATE INDEX runs_by_status ON runs (status, created_at DESC, id DESC);
+
+        CREATE TABLE run_events (
+          run_id TEXT NOT NULL,
+          seq INTEGER NOT NULL,
+          event TEXT NOT NULL,
+          PRIMARY KEY (run_id, seq)
+        ) WITHOUT ROWID;
+
+        CREATE TABLE executions (
+          position INTEGER PRIMARY KEY,
+          key TEXT NOT NULL UNIQUE,
+          run_id TEXT NOT NULL,
+          status TEXT NOT NULL,
+          record TEXT NOT NULL
+        );
+        CREATE INDEX executions_by_run ON executions (run_id, position);
+
+        CREATE TABLE snapshots (
+          run_id TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          session_id TEXT NOT NULL,
+          state TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          PRIMARY KEY (run_id, version)
+        );
+
+        CREATE TABLE embeddings (
+          id TEXT PRIMARY KEY,
+          namespace TEXT,
+          dimension INTEGER NOT NULL,
+          vector BLOB NOT NULL,
+          content TEXT,
+          metadata TEXT NOT NULL
+        );
+        CREATE INDEX embeddings_by_namespace ON embeddings (namespace, id);
+
+        CREATE TABLE artifacts (
+          id TEXT PRIMARY KEY,
+          blob_id TEXT NOT NULL,
+          size INTEGER NOT NULL,
+          chunk_size INTEGER NOT NULL,
+          data TEXT NOT NULL,
+          created_at INTEGER NOT NULL
+        );
+        CREATE INDEX artifacts_by_creation ON artifacts (created_at DESC, id DESC);
+
+        CREATE TABLE artifact_uploads (
+          blob_id TEXT PRIMARY KEY,
+          started_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE artifact_chunks (
+          blob_id TEXT NOT NULL,
+          idx INTEGER NOT NULL,
+          data BLOB NOT NULL,
+          PRIMARY KEY (blob_id, idx)
+        );
+      `)
+    },
+  },
+]
+
+/** The schema version this build of the package writes and understands. */
+export const sqliteSchemaVersion: number = migrations[migrations.length - 1]!.version
+
+export function readSchemaVersion(database: BetterSqlite3.Database): number {
+  return database.pragma('user_version', { simple: true }) as number
+}
+
+function newerSchemaError(found: number, where: string): StoreError {
+  return new StoreError(
+    `[spindle/store-sqlite] The database ${where} has schema version ${found}, newer than the version ${sqliteSchemaVersion} this @spindle/store-sqlite knows; it was written by a newer release: upgrade @spindle/store-sqlite (downgrading a database is not supported)`,
+    { details: { found, supported: sqliteSchemaVersion } },
+  )
+}
+
+/**
+ * Brings the schema up to `sqliteSchemaVersion`. Safe when several processes open the same file at once:
+ * the version is re-read after the write lock is taken, so each migration runs once.
+ * Throws `StoreError` when the file's schema is newer than this code.
+ */
+export function migrateDatabase(database: BetterSqlite3.Database, where: string, options: { readonly?: boolean } = {}): void {
+  const found = readSchemaVersion(database)
+  if (found > sqliteSchemaVersion) throw newerSchemaError(found, where)
+  if (found === sqliteSchemaVersion) return
+  if (options.readonly) {
+    throw new StoreError(
+      `[spindle/store-sqlite] The database ${where} has schema version ${found} but this release needs ${sqliteSchemaVersion}; open it once without \`readonly: true\` to migrate it`,
+    )
+  }
+  database
+    .transaction(() => {
+      const current = readSchemaVersion(database)
+      if (current > sqliteSchemaVersion) throw newerSchemaError(current, where)
+      for (const migration of migrations) {
+        if (migration.version > current) migration.up(database)
+      }
+      database.pragma(`user_version = ${sqliteSchemaVersion}`)
+    })
+    .immediate()
+}

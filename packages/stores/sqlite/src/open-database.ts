@@ -1,0 +1,37 @@
+// Opens a better-sqlite3 connection tuned for a durable, concurrent store: WAL, busy timeout, NORMAL sync.
+import BetterSqlite3 from 'better-sqlite3'
+import { mapSqliteError } from './map-sqlite-error.js'
+
+export interface OpenDatabaseOptions {
+  readonly?: boolean
+  /** How long a writer waits for another connection's lock before failing with a retryable error. Default 5000. */
+  busyTimeoutMs?: number
+}
+
+/**
+ * Opens `path` (`:memory:` allowed). WAL lets readers run beside one writer across processes;
+ * `synchronous = NORMAL` in WAL mode keeps every committed transaction across a process crash
+ * (only an OS crash or power loss can drop the last commits).
+ */
+export function openDatabase(path: string, options: OpenDatabaseOptions = {}): BetterSqlite3.Database {
+  let database: BetterSqlite3.Database
+  try {
+    database = new BetterSqlite3(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false })
+  } catch (error) {
+    throw mapSqliteError(error, `open the database ${JSON.stringify(path)}`)
+  }
+  try {
+    configureDatabase(database, options)
+  } catch (error) {
+    database.close()
+    throw mapSqliteError(error, `configure the database ${JSON.stringify(path)}`)
+  }
+  return database
+}
+
+export function configureDatabase(database: BetterSqlite3.Database, options: OpenDatabaseOptions = {}): void {
+  database.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? 5000))}`)
+  if (!options.readonly && !database.memory) database.pragma('journal_mode = WAL')
+  database.pragma('synchronous = NORMAL')
+  database.pragma('foreign_keys = ON')
+}

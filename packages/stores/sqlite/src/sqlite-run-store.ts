@@ -1,0 +1,166 @@
+// SQLite RunStore: run records (JSON, with indexed status / session / idempotency key) and each run's event log.
+import {
+  DuplicateError,
+  NotFoundError,
+  type AgentEvent,
+  type ListRunsOptions,
+  type NewRun,
+  type RunPatch,
+  type RunRecord,
+  type RunStore,
+} from '@spindle/core'
+import type BetterSqlite3 from 'better-sqlite3'
+import { withSqliteErrors } from './map-sqlite-error.js'
+import { StatementCache } from './statement-cache.js'
+import { assertKey, fromJsonText, sqlLimit, toJsonText } from './sqlite-values.js'
+
+const farFuture = Number.MAX_SAFE_INTEGER
+
+/**
+ * Runs and their event logs in SQLite. `(sessionId, idempotencyKey)` is unique; appending an event whose
+ * `(runId, seq)` is stored already is ignored, so a replayed batch is harmless.
+ *
+ * @example
+ * const runs = new SqliteRunStore(database)
+ * await runs.createRun({ id: 'run-1', sessionId: 's-1', request: { input: 'hi' } })
+ */
+export class SqliteRunStore implements RunStore {
+  readonly specificationVersion = 'v1' as const
+  readonly #database: BetterSqlite3.Database
+  readonly #sql: StatementCache
+
+  constructor(database: BetterSqlite3.Database) {
+    this.#database = database
+    this.#sql = new StatementCache(database)
+  }
+
+  async createRun(run: NewRun): Promise<RunRecord> {
+    assertKey(run.id, 'Run id')
+    assertKey(run.sessionId, 'Run sessionId')
+    if (run.idempotencyKey !== undefined) assertKey(run.idempotencyKey, 'Run idempotencyKey')
+    return withSqliteErrors(`create run "${run.id}"`, () =>
+      this.#database
+        .transaction(() => {
+          if (this.#sql.get('SELECT 1 FROM runs WHERE id = ?').get(run.id) !== undefined) {
+            throw new DuplicateError(`[spindle/store-sqlite] Run "${run.id}" already exists; use a fresh run id`)
+          }
+          if (run.idempotencyKey !== undefined && this.#findIdByKey(run.sessionId, run.idempotencyKey) !== undefined) {
+            throw new DuplicateError(
+              `[spindle/store-sqlite] Session "${run.sessionId}" already has a run with idempotency key "${run.idempotencyKey}"; load it with findRunByIdempotencyKey`,
+              { details: { sessionId: run.sessionId, idempotencyKey: run.idempotencyKey } },
+            )
+          }
+          const now = Date.now()
+          const record: RunRecord = {
+            id: run.id,
+            sessionId: run.sessionId,
+            status: run.status ?? 'queued',
+            step: 0,
+            usage: { inputTokens: 0, outputTokens: 0 },
+            ...(run.idempotencyKey !== undefined && { idempotencyKey: run.idempotencyKey }),
+            request: run.request,
+            metadata: run.metadata ?? {},
+            createdAt: now,
+            updatedAt: now,
+          }
+          const text = toJsonText(record)
+          this.#sql
+            .get(
+              'INSERT INTO runs (id, session_id, status, idempotency_key, record, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+            )
+            .run(record.id, record.sessionId, record.status, record.idempotencyKey ?? null, text, now, now)
+          return fromJsonText<RunRecord>(text)
+        })
+        .immediate(),
+    )
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    return withSqliteErrors(`read run "${id}"`, () => {
+      const row = this.#sql.get('SELECT record FROM runs WHERE id = ?').get(id) as { record: string } | undefined
+      return row === undefined ? undefined : fromJsonText<RunRecord>(row.record)
+    })
+  }
+
+  async findRunByIdempotencyKey(sessionId: string, key: string): Promise<RunRecord | undefined> {
+    return withSqliteErrors(`find the run of session "${sessionId}" with idempotency key "${key}"`, () => {
+      const row = this.#sql
+        .get('SELECT record FROM runs WHERE session_id = ? AND idempotency_key = ?')
+        .get(sessionId, key) as { record: string } | undefined
+      return row === undefined ? undefined : fromJsonText<RunRecord>(row.record)
+    })
+  }
+
+  async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
+    return withSqliteErrors(`update run "${id}"`, () =>
+      this.#database
+        .transaction(() => {
+          const row = this.#sql.get('SELECT record FROM runs WHERE id = ?').get(id) as { record: string } | undefined
+          if (row === undefined) {
+            throw new NotFoundError(`[spindle/store-sqlite] Run "${id}" does not exist; create it with createRun first`)
+          }
+          const record = fromJsonText<RunRecord>(row.record)
+          const target = record as unknown as Record<string, unknown>
+          // A key present with `undefined` clears the field (e.g. releasing a lease); an absent key leaves it.
+          for (const [key, value] of Object.entries(patch)) {
+            if (value === undefined) delete target[key]
+            else target[key] = value
+          }
+          record.updatedAt = Math.max(Date.now(), record.updatedAt)
+          const text = toJsonText(record)
+          this.#sql.get('UPDATE runs SET status = ?, record = ?, updated_at = ? WHERE id = ?').run(record.status, text, record.updatedAt, id)
+          return fromJsonText<RunRecord>(text)
+        })
+        .immediate(),
+    )
+  }
+
+  async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
+    return withSqliteErrors('list runs', () => {
+      const clauses = ['created_at < ?']
+      const parameters: unknown[] = [options.before ?? farFuture]
+      if (options.sessionId !== undefined) {
+        clauses.push('session_id = ?')
+        parameters.push(options.sessionId)
+      }
+      if (options.status !== undefined) {
+        const statuses = [options.status].flat()
+        clauses.push(`status IN (${statuses.map(() => '?').join(', ') || 'NULL'})`)
+        parameters.push(...statuses)
+      }
+      parameters.push(sqlLimit(options.limit))
+      const rows = this.#sql
+        .get(`SELECT record FROM runs WHERE ${clauses.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`)
+        .all(...parameters) as Array<{ record: string }>
+      return rows.map((row) => fromJsonText<RunRecord>(row.record))
+    })
+  }
+
+  async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
+    const rows = events.map((event) => ({ seq: event.seq, text: toJsonText(event) }))
+    withSqliteErrors(`append events to run "${runId}"`, () =>
+      this.#database
+        .transaction(() => {
+          const insert = this.#sql.get('INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING')
+          for (const row of rows) insert.run(runId, row.seq, row.text)
+        })
+        .immediate(),
+    )
+  }
+
+  async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
+    return withSqliteErrors(`list events of run "${runId}"`, () => {
+      const rows = this.#sql
+        .get('SELECT event FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?')
+        .all(runId, options.after ?? -Number.MAX_SAFE_INTEGER, sqlLimit(options.limit)) as Array<{ event: string }>
+      return rows.map((row) => fromJsonText<AgentEvent>(row.event))
+    })
+  }
+
+  #findIdByKey(sessionId: string, key: string): string | undefined {
+    const row = this.#sql.get('SELECT id FROM runs WHERE session_id = ? AND idempotency_key = ?').get(sessionId, key) as
+      | { id: string }
+      | undefined
+    return row?.id
+  }
+}

@@ -1,0 +1,233 @@
+// SQLite SessionStore: sessions plus their append-only log, gap-free seq assigned under BEGIN IMMEDIATE, fencing.
+import { randomUUID } from 'node:crypto'
+import {
+  DuplicateError,
+  NotFoundError,
+  StaleFenceError,
+  type AppendOptions,
+  type JsonObject,
+  type ListEntriesOptions,
+  type ListSessionsOptions,
+  type SessionEntry,
+  type SessionEntryInput,
+  type SessionRecord,
+  type SessionStore,
+} from '@spindle/core'
+import type BetterSqlite3 from 'better-sqlite3'
+import { withSqliteErrors } from './map-sqlite-error.js'
+import { StatementCache } from './statement-cache.js'
+import { assertKey, fromJsonText, sqlLimit, toJsonText } from './sqlite-values.js'
+
+interface SessionRow {
+  id: string
+  resource_id: string | null
+  data: string
+  last_seq: number
+  fence: number | null
+  created_at: number
+  updated_at: number
+}
+
+interface EntryRow {
+  seq: number
+  kind: 'message' | 'compaction'
+  run_id: string | null
+  body: string
+  created_at: number
+}
+
+/** Stored in `sessions.data`: the free-text fields, as JSON so that every code unit round-trips. */
+interface SessionData {
+  title?: string
+  metadata: JsonObject
+}
+
+const farPast = -Number.MAX_SAFE_INTEGER
+const farFuture = Number.MAX_SAFE_INTEGER
+
+/**
+ * Sessions and their message log in SQLite. `append` costs O(entries appended): it reads and bumps
+ * `last_seq` on the session row, never the log; `listEntries` is a range scan on `(session_id, seq)`.
+ *
+ * @example
+ * const sessions = new SqliteSessionStore(database)
+ * const session = await sessions.createSession({ title: 'demo' })
+ * await sessions.append(session.id, [{ kind: 'message', message: { role: 'user', content: 'hi' } }])
+ */
+export class SqliteSessionStore implements SessionStore {
+  readonly specificationVersion = 'v1' as const
+  readonly #database: BetterSqlite3.Database
+  readonly #sql: StatementCache
+
+  constructor(database: BetterSqlite3.Database) {
+    this.#database = database
+    this.#sql = new StatementCache(database)
+  }
+
+  async createSession(
+    input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {},
+  ): Promise<SessionRecord> {
+    const id = assertKey(input.id ?? randomUUID(), 'Session id')
+    if (input.resourceId !== undefined) assertKey(input.resourceId, 'Session resourceId')
+    const data: SessionData = { ...(input.title !== undefined && { title: input.title }), metadata: input.metadata ?? {} }
+    const dataText = toJsonText(data)
+    return withSqliteErrors(`create session "${id}"`, () => {
+      const now = Date.now()
+      const result = this.#sql
+        .get(
+          `INSERT INTO sessions (id, resource_id, data, last_seq, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)
+           ON CONFLICT (id) DO NOTHING`,
+        )
+        .run(id, input.resourceId ?? null, dataText, now, now)
+      if (result.changes === 0) {
+        throw new DuplicateError(`[spindle/store-sqlite] Session "${id}" already exists; pick another id or load it with getSession`)
+      }
+      return toRecord({ id, resource_id: input.resourceId ?? null, data: dataText, last_seq: 0, fence: null, created_at: now, updated_at: now })
+    })
+  }
+
+  async getSession(id: string): Promise<SessionRecord | undefined> {
+    return withSqliteErrors(`read session "${id}"`, () => {
+      const row = this.#sql.get('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
+      return row === undefined ? undefined : toRecord(row)
+    })
+  }
+
+  async listSessions(options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
+    return withSqliteErrors('list sessions', () => {
+      const before = options.before ?? farFuture
+      const limit = sqlLimit(options.limit)
+      const rows =
+        options.resourceId === undefined
+          ? this.#sql
+              .get('SELECT * FROM sessions WHERE updated_at < ? ORDER BY updated_at DESC, id DESC LIMIT ?')
+              .all(before, limit)
+          : this.#sql
+              .get('SELECT * FROM sessions WHERE resource_id = ? AND updated_at < ? ORDER BY updated_at DESC, id DESC LIMIT ?')
+              .all(options.resourceId, before, limit)
+      return (rows as SessionRow[]).map(toRecord)
+    })
+  }
+
+  async updateSession(id: string, patch: { title?: string; metadata?: JsonObject }): Promise<SessionRecord> {
+    return withSqliteErrors(`update session "${id}"`, () =>
+      this.#database
+        .transaction(() => {
+          const row = this.#requireRow(id)
+          const data = fromJsonText<SessionData>(row.data)
+          if (patch.title !== undefined) data.title = patch.title
+          if (patch.metadata !== undefined) data.metadata = patch.metadata
+          const updatedAt = Math.max(Date.now(), row.updated_at)
+          const dataText = toJsonText(data)
+          this.#sql.get('UPDATE sessions SET data = ?, updated_at = ? WHERE id = ?').run(dataText, updatedAt, id)
+          return toRecord({ ...row, data: dataText, updated_at: updatedAt })
+        })
+        .immediate(),
+    )
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    withSqliteErrors(`delete session "${id}"`, () =>
+      this.#database
+        .transaction(() => {
+          // Explicit, so the log goes even on a connection opened without foreign_keys.
+          this.#sql.get('DELETE FROM session_entries WHERE session_id = ?').run(id)
+          this.#sql.get('DELETE FROM sessions WHERE id = ?').run(id)
+        })
+        .immediate(),
+    )
+  }
+
+  async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
+    // Serialize before taking the write lock: a value that cannot be stored fails before anything is written.
+    const prepared = entries.map((entry) => {
+      if (entry.runId !== undefined) assertKey(entry.runId, 'Entry runId')
+      const body = entry.kind === 'message' ? toJsonText(entry.message) : toJsonText(entry.compaction)
+      return { entry, body }
+    })
+    return withSqliteErrors(`append to session "${sessionId}"`, () =>
+      this.#database
+        .transaction(() => {
+          const row = this.#sql.get('SELECT last_seq, fence, updated_at FROM sessions WHERE id = ?').get(sessionId) as
+            | Pick<SessionRow, 'last_seq' | 'fence' | 'updated_at'>
+            | undefined
+          if (row === undefined) throw missingSession(sessionId)
+          let fence = row.fence
+          if (options.fence !== undefined) {
+            if (fence !== null && options.fence < fence) {
+              throw new StaleFenceError(
+                `[spindle/store-sqlite] Append to session "${sessionId}" carries fence ${options.fence}, older than ${fence}: this writer lost its session lease; stop writing and re-acquire the session`,
+                { details: { sessionId, fence: options.fence, currentFence: fence } },
+              )
+            }
+            fence = options.fence
+          }
+          const now = Date.now()
+          const insert = this.#sql.get(
+            'INSERT INTO session_entries (session_id, seq, kind, run_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+          )
+          const appended: SessionEntry[] = prepared.map(({ entry, body }, index) => {
+            const seq = row.last_seq + index + 1
+            insert.run(sessionId, seq, entry.kind, entry.runId ?? null, body, now)
+            return toEntry(sessionId, { seq, kind: entry.kind, run_id: entry.runId ?? null, body, created_at: now })
+          })
+          const lastSeq = row.last_seq + appended.length
+          const updatedAt = appended.length > 0 ? Math.max(now, row.updated_at) : row.updated_at
+          if (appended.length > 0 || fence !== row.fence) {
+            this.#sql.get('UPDATE sessions SET last_seq = ?, fence = ?, updated_at = ? WHERE id = ?').run(lastSeq, fence, updatedAt, sessionId)
+          }
+          return appended
+        })
+        .immediate(),
+    )
+  }
+
+  async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {
+    return withSqliteErrors(`list entries of session "${sessionId}"`, () => {
+      // A range scan on the (session_id, seq) primary key, or (session_id, kind, seq) when filtering by kind.
+      const order = options.order === 'desc' ? 'DESC' : 'ASC'
+      const kindClause = options.kind === undefined ? '' : 'AND kind = ?'
+      const statement = this.#sql.get(
+        `SELECT seq, kind, run_id, body, created_at FROM session_entries
+         WHERE session_id = ? AND seq > ? AND seq < ? ${kindClause} ORDER BY seq ${order} LIMIT ?`,
+      )
+      const bounds = [sessionId, options.after ?? farPast, options.before ?? farFuture]
+      const rows = (
+        options.kind === undefined
+          ? statement.all(...bounds, sqlLimit(options.limit))
+          : statement.all(...bounds, options.kind, sqlLimit(options.limit))
+      ) as EntryRow[]
+      return rows.map((row) => toEntry(sessionId, row))
+    })
+  }
+
+  #requireRow(id: string): SessionRow {
+    const row = this.#sql.get('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
+    if (row === undefined) throw missingSession(id)
+    return row
+  }
+}
+
+function missingSession(id: string): NotFoundError {
+  return new NotFoundError(`[spindle/store-sqlite] Session "${id}" does not exist; create it with createSession first`)
+}
+
+function toRecord(row: SessionRow): SessionRecord {
+  const data = fromJsonText<SessionData>(row.data)
+  return {
+    id: row.id,
+    ...(row.resource_id !== null && { resourceId: row.resource_id }),
+    ...(data.title !== undefined && { title: data.title }),
+    metadata: data.metadata,
+    lastSeq: row.last_seq,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+function toEntry(sessionId: string, row: EntryRow): SessionEntry {
+  const base = { sessionId, seq: row.seq, createdAt: row.created_at, ...(row.run_id !== null && { runId: row.run_id }) }
+  return row.kind === 'message'
+    ? { kind: 'message', message: fromJsonText(row.body), ...base }
+    : { kind: 'compaction', compaction: fromJsonText(row.body), ...base }
+}
