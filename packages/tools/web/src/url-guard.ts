@@ -1,0 +1,123 @@
+// Vets a URL before any byte is sent: scheme and host allow-lists, then DNS resolved here
+// (every address checked) so the request can be pinned to an address that passed.
+import { lookup as dnsLookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
+import { addressInCidr, blockedAddressReason, parseIp } from './ip-address.js'
+import { WebToolError } from './web-tool-error.js'
+
+export interface ResolvedAddress {
+  address: string
+  family: number
+}
+
+/** Resolves a host name to all its addresses (default: `dns.promises.lookup(host, { all: true })`). */
+export type LookupFunction = (hostname: string) => Promise<ResolvedAddress[]>
+
+export interface UrlGuardOptions {
+  /**
+   * When set, only these hosts may be fetched: names (`example.com`), wildcards (`*.example.com`,
+   * subdomains only), IP literals or CIDRs (`127.0.0.1`, `10.0.0.0/8`, `::1`). An IP or CIDR entry also
+   * lets that internal address through the SSRF block.
+   */
+  allowHosts?: readonly string[]
+  /** Let private, loopback, link-local and other internal addresses through (default false). */
+  allowPrivateAddresses?: boolean
+  /** Default `['http:', 'https:']`. */
+  allowedSchemes?: readonly string[]
+  lookup?: LookupFunction
+}
+
+export interface VettedTarget {
+  url: URL
+  /** Host name without IPv6 brackets, as sent in Host / SNI. */
+  hostname: string
+  /** The checked address the connection is pinned to. */
+  address: string
+  family: 4 | 6
+}
+
+const defaultLookup: LookupFunction = (hostname) => dnsLookup(hostname, { all: true, verbatim: true })
+
+export function normalizeSchemes(schemes: readonly string[] | undefined): string[] {
+  return (schemes ?? ['http:', 'https:']).map((scheme) => (scheme.endsWith(':') ? scheme : `${scheme}:`).toLowerCase())
+}
+
+export function parseUrl(input: string | URL): URL {
+  try {
+    return new URL(String(input))
+  } catch (error) {
+    throw new WebToolError('web_invalid_url', `"${String(input).slice(0, 200)}" is not a valid absolute URL; pass e.g. "https://example.com/page"`, { cause: error })
+  }
+}
+
+/** Checks scheme, credentials and host allow-list, resolves DNS and checks every address. */
+export async function vetUrl(input: string | URL, options: UrlGuardOptions): Promise<VettedTarget> {
+  const url = parseUrl(input)
+  const schemes = normalizeSchemes(options.allowedSchemes)
+  if (!schemes.includes(url.protocol)) {
+    throw new WebToolError('web_scheme_not_allowed', `the scheme "${url.protocol}" is not allowed (allowed: ${schemes.join(', ')})`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new WebToolError('web_scheme_not_allowed', `only http: and https: can be fetched, not "${url.protocol}"`)
+  }
+  if (url.username || url.password) throw new WebToolError('web_invalid_url', 'URLs with embedded credentials (user:password@) are refused')
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname.replace(/\.$/, '')
+  if (!hostname) throw new WebToolError('web_invalid_url', `"${url.href}" has no host`)
+  // WHATWG parsing already turns 2130706433, 0177.0.0.1 and 0x7f.1 into 127.0.0.1; anything numeric-looking left is refused.
+  if (!isIP(hostname) && /^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+))*$/i.test(hostname)) {
+    throw new WebToolError('web_invalid_url', `"${hostname}" is not a valid host name or IP address`)
+  }
+  if (options.allowHosts && !hostAllowed(hostname, options.allowHosts)) {
+    throw new WebToolError('web_host_not_allowed', `the host "${hostname}" is not in the allow-list (${options.allowHosts.join(', ')})`)
+  }
+  const addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolve(hostname, options.lookup ?? defaultLookup)
+  for (const { address } of addresses) {
+    const reason = blockedAddressReason(address)
+    if (reason === undefined || options.allowPrivateAddresses) continue
+    if (options.allowHosts?.some((entry) => addressInCidr(address, entry))) continue
+    const via = address === hostname ? '' : ` (${hostname} resolves to it)`
+    throw new WebToolError(
+      'web_address_blocked',
+      `refused to connect to ${address}${via}: ${reason} addresses are blocked to prevent server-side request forgery; an operator can allow it with allowPrivateAddresses or by listing the address in allowHosts`,
+      { details: { hostname, address, reason } },
+    )
+  }
+  const chosen = addresses[0]
+  return { url, hostname, address: chosen.address, family: chosen.family === 6 ? 6 : 4 }
+}
+
+async function resolve(hostname: string, lookup: LookupFunction): Promise<ResolvedAddress[]> {
+  let addresses: ResolvedAddress[]
+  try {
+    addresses = await lookup(hostname)
+  } catch (error) {
+    throw new WebToolError('web_dns_failed', `could not resolve "${hostname}": ${(error as Error)?.message ?? String(error)}`, { cause: error })
+  }
+  const valid = (addresses ?? []).filter((entry) => entry && typeof entry.address === 'string' && isIP(entry.address) !== 0)
+  if (valid.length === 0 || valid.length !== (addresses ?? []).length) {
+    throw new WebToolError('web_dns_failed', `"${hostname}" did not resolve to any usable IP address`)
+  }
+  return valid.map((entry) => ({ address: entry.address, family: isIP(entry.address) }))
+}
+
+/** Host allow-list matching: exact names, `*.suffix` (subdomains), IP literals and CIDRs. */
+export function hostAllowed(hostname: string, allowHosts: readonly string[]): boolean {
+  const host = hostname.toLowerCase()
+  for (const raw of allowHosts) {
+    const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '')
+    if (isIP(host)) {
+      if (parseIp(entry) ? sameAddress(host, entry) : entry.includes('/') && addressInCidr(host, entry)) return true
+      continue
+    }
+    if (entry.startsWith('*.')) {
+      if (host.endsWith(entry.slice(1)) && host.length > entry.length - 1) return true
+    } else if (entry === host) return true
+  }
+  return false
+}
+
+function sameAddress(a: string, b: string): boolean {
+  const left = parseIp(a)
+  const right = parseIp(b)
+  return !!left && !!right && left.version === right.version && left.value === right.value
+}

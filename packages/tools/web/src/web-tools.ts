@@ -1,0 +1,14 @@
+// webTools(): both web tools with shared guard options, as a ToolSet keyed by model-facing name.
+import type { Tool } from '@spindle/core'
+import { httpFetch, type HttpFetchOptions } from './http-fetch.js'
+import { webPage, type WebPageOptions } from './web-page.js'
+
+export type WebToolsOptions = Omit<HttpFetchOptions, 'name'> & Pick<WebPageOptions, 'maxChars'>
+
+/**
+ * @example
+ * runtime.run({ input, agent: { model, tools: webTools({ allowHosts: ['*.example.com'] }) } })
+ */
+export function webTools(options: WebToolsOptions = {}): Record<string, Tool> {
+  return { http_fetch: httpFetch(options), web_page: webPage(options) }
+}
