@@ -2,4 +2,9 @@
 import { memoryStores } from '@spindle/core'
 import { describeStores } from '../index.js'
 
-describeStores('memory', { create: () => memoryStores() })
+describeStores('memory', {
+  create: () => memoryStores(),
+  // Memory stores have no connections; the same instance stands in for a second one, so the
+  // interleaved-append check still runs (and must pass) against a correct store.
+  createSecondConnection: async (stores) => stores,
+})

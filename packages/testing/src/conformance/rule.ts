@@ -16,7 +16,7 @@ export async function rule<T>(id: string, fix: string, check: () => T | Promise<
   } catch (error) {
     if (error instanceof ConformanceError) throw error
     const reason = error instanceof Error ? error.message : String(error)
-    throw new ConformanceError(`Conformance rule "${id}" is broken.\nHow to fix: ${fix}\nWhat failed: ${reason}`, {
+    throw new ConformanceError(`[spindle/testing] Conformance rule "${id}" is broken.\nHow to fix: ${fix}\nWhat failed: ${reason}`, {
       cause: error,
       details: { rule: id },
     })
