@@ -1,0 +1,12 @@
+// Public entry of @spindle/store-postgres.
+export { postgresStores, type PostgresStores, type PostgresStoresOptions } from './postgres-stores.js'
+export { PostgresSessionStore } from './postgres-session-store.js'
+export { PostgresRunStore } from './postgres-run-store.js'
+export { PostgresExecutionStore } from './postgres-execution-store.js'
+export { PostgresSnapshotStore } from './postgres-snapshot-store.js'
+export { PostgresEmbeddingStore } from './postgres-embedding-store.js'
+export { PostgresArtifactStore } from './postgres-artifact-store.js'
+export { isRetryablePostgresError, mapPostgresError, sqlState } from './map-postgres-error.js'
+export { latestSchemaVersion, runMigrations } from './migrations.js'
+export type { PgvectorSupport, VectorSearchMode } from './pgvector.js'
+export { poolDatabase, type SqlDatabase, type SqlExecutor, type SqlResult } from './sql-database.js'

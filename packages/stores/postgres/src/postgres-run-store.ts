@@ -1,0 +1,199 @@
+// RunStore on PostgreSQL: run records with a unique (session, idempotency key), and an event log idempotent on (run, seq).
+import { type AgentEvent, type JsonObject, type ListRunsOptions, type NewRun, NotFoundError, type RunPatch, type RunRecord, type RunStore } from '@spindle/core'
+import { mapPostgresError } from './map-postgres-error.js'
+import type { SqlDatabase } from './sql-database.js'
+
+interface RunRow {
+  id: string
+  session_id: string
+  status: RunRecord['status']
+  step: number
+  finish_reason: RunRecord['finishReason'] | null
+  usage: RunRecord['usage']
+  error: RunRecord['error'] | null
+  idempotency_key: string | null
+  request: JsonObject
+  lease_owner: string | null
+  lease_expires_at: string | number | null
+  metadata: JsonObject
+  created_at: string | number
+  updated_at: string | number
+  started_at: string | number | null
+  finished_at: string | number | null
+}
+
+/** Patch keys and the columns they write; a key present with `undefined` clears the column. */
+const patchColumns = {
+  status: 'status',
+  step: 'step',
+  finishReason: 'finish_reason',
+  usage: 'usage',
+  error: 'error',
+  metadata: 'metadata',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+} as const satisfies Partial<Record<keyof RunPatch, string>>
+
+const jsonColumns = new Set(['usage', 'error', 'metadata'])
+
+/** NOT NULL columns: clearing them (a key present with `undefined`) resets them to their default. */
+const notNullDefaults: Record<string, string | undefined> = {
+  status: 'status',
+  step: '0',
+  usage: `'{"inputTokens":0,"outputTokens":0}'::jsonb`,
+  metadata: `'{}'::jsonb`,
+}
+
+/**
+ * @example
+ * const runs = new PostgresRunStore(poolDatabase(pool), '"spindle"')
+ * await runs.createRun({ id: 'run-1', sessionId: 's-1', request: { input: 'hi' } })
+ */
+export class PostgresRunStore implements RunStore {
+  readonly specificationVersion = 'v1' as const
+  readonly #database: SqlDatabase
+  readonly #s: string
+
+  constructor(database: SqlDatabase, schema: string) {
+    this.#database = database
+    this.#s = schema
+  }
+
+  async createRun(run: NewRun): Promise<RunRecord> {
+    const now = Date.now()
+    try {
+      const { rows } = await this.#database.query<RunRow>(
+        `INSERT INTO ${this.#s}.runs (id, session_id, status, step, usage, idempotency_key, request, metadata, created_at, updated_at)
+         VALUES ($1, $2, $3, 0, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, $8) RETURNING *`,
+        [
+          run.id,
+          run.sessionId,
+          run.status ?? 'queued',
+          JSON.stringify({ inputTokens: 0, outputTokens: 0 }),
+          run.idempotencyKey ?? null,
+          JSON.stringify(run.request),
+          JSON.stringify(run.metadata ?? {}),
+          now,
+        ],
+      )
+      return toRun(rows[0]!)
+    } catch (error) {
+      throw mapPostgresError(
+        error,
+        run.idempotencyKey === undefined
+          ? `creating run "${run.id}"`
+          : `creating run "${run.id}" (session "${run.sessionId}", idempotency key "${run.idempotencyKey}"; load an existing one with findRunByIdempotencyKey)`,
+      )
+    }
+  }
+
+  async getRun(id: string): Promise<RunRecord | undefined> {
+    try {
+      const { rows } = await this.#database.query<RunRow>(`SELECT * FROM ${this.#s}.runs WHERE id = $1`, [id])
+      return rows[0] === undefined ? undefined : toRun(rows[0])
+    } catch (error) {
+      throw mapPostgresError(error, `reading run "${id}"`)
+    }
+  }
+
+  async findRunByIdempotencyKey(sessionId: string, key: string): Promise<RunRecord | undefined> {
+    try {
+      const { rows } = await this.#database.query<RunRow>(`SELECT * FROM ${this.#s}.runs WHERE session_id = $1 AND idempotency_key = $2`, [sessionId, key])
+      return rows[0] === undefined ? undefined : toRun(rows[0])
+    } catch (error) {
+      throw mapPostgresError(error, `finding the run of idempotency key "${key}"`)
+    }
+  }
+
+  async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
+    const assignments: string[] = []
+    const values: unknown[] = [id, Date.now()]
+    for (const [key, column] of Object.entries(patchColumns)) {
+      if (!Object.hasOwn(patch, key)) continue
+      const value = (patch as Record<string, unknown>)[key]
+      const json = jsonColumns.has(column)
+      values.push(value === undefined ? null : json ? JSON.stringify(value) : value)
+      const parameter = `$${values.length}${json ? '::jsonb' : ''}`
+      const fallback = notNullDefaults[column]
+      assignments.push(`${column} = ${fallback === undefined ? parameter : `COALESCE(${parameter}, ${fallback})`}`)
+    }
+    if (Object.hasOwn(patch, 'lease')) {
+      values.push(patch.lease?.owner ?? null, patch.lease?.expiresAt ?? null)
+      assignments.push(`lease_owner = $${values.length - 1}`, `lease_expires_at = $${values.length}`)
+    }
+    assignments.push('updated_at = GREATEST(updated_at, $2)')
+    let rows: RunRow[]
+    try {
+      ;({ rows } = await this.#database.query<RunRow>(`UPDATE ${this.#s}.runs SET ${assignments.join(', ')} WHERE id = $1 RETURNING *`, values))
+    } catch (error) {
+      throw mapPostgresError(error, `updating run "${id}"`)
+    }
+    if (rows[0] === undefined) throw new NotFoundError(`[spindle/store-postgres] run "${id}" does not exist; create it with createRun first`)
+    return toRun(rows[0])
+  }
+
+  async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
+    const statuses = options.status === undefined ? null : [options.status].flat()
+    try {
+      const { rows } = await this.#database.query<RunRow>(
+        `SELECT * FROM ${this.#s}.runs
+         WHERE ($1::text IS NULL OR session_id = $1) AND ($2::text[] IS NULL OR status = ANY($2::text[])) AND ($3::bigint IS NULL OR created_at < $3)
+         ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $4`,
+        [options.sessionId ?? null, statuses, options.before ?? null, options.limit === undefined ? null : Math.max(0, options.limit)],
+      )
+      return rows.map(toRun)
+    } catch (error) {
+      throw mapPostgresError(error, 'listing runs')
+    }
+  }
+
+  async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
+    if (events.length === 0) return
+    try {
+      await this.#database.query(
+        `INSERT INTO ${this.#s}.run_events (run_id, seq, event)
+         SELECT $1, (e.value->>'seq')::bigint, e.value FROM jsonb_array_elements($2::jsonb) AS e
+         ON CONFLICT (run_id, seq) DO NOTHING`,
+        [runId, JSON.stringify(events)],
+      )
+    } catch (error) {
+      throw mapPostgresError(error, `appending events of run "${runId}"`)
+    }
+  }
+
+  async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
+    try {
+      const { rows } = await this.#database.query<{ event: AgentEvent }>(
+        `SELECT event FROM ${this.#s}.run_events WHERE run_id = $1 AND ($2::bigint IS NULL OR seq > $2) ORDER BY seq LIMIT $3`,
+        [runId, options.after ?? null, options.limit === undefined ? null : Math.max(0, options.limit)],
+      )
+      return rows.map((row) => row.event)
+    } catch (error) {
+      throw mapPostgresError(error, `listing events of run "${runId}"`)
+    }
+  }
+}
+
+function optional(value: string | number | null): number | undefined {
+  return value === null ? undefined : Number(value)
+}
+
+function toRun(row: RunRow): RunRecord {
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    status: row.status,
+    step: Number(row.step),
+    ...(row.finish_reason !== null && { finishReason: row.finish_reason }),
+    usage: row.usage,
+    ...(row.error !== null && { error: row.error }),
+    ...(row.idempotency_key !== null && { idempotencyKey: row.idempotency_key }),
+    request: row.request,
+    ...(row.lease_owner !== null && row.lease_expires_at !== null && { lease: { owner: row.lease_owner, expiresAt: Number(row.lease_expires_at) } }),
+    metadata: row.metadata,
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    ...(row.started_at !== null && { startedAt: optional(row.started_at) }),
+    ...(row.finished_at !== null && { finishedAt: optional(row.finished_at) }),
+  }
+}

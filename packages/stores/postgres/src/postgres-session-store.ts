@@ -1,0 +1,199 @@
+// SessionStore on PostgreSQL: gap-free per-session seq from `UPDATE … RETURNING last_seq`, fencing in the same statement.
+import { randomUUID } from 'node:crypto'
+import {
+  type AppendOptions,
+  type JsonObject,
+  type ListEntriesOptions,
+  type ListSessionsOptions,
+  NotFoundError,
+  type SessionEntry,
+  type SessionEntryInput,
+  type SessionRecord,
+  type SessionStore,
+  StaleFenceError,
+} from '@spindle/core'
+import { mapPostgresError } from './map-postgres-error.js'
+import type { SqlDatabase } from './sql-database.js'
+
+interface SessionRow {
+  id: string
+  resource_id: string | null
+  title: string | null
+  metadata: JsonObject
+  last_seq: string | number
+  created_at: string | number
+  updated_at: string | number
+}
+
+interface EntryRow {
+  session_id: string
+  seq: string | number
+  kind: 'message' | 'compaction'
+  body: unknown
+  run_id: string | null
+  created_at: string | number
+}
+
+/**
+ * @example
+ * const sessions = new PostgresSessionStore(poolDatabase(pool), '"spindle"')
+ * const session = await sessions.createSession({ title: 'demo' })
+ */
+export class PostgresSessionStore implements SessionStore {
+  readonly specificationVersion = 'v1' as const
+  readonly #database: SqlDatabase
+  readonly #s: string
+
+  /** `schema` is already quoted. */
+  constructor(database: SqlDatabase, schema: string) {
+    this.#database = database
+    this.#s = schema
+  }
+
+  async createSession(input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {}): Promise<SessionRecord> {
+    const id = input.id ?? randomUUID()
+    const now = Date.now()
+    try {
+      const { rows } = await this.#database.query<SessionRow>(
+        `INSERT INTO ${this.#s}.sessions (id, resource_id, title, metadata, created_at, updated_at) VALUES ($1, $2, $3, $4::jsonb, $5, $5) RETURNING *`,
+        [id, input.resourceId ?? null, input.title ?? null, JSON.stringify(input.metadata ?? {}), now],
+      )
+      return toSession(rows[0]!)
+    } catch (error) {
+      throw mapPostgresError(error, `creating session "${id}"`)
+    }
+  }
+
+  async getSession(id: string): Promise<SessionRecord | undefined> {
+    try {
+      const { rows } = await this.#database.query<SessionRow>(`SELECT * FROM ${this.#s}.sessions WHERE id = $1`, [id])
+      return rows[0] === undefined ? undefined : toSession(rows[0])
+    } catch (error) {
+      throw mapPostgresError(error, `reading session "${id}"`)
+    }
+  }
+
+  async listSessions(options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
+    try {
+      const { rows } = await this.#database.query<SessionRow>(
+        `SELECT * FROM ${this.#s}.sessions
+         WHERE ($1::text IS NULL OR resource_id = $1) AND ($2::bigint IS NULL OR updated_at < $2)
+         ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $3`,
+        [options.resourceId ?? null, options.before ?? null, options.limit === undefined ? null : Math.max(0, options.limit)],
+      )
+      return rows.map(toSession)
+    } catch (error) {
+      throw mapPostgresError(error, 'listing sessions')
+    }
+  }
+
+  async updateSession(id: string, patch: { title?: string; metadata?: JsonObject }): Promise<SessionRecord> {
+    let rows: SessionRow[]
+    try {
+      ;({ rows } = await this.#database.query<SessionRow>(
+        `UPDATE ${this.#s}.sessions SET
+           title = CASE WHEN $2::boolean THEN $3 ELSE title END,
+           metadata = COALESCE($4::jsonb, metadata),
+           updated_at = GREATEST(updated_at, $5)
+         WHERE id = $1 RETURNING *`,
+        [id, patch.title !== undefined, patch.title ?? null, patch.metadata === undefined ? null : JSON.stringify(patch.metadata), Date.now()],
+      ))
+    } catch (error) {
+      throw mapPostgresError(error, `updating session "${id}"`)
+    }
+    if (rows[0] === undefined) throw missingSession(id)
+    return toSession(rows[0])
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    try {
+      await this.#database.query(`DELETE FROM ${this.#s}.sessions WHERE id = $1`, [id])
+    } catch (error) {
+      throw mapPostgresError(error, `deleting session "${id}"`)
+    }
+  }
+
+  async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
+    const now = Date.now()
+    const payload = JSON.stringify(
+      entries.map((entry) => ({
+        kind: entry.kind,
+        body: entry.kind === 'message' ? entry.message : entry.compaction,
+        run_id: entry.runId ?? null,
+      })),
+    )
+    const fence = options.fence ?? null
+    try {
+      return await this.#database.transaction(async (transaction) => {
+        // One statement reserves the seq range, checks and records the fence, under the session row's lock.
+        const { rows } = await transaction.query<{ last_seq: string | number }>(
+          `UPDATE ${this.#s}.sessions SET
+             last_seq = last_seq + $2,
+             updated_at = CASE WHEN $2 > 0 THEN GREATEST(updated_at, $3) ELSE updated_at END,
+             fence = COALESCE($4::bigint, fence)
+           WHERE id = $1 AND ($4::bigint IS NULL OR fence IS NULL OR fence <= $4::bigint)
+           RETURNING last_seq`,
+          [sessionId, entries.length, now, fence],
+        )
+        if (rows[0] === undefined) {
+          const { rows: current } = await transaction.query<{ fence: string | null }>(`SELECT fence FROM ${this.#s}.sessions WHERE id = $1`, [sessionId])
+          if (current[0] === undefined) throw missingSession(sessionId)
+          throw new StaleFenceError(
+            `[spindle/store-postgres] append to session "${sessionId}" carries fence ${fence}, older than ${current[0].fence}: this writer lost its session lease; stop writing and re-acquire the session`,
+            { details: { sessionId, fence, current: Number(current[0].fence) } },
+          )
+        }
+        if (entries.length === 0) return []
+        const first = Number(rows[0].last_seq) - entries.length + 1
+        const inserted = await transaction.query<EntryRow>(
+          `INSERT INTO ${this.#s}.session_entries (session_id, seq, kind, body, run_id, created_at)
+           SELECT $1, $2::bigint + e.ordinality - 1, e.value->>'kind', e.value->'body', e.value->>'run_id', $4
+           FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e
+           RETURNING *`,
+          [sessionId, first, payload, now],
+        )
+        return inserted.rows.map(toEntry).sort((a, b) => a.seq - b.seq)
+      })
+    } catch (error) {
+      throw mapPostgresError(error, `appending to session "${sessionId}"`)
+    }
+  }
+
+  async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {
+    const direction = options.order === 'desc' ? 'DESC' : 'ASC'
+    try {
+      const { rows } = await this.#database.query<EntryRow>(
+        `SELECT * FROM ${this.#s}.session_entries
+         WHERE session_id = $1 AND ($2::bigint IS NULL OR seq > $2) AND ($3::bigint IS NULL OR seq < $3) AND ($4::text IS NULL OR kind = $4)
+         ORDER BY seq ${direction} LIMIT $5`,
+        [sessionId, options.after ?? null, options.before ?? null, options.kind ?? null, options.limit === undefined ? null : Math.max(0, options.limit)],
+      )
+      return rows.map(toEntry)
+    } catch (error) {
+      throw mapPostgresError(error, `listing entries of session "${sessionId}"`)
+    }
+  }
+}
+
+function missingSession(id: string): NotFoundError {
+  return new NotFoundError(`[spindle/store-postgres] session "${id}" does not exist; create it with createSession first`)
+}
+
+function toSession(row: SessionRow): SessionRecord {
+  return {
+    id: row.id,
+    ...(row.resource_id !== null && { resourceId: row.resource_id }),
+    ...(row.title !== null && { title: row.title }),
+    metadata: row.metadata,
+    lastSeq: Number(row.last_seq),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+  }
+}
+
+function toEntry(row: EntryRow): SessionEntry {
+  const base = { sessionId: row.session_id, seq: Number(row.seq), createdAt: Number(row.created_at), ...(row.run_id !== null && { runId: row.run_id }) }
+  return row.kind === 'message'
+    ? ({ kind: 'message', message: row.body, ...base } as SessionEntry)
+    : ({ kind: 'compaction', compaction: row.body, ...base } as SessionEntry)
+}
