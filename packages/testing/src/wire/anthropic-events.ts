@@ -29,14 +29,20 @@ export interface AnthropicWireUsage {
   output_tokens?: number
   cache_read_input_tokens?: number
   cache_creation_input_tokens?: number
+  /** Sent as `output_tokens_details.thinking_tokens` in `message_delta`. */
+  thinking_tokens?: number
 }
 
+/** Text given as an array is sent as exactly those deltas; a string is split every `chunkSize` characters. */
 export type AnthropicScriptedBlock =
-  | { type: 'text'; text: string }
-  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'text'; text: string | string[] }
+  | { type: 'thinking'; thinking: string | string[]; signature: string }
   | { type: 'redacted_thinking'; data: string }
-  /** `input` is serialized to JSON; a string is sent verbatim as the partial JSON (to script invalid or cut-off input). */
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  /**
+   * `input` is serialized to JSON; a string is sent verbatim as the partial JSON (to script invalid or
+   * cut-off input); `inputChunks` gives the exact `partial_json` deltas instead.
+   */
+  | { type: 'tool_use'; id: string; name: string; input?: unknown; inputChunks?: string[] }
 
 export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded'
 
@@ -100,6 +106,7 @@ export function anthropicStreamEvents(turn: AnthropicScriptedTurn): AnthropicWir
         cache_creation_input_tokens: cacheCreation,
         cache_read_input_tokens: cacheRead,
         output_tokens: outputTokens,
+        ...(usage.thinking_tokens !== undefined ? { output_tokens_details: { thinking_tokens: usage.thinking_tokens } } : {}),
       },
     },
   })
@@ -119,11 +126,11 @@ function blockEvents(block: AnthropicScriptedBlock, index: number, chunkSize: nu
   const stop: AnthropicWireEvent = { event: 'content_block_stop', data: { type: 'content_block_stop', index } }
   switch (block.type) {
     case 'text':
-      return [start({ type: 'text', text: '', citations: null }), ...chunk(block.text, chunkSize).map((text) => delta({ type: 'text_delta', text })), stop]
+      return [start({ type: 'text', text: '' }), ...pieces(block.text, chunkSize).map((text) => delta({ type: 'text_delta', text })), stop]
     case 'thinking':
       return [
         start({ type: 'thinking', thinking: '', signature: '' }),
-        ...chunk(block.thinking, chunkSize).map((thinking) => delta({ type: 'thinking_delta', thinking })),
+        ...pieces(block.thinking, chunkSize).map((thinking) => delta({ type: 'thinking_delta', thinking })),
         delta({ type: 'signature_delta', signature: block.signature }),
         stop,
       ]
@@ -131,11 +138,12 @@ function blockEvents(block: AnthropicScriptedBlock, index: number, chunkSize: nu
       return [start({ type: 'redacted_thinking', data: block.data }), stop]
     case 'tool_use': {
       const json = typeof block.input === 'string' ? block.input : JSON.stringify(block.input ?? {})
+      const partials = block.inputChunks ?? chunk(json, chunkSize)
       // The real API opens every tool_use block with an empty partial_json delta.
       return [
         start({ type: 'tool_use', id: block.id, name: block.name, input: {} }),
         delta({ type: 'input_json_delta', partial_json: '' }),
-        ...chunk(json, chunkSize).map((partial) => delta({ type: 'input_json_delta', partial_json: partial })),
+        ...partials.map((partial) => delta({ type: 'input_json_delta', partial_json: partial })),
         stop,
       ]
     }
@@ -165,6 +173,10 @@ function defaultMessage(type: AnthropicErrorType): string {
     default:
       return type.replace(/_/g, ' ')
   }
+}
+
+function pieces(text: string | string[], size: number): string[] {
+  return Array.isArray(text) ? text : chunk(text, size)
 }
 
 function chunk(text: string, size: number): string[] {

@@ -1,0 +1,182 @@
+// The Messages API as a Spindle LanguageModel: request building, stream mapping, retries before
+// the first part, first-chunk and idle timeouts, and abort, around the official SDK client.
+import Anthropic from '@anthropic-ai/sdk'
+import {
+  AbortedError,
+  ProviderError,
+  StreamInterruptedError,
+  type LanguageModel,
+  type ModelCallOptions,
+  type ModelCapabilities,
+  type ModelRequest,
+  type StreamPart,
+} from '@spindle/core'
+import { buildMessagesRequest } from './build-request.js'
+import { mapAnthropicError, redactSecret } from './map-error.js'
+import { AnthropicStreamMapper } from './map-stream.js'
+import { retryDelayMs, sleep, type RetryOptions } from './retry-policy.js'
+
+export interface AnthropicModelSettings {
+  /** Provider name reported by the model and its errors (default `anthropic`). */
+  provider: string
+  /** Returns the SDK client; throws a ConfigurationError when no API key is available. */
+  client: () => Anthropic
+  /** The key in use, only to redact it from error messages. */
+  apiKey: () => string | undefined
+  retry: RetryOptions
+  /** Longest wait for the first stream event, request included. */
+  firstChunkTimeoutMs: number
+  /** Longest silence between two stream events (pings are not seen through the SDK). */
+  idleTimeoutMs: number
+  capabilities: ModelCapabilities
+}
+
+type TimeoutKind = 'first-chunk' | 'idle'
+
+/**
+ * @example
+ * for await (const part of anthropic('claude-sonnet-5').stream({ messages })) if (part.type === 'text-delta') write(part.delta)
+ */
+export class AnthropicMessagesModel implements LanguageModel {
+  readonly specificationVersion = 'v1' as const
+  readonly provider: string
+  readonly modelId: string
+  readonly capabilities: ModelCapabilities
+  readonly #settings: AnthropicModelSettings
+
+  constructor(modelId: string, settings: AnthropicModelSettings) {
+    this.modelId = modelId
+    this.provider = settings.provider
+    this.capabilities = settings.capabilities
+    this.#settings = settings
+  }
+
+  stream(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<StreamPart> {
+    return this.#stream(request, options)
+  }
+
+  async *#stream(request: ModelRequest, options: ModelCallOptions): AsyncGenerator<StreamPart> {
+    const { body, jsonToolName } = buildMessagesRequest(this.modelId, this.capabilities, request)
+    const client = this.#settings.client()
+    const signal = options.signal
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw aborted()
+      let yielded = false
+      let held: StreamPart | undefined
+      try {
+        for await (const part of this.#attempt(client, body, jsonToolName, options)) {
+          // Metadata is held back until real output, so a retried attempt never shows two responses.
+          if (!yielded && part.type === 'response-metadata') {
+            held = part
+            continue
+          }
+          if (held) yield held
+          held = undefined
+          yielded = true
+          yield part
+        }
+        return
+      } catch (raw) {
+        if (signal?.aborted) throw aborted()
+        const error = this.#mapError(raw)
+        if (error instanceof AbortedError) throw error
+        if (yielded) {
+          yield { type: 'error', error }
+          return
+        }
+        const delay = retryDelayMs(attempt, error, this.#settings.retry)
+        if (delay === undefined) throw error
+        await sleep(delay, signal)
+      }
+    }
+  }
+
+  async *#attempt(
+    client: Anthropic,
+    body: ReturnType<typeof buildMessagesRequest>['body'],
+    jsonToolName: string | undefined,
+    options: ModelCallOptions,
+  ): AsyncGenerator<StreamPart> {
+    const controller = new AbortController()
+    const signal = options.signal
+    const onAbort = () => controller.abort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    let timedOut: TimeoutKind | undefined
+    let timer: NodeJS.Timeout | undefined
+    const arm = (kind: TimeoutKind, ms: number) => {
+      clearTimeout(timer)
+      timer = setTimeout(() => {
+        timedOut = kind
+        controller.abort()
+      }, ms)
+    }
+    const mapper = new AnthropicStreamMapper({ jsonToolName })
+    let iterator: AsyncIterator<Anthropic.Messages.RawMessageStreamEvent> | undefined
+    try {
+      arm('first-chunk', this.#settings.firstChunkTimeoutMs)
+      let stream: AsyncIterable<Anthropic.Messages.RawMessageStreamEvent>
+      try {
+        stream = await client.messages.create(body, { signal: controller.signal, ...(options.headers ? { headers: options.headers } : {}) })
+      } catch (error) {
+        throw this.#interruption(error, timedOut, signal, false)
+      }
+      iterator = stream[Symbol.asyncIterator]()
+      for (;;) {
+        let next: IteratorResult<Anthropic.Messages.RawMessageStreamEvent>
+        try {
+          next = await iterator.next()
+        } catch (error) {
+          throw this.#interruption(error, timedOut, signal, true)
+        }
+        if (next.done) break
+        arm('idle', this.#settings.idleTimeoutMs)
+        for (const part of mapper.map(next.value)) yield part
+      }
+      // The SDK ends the iteration quietly when its request is aborted.
+      if (timedOut || signal?.aborted) throw this.#interruption(undefined, timedOut, signal, true)
+      if (!mapper.finished) {
+        const open = mapper.openToolCalls()
+        throw new StreamInterruptedError(
+          `[spindle/anthropic] the stream ended before message_stop${open.length ? `; tool call(s) ${open.join(', ')} were cut off and must not run` : ''}. The answer is incomplete: retry the request.`,
+          { provider: this.provider, details: { openToolCalls: open } },
+        )
+      }
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      if (!mapper.finished) controller.abort()
+    }
+  }
+
+  /** Explains why a request or stream stopped: our timeout, the caller's abort, or the transport. */
+  #interruption(error: unknown, timedOut: TimeoutKind | undefined, signal: AbortSignal | undefined, streaming: boolean): unknown {
+    if (timedOut === 'first-chunk') {
+      return new ProviderError(
+        `[spindle/anthropic] no response within ${this.#settings.firstChunkTimeoutMs} ms (firstChunkTimeoutMs); the API is slow or unreachable`,
+        { provider: this.provider, isRetryable: true, details: { reason: 'first_chunk_timeout' } },
+      )
+    }
+    if (timedOut === 'idle') {
+      return new StreamInterruptedError(
+        `[spindle/anthropic] the stream was silent for ${this.#settings.idleTimeoutMs} ms (idleTimeoutMs) and was abandoned; retry the request`,
+        { provider: this.provider, details: { reason: 'idle_timeout' } },
+      )
+    }
+    if (signal?.aborted) return aborted()
+    if (streaming && !(error instanceof Anthropic.APIError)) {
+      const text = error instanceof Error ? error.message : String(error)
+      return new StreamInterruptedError(`[spindle/anthropic] the connection failed mid-stream: ${redactSecret(text, this.#settings.apiKey())}`, {
+        provider: this.provider,
+      })
+    }
+    return error
+  }
+
+  #mapError(error: unknown) {
+    return mapAnthropicError(error, { provider: this.provider, apiKey: this.#settings.apiKey() })
+  }
+}
+
+function aborted(): AbortedError {
+  return new AbortedError('[spindle/anthropic] the request was aborted')
+}

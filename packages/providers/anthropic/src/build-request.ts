@@ -1,0 +1,85 @@
+// A Spindle ModelRequest → the body of a streaming `POST /v1/messages`.
+import type Anthropic from '@anthropic-ai/sdk'
+import type { ModelCapabilities, ModelRequest } from '@spindle/core'
+import { parseAnthropicRequestOptions } from './anthropic-provider-options.js'
+import { convertMessages } from './convert-messages.js'
+
+type Body = Anthropic.Messages.MessageCreateParamsStreaming
+
+/** When structured output is enforced with a forced tool, the tool's name (its input is the answer). */
+export interface BuiltRequest {
+  body: Body
+  jsonToolName: string | undefined
+}
+
+const ephemeral = { type: 'ephemeral' } as const
+
+/**
+ * Builds the request body. `max_tokens` defaults to the model's output limit (raised above the
+ * thinking budget when needed); with extended thinking on, `temperature`/`top_p`/`top_k` are
+ * omitted because the API rejects them.
+ */
+export function buildMessagesRequest(modelId: string, capabilities: ModelCapabilities, request: ModelRequest): BuiltRequest {
+  const options = parseAnthropicRequestOptions(request.providerOptions?.anthropic)
+  const cache = options.cacheControl ?? true
+  const { system, messages } = convertMessages(request.messages)
+  if (cache && system.length > 0) system[system.length - 1] = { ...system[system.length - 1]!, cache_control: ephemeral }
+
+  const thinking = options.thinking
+  const thinkingOn = thinking !== undefined && thinking.type !== 'disabled'
+  const budget = thinking?.type === 'enabled' ? thinking.budget_tokens : 0
+  let maxTokens = request.maxOutputTokens ?? capabilities.maxOutputTokens
+  if (budget > 0 && maxTokens <= budget) maxTokens = budget + Math.min(capabilities.maxOutputTokens, 4_096)
+
+  const tools: Anthropic.Messages.Tool[] = (request.tools ?? []).map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema as Anthropic.Messages.Tool.InputSchema,
+  }))
+  let toolChoice: Anthropic.Messages.ToolChoice | undefined = mapToolChoice(request.toolChoice)
+  let jsonToolName: string | undefined
+  let outputConfig: Anthropic.Messages.OutputConfig | undefined
+
+  if (request.responseFormat) {
+    if ((options.structuredOutput ?? 'output-format') === 'tool') {
+      jsonToolName = request.responseFormat.name ?? 'json_response'
+      tools.push({
+        name: jsonToolName,
+        description: 'Respond with the final answer by calling this tool; its input is the answer.',
+        input_schema: request.responseFormat.schema as Anthropic.Messages.Tool.InputSchema,
+      })
+      toolChoice = { type: 'tool', name: jsonToolName }
+    } else {
+      outputConfig = { format: { type: 'json_schema', schema: request.responseFormat.schema as Record<string, unknown> } }
+    }
+  }
+  if (toolChoice && options.disableParallelToolUse && toolChoice.type !== 'none') toolChoice = { ...toolChoice, disable_parallel_tool_use: true }
+  else if (!toolChoice && options.disableParallelToolUse && tools.length > 0) toolChoice = { type: 'auto', disable_parallel_tool_use: true }
+  if (cache && tools.length > 0) tools[tools.length - 1] = { ...tools[tools.length - 1]!, cache_control: ephemeral }
+
+  const body: Body = {
+    model: modelId,
+    max_tokens: maxTokens,
+    messages,
+    stream: true,
+    ...(system.length > 0 ? { system } : {}),
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(toolChoice && tools.length > 0 ? { tool_choice: toolChoice } : {}),
+    ...(request.stopSequences?.length ? { stop_sequences: request.stopSequences } : {}),
+    ...(!thinkingOn && request.temperature !== undefined ? { temperature: request.temperature } : {}),
+    ...(!thinkingOn && request.topP !== undefined ? { top_p: request.topP } : {}),
+    ...(!thinkingOn && options.topK !== undefined ? { top_k: options.topK } : {}),
+    ...(thinking ? { thinking: thinking as Anthropic.Messages.ThinkingConfigParam } : {}),
+    ...(outputConfig ? { output_config: outputConfig } : {}),
+    ...(options.userId ? { metadata: { user_id: options.userId } } : {}),
+  }
+  return { body, jsonToolName }
+}
+
+function mapToolChoice(choice: ModelRequest['toolChoice']): Anthropic.Messages.ToolChoice | undefined {
+  if (choice === undefined) return undefined
+  if (choice === 'auto') return { type: 'auto' }
+  if (choice === 'none') return { type: 'none' }
+  if (choice === 'required') return { type: 'any' }
+  return { type: 'tool', name: choice.name }
+}
