@@ -28,6 +28,8 @@ interface Flaws {
   shared?: boolean
   /** Ignores the fencing token. */
   noFencing?: boolean
+  /** Keeps the highest fence in this process only, not with the session data. */
+  fenceInProcess?: boolean
 }
 
 type SessionState = { record: SessionRecord; entries: Map<string, SessionEntry>; fence?: number }
@@ -37,8 +39,16 @@ const leakedSessions = new Map<string, SessionState>()
 class FlawedSessionStore implements SessionStore {
   readonly specificationVersion = 'v1' as const
   readonly #sessions: Map<string, SessionState>
-  constructor(private readonly flaws: Flaws) {
-    this.#sessions = flaws.shared ? leakedSessions : new Map()
+  readonly #fences = new Map<string, number>()
+  constructor(
+    private readonly flaws: Flaws,
+    data?: Map<string, SessionState>,
+  ) {
+    this.#sessions = data ?? (flaws.shared ? leakedSessions : new Map())
+  }
+  /** Another handle on the same data, as a second database connection would be. */
+  connect(): FlawedSessionStore {
+    return new FlawedSessionStore(this.flaws, this.#sessions)
   }
   async createSession(input: { id?: string; title?: string; resourceId?: string; metadata?: SessionRecord['metadata'] } = {}) {
     const id = input.id ?? crypto.randomUUID()
@@ -65,8 +75,10 @@ class FlawedSessionStore implements SessionStore {
     const state = this.#sessions.get(sessionId)
     if (state === undefined) throw new NotFoundError(sessionId)
     if (!this.flaws.noFencing && options.fence !== undefined) {
-      if (state.fence !== undefined && options.fence < state.fence) throw new StaleFenceError('stale')
-      state.fence = options.fence
+      const highest = this.flaws.fenceInProcess ? this.#fences.get(sessionId) : state.fence
+      if (highest !== undefined && options.fence < highest) throw new StaleFenceError('stale')
+      if (this.flaws.fenceInProcess) this.#fences.set(sessionId, options.fence)
+      else state.fence = options.fence
     }
     const lastSeq = state.record.lastSeq
     if (this.flaws.racyAppend) await new Promise((resolve) => setImmediate(resolve))
@@ -141,6 +153,15 @@ describe('conformance checks against broken stores', () => {
     const error = await failure(sessionStoreRules['session.append.fencing'], () => new FlawedSessionStore({ noFencing: true }))
     expectRule(error, 'session.fence.rejects-stale', /StaleFenceError/)
     expect((error.cause as Error).message).toMatch(/stale_fence/)
+  })
+
+  it('a fence kept in process memory breaks session.fence.two-connections', async () => {
+    const check = sessionStoreRules['session.fence.two-connections']
+    const options = { create: () => new FlawedSessionStore({ fenceInProcess: true }), createSecondConnection: async (store: FlawedSessionStore) => store.connect() }
+    const error = await runCheck(check, options, (store: FlawedSessionStore) => store).then(() => undefined, (caught: unknown) => caught)
+    expect(error).toBeInstanceOf(ConformanceError)
+    expectRule(error as ConformanceError, 'session.fence.two-connections', /not in process memory/)
+    await runCheck(check, { ...options, create: () => new FlawedSessionStore({}) }, (store: FlawedSessionStore) => store)
   })
 
   it('an artifact store that ignores ranges breaks artifact.read.range', async () => {

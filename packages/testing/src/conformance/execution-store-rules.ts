@@ -87,6 +87,16 @@ export const executionStoreRules: ConformanceChecks<ExecutionStore> = {
     })
   },
 
+  async 'execution.start.two-connections'({ create, secondConnection }) {
+    const store = await create()
+    const other = await secondConnection!(store)
+    const results = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? store : other).start(call('r', 1, 'race'))))
+    await rule('execution.start.two-connections', 'starts of one key from two connections must create it exactly once; use INSERT … ON CONFLICT (key) in the database, not an in-process check', async () => {
+      expect(results.filter((result) => result.created)).toHaveLength(1)
+      expect((await other.get('r:1:race'))?.attempt).toBe(6)
+    })
+  },
+
   async 'execution.isolation'({ create }) {
     const first = await create()
     const second = await create()

@@ -44,6 +44,32 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     })
   },
 
+  async 'run.create.concurrent'({ create }) {
+    const store = await create()
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => store.createRun({ id: `r-${i}`, sessionId: 's', request: { i }, idempotencyKey: 'same' })),
+    )
+    await rule('run.create.concurrent-idempotency-key', 'parallel createRun calls with one (sessionId, idempotencyKey) must create exactly one run (a UNIQUE index, not a read-then-insert) and reject the others with DuplicateError', async () => {
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1)
+      for (const outcome of outcomes) if (outcome.status === 'rejected') await rejection(() => Promise.reject(outcome.reason), { code: 'duplicate' })
+      expect(await store.listRuns({ sessionId: 's' })).toHaveLength(1)
+    })
+  },
+
+  async 'run.create.two-connections'({ create, secondConnection }) {
+    const store = await create()
+    const other = await secondConnection!(store)
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? store : other).createRun({ id: `r-${i}`, sessionId: 's', request: {}, idempotencyKey: 'same' })),
+    )
+    await rule('run.create.two-connections', 'createRun from two connections with one (sessionId, idempotencyKey) must create exactly one run; enforce it with a UNIQUE index in the database', async () => {
+      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1)
+      const winner = (await other.findRunByIdempotencyKey('s', 'same'))?.id
+      expect(winner).toBeDefined()
+      expect((await store.findRunByIdempotencyKey('s', 'same'))?.id).toBe(winner)
+    })
+  },
+
   async 'run.idempotency-key.find'({ create }) {
     const store = await create()
     const run = await store.createRun({ id: 'r-1', sessionId: 's', request: {}, idempotencyKey: 'key' })

@@ -74,6 +74,19 @@ export const sessionStoreConcurrencyRules: ConformanceChecks<SessionStore> = {
     })
   },
 
+  async 'session.fence.two-connections'({ create, secondConnection }) {
+    const store = await create()
+    const other = await secondConnection!(store)
+    await store.createSession({ id: 's' })
+    await store.append('s', [userEntry('lease 5')], { fence: 5 })
+    await rule('session.fence.two-connections', 'the highest fence must be stored with the session (a column updated in the append transaction), not in process memory: a lower fence from another connection must fail with StaleFenceError', async () => {
+      await rejection(() => other.append('s', [userEntry('stale')], { fence: 4 }), { code: 'stale_fence' })
+      await other.append('s', [userEntry('lease 6')], { fence: 6 })
+      await rejection(() => store.append('s', [userEntry('stale again')], { fence: 5 }), { code: 'stale_fence' })
+      expect((await store.listEntries('s')).map((e) => e.seq)).toEqual([1, 2])
+    })
+  },
+
   async 'session.isolation'({ create }) {
     const first = await create()
     const second = await create()

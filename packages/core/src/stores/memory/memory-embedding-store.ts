@@ -75,7 +75,7 @@ export class MemoryEmbeddingStore implements EmbeddingStore {
   }
 
   async deleteNamespace(namespace: string): Promise<void> {
-    for (const record of [...this.#records.values()]) if (record.namespace === namespace) this.#remove(record.id)
+    for (const record of this.#records.values()) if (record.namespace === namespace) this.#remove(record.id)
   }
 
   #remove(id: string): void {

@@ -77,6 +77,8 @@ export class MemorySessionStore implements SessionStore {
 
   async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
     const state = this.#require(sessionId)
+    // Copy first, so a value that cannot be cloned fails before anything (the fence included) is written.
+    const copies = structuredClone(entries)
     if (options.fence !== undefined) {
       if (state.fence !== undefined && options.fence < state.fence) {
         throw new StaleFenceError(
@@ -85,8 +87,6 @@ export class MemorySessionStore implements SessionStore {
       }
       state.fence = options.fence
     }
-    // Copy first, so a value that cannot be cloned fails before anything is written.
-    const copies = structuredClone(entries)
     const now = Date.now()
     const appended = copies.map(
       (entry, index): SessionEntry => ({ ...entry, sessionId, seq: state.record.lastSeq + index + 1, createdAt: now }),
