@@ -1,4 +1,7 @@
 // Opens a better-sqlite3 connection tuned for a durable, concurrent store: WAL, busy timeout, NORMAL sync.
+import { existsSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { StoreError } from '@spindle/core'
 import BetterSqlite3 from 'better-sqlite3'
 import { mapSqliteError } from './map-sqlite-error.js'
 
@@ -14,6 +17,14 @@ export interface OpenDatabaseOptions {
  * (only an OS crash or power loss can drop the last commits).
  */
 export function openDatabase(path: string, options: OpenDatabaseOptions = {}): BetterSqlite3.Database {
+  if (path !== ':memory:' && path !== '' && !path.startsWith('file:')) {
+    const directory = dirname(resolve(path))
+    if (!existsSync(directory)) {
+      throw new StoreError(
+        `[spindle/store-sqlite] Cannot open the database ${JSON.stringify(path)}: the directory ${JSON.stringify(directory)} does not exist; create it first (mkdir -p) or fix \`path\``,
+      )
+    }
+  }
   let database: BetterSqlite3.Database
   try {
     database = new BetterSqlite3(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false })

@@ -186,9 +186,11 @@ export class SqliteSessionStore implements SessionStore {
     return withSqliteErrors(`list entries of session "${sessionId}"`, () => {
       // A range scan on the (session_id, seq) primary key, or (session_id, kind, seq) when filtering by kind.
       const order = options.order === 'desc' ? 'DESC' : 'ASC'
+      // With a kind, force the (session_id, kind, seq) index: "the latest compaction" must not walk every message.
+      const source = options.kind === undefined ? 'session_entries' : 'session_entries INDEXED BY session_entries_by_kind'
       const kindClause = options.kind === undefined ? '' : 'AND kind = ?'
       const statement = this.#sql.get(
-        `SELECT seq, kind, run_id, body, created_at FROM session_entries
+        `SELECT seq, kind, run_id, body, created_at FROM ${source}
          WHERE session_id = ? AND seq > ? AND seq < ? ${kindClause} ORDER BY seq ${order} LIMIT ?`,
       )
       const bounds = [sessionId, options.after ?? farPast, options.before ?? farFuture]
