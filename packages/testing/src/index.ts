@@ -41,3 +41,23 @@ export { unicodeSamples } from './conformance/samples.js'
 export { anthropicErrorBody, anthropicErrorEvent, anthropicErrorStatus, anthropicStreamEvents, type AnthropicErrorType, type AnthropicScriptedBlock, type AnthropicScriptedTurn, type AnthropicStopReason, type AnthropicWireEvent, type AnthropicWireUsage } from './wire/anthropic-events.js'
 export { anthropicResponse, startAnthropicMessagesServer, type AnthropicErrorReply, type AnthropicMessagesServer, type AnthropicReply, type AnthropicStreamReply } from './wire/anthropic-messages-server.js'
 export { anthropicMessagesWire, anthropicWireEvents } from './wire/anthropic-messages-wire.js'
+export { openaiResponsesEvents, openaiResponsesWire } from './wire/openai-responses-wire.js'
+export { openaiChatEvents, openaiChatWire, openaiEmbeddingsResponse, type OpenAIChatEventsOptions } from './wire/openai-chat-wire.js'
+export { openaiErrorFields, openaiHttpError } from './wire/openai-errors-wire.js'
+export type {
+  FinishReasonCase,
+  WireAdapter,
+  WireError,
+  WireErrorKind,
+  WireFinishReason,
+  WireToolCall,
+  WireTurn,
+  WireUsage,
+} from './provider-conformance/wire-adapter.js'
+export { collectStream, parsedToolCalls, streamInvariantViolations, type CollectedStream } from './provider-conformance/collect-stream.js'
+export {
+  describeLanguageModel,
+  type LanguageModelConformanceCase,
+  type LanguageModelConformanceContext,
+  type LanguageModelConformanceOptions,
+} from './provider-conformance/describe-language-model.js'

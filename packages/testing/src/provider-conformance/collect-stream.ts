@@ -65,7 +65,8 @@ export async function collectStream(stream: AsyncIterable<StreamPart>): Promise<
  * Returns the invariant violations of a part sequence (empty when it is well formed):
  * at most one `finish`, and nothing after it; nothing after an `error` part; no `finish` together with
  * an `error`; every tool-call delta/end refers to a started call; no call ends twice; every started
- * call ends before `finish`.
+ * call ends before a `stop` or `tool-calls` finish. (At a `length`, `content-filter` or `other` finish a call
+ * may stay open: the output limit cut its arguments, and a consumer must discard it, never execute it.)
  */
 export function streamInvariantViolations(parts: readonly StreamPart[]): string[] {
   const violations: string[] = []
@@ -91,7 +92,9 @@ export function streamInvariantViolations(parts: readonly StreamPart[]): string[
         ended.add(part.id)
         break
       case 'finish':
-        for (const id of started) if (!ended.has(id)) violations.push(`finish while tool call ${id} is still open`)
+        if (part.finishReason === 'stop' || part.finishReason === 'tool-calls') {
+          for (const id of started) if (!ended.has(id)) violations.push(`${part.finishReason} finish while tool call ${id} is still open`)
+        }
         finished = true
         break
       case 'error':
