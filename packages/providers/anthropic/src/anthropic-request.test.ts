@@ -1,0 +1,242 @@
+// Request shape on the wire: what the real SDK sends for Spindle requests (system blocks, caching
+// breakpoints, tool results, thinking round trip, tool choice, limits).
+import { ConfigurationError, Extensions, ProviderRegistry, type AssistantMessage, type ModelRequest, type StreamPart } from '@spindle/core'
+import { startAnthropicMessagesServer, type AnthropicMessagesServer } from '@spindle/testing'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { anthropic, anthropicModelCapabilities, createAnthropic } from './index.js'
+
+let server: AnthropicMessagesServer
+beforeAll(async () => {
+  server = await startAnthropicMessagesServer()
+})
+afterAll(async () => {
+  await server.close()
+})
+beforeEach(() => {
+  server.scripted.reset()
+})
+
+const provider = () => createAnthropic({ apiKey: 'sk-ant-test-key', baseURL: server.baseURL, headers: { 'anthropic-beta': 'test-beta-1' } })
+const weather = { name: 'get_weather', description: 'Weather for a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }
+const time = { name: 'get_time', description: 'Time in a zone', inputSchema: { type: 'object', properties: { zone: { type: 'string' } } } }
+
+async function send(request: ModelRequest, modelId = 'claude-sonnet-5'): Promise<{ body: any; parts: StreamPart[] }> {
+  server.enqueue({ turn: { blocks: [{ type: 'text', text: 'ok' }] } })
+  const parts: StreamPart[] = []
+  for await (const part of provider()(modelId).stream(request)) parts.push(part)
+  return { body: server.requests.at(-1)!.body, parts }
+}
+
+describe('@spindle/anthropic request mapping', () => {
+  it('sends system messages as blocks with a cache breakpoint on the last one, and on the last tool', async () => {
+    const { body } = await send({
+      messages: [
+        { role: 'system', content: 'You are terse.' },
+        { role: 'system', content: 'Project notes.' },
+        { role: 'user', content: 'Weather?' },
+      ],
+      tools: [weather, time],
+    })
+    expect(body.system).toEqual([
+      { type: 'text', text: 'You are terse.' },
+      { type: 'text', text: 'Project notes.', cache_control: { type: 'ephemeral' } },
+    ])
+    expect(body.tools).toEqual([
+      { name: 'get_weather', description: 'Weather for a city', input_schema: weather.inputSchema },
+      { name: 'get_time', description: 'Time in a zone', input_schema: time.inputSchema, cache_control: { type: 'ephemeral' } },
+    ])
+    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Weather?' }] }])
+    expect(server.requests[0]!.headers['anthropic-beta']).toBe('test-beta-1')
+  })
+
+  it('omits cache breakpoints when cacheControl is false', async () => {
+    const { body } = await send({
+      messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }],
+      tools: [weather],
+      providerOptions: { anthropic: { cacheControl: false } },
+    })
+    expect(JSON.stringify(body)).not.toContain('cache_control')
+  })
+
+  it('maps tool calls and results: tool_use in the assistant turn, tool_result blocks first in one merged user turn', async () => {
+    const { body } = await send({
+      messages: [
+        { role: 'user', content: 'Weather and time in Paris?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Checking.' },
+            { type: 'tool-call', toolCallId: 'toolu_1', toolName: 'get_weather', args: { city: 'Paris' } },
+            { type: 'tool-call', toolCallId: 'toolu_2', toolName: 'get_time', args: '{"zone":"CET"}' },
+          ],
+        },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: 'toolu_1', toolName: 'get_weather', result: { sky: 'clear' } },
+            { type: 'tool-result', toolCallId: 'toolu_2', toolName: 'get_time', result: 'unknown zone', isError: true },
+          ],
+        },
+        { role: 'user', content: 'Be brief.' },
+      ],
+      tools: [weather, time],
+    })
+    expect(body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather and time in Paris?' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+          { type: 'tool_use', id: 'toolu_2', name: 'get_time', input: { zone: 'CET' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: '{"sky":"clear"}' },
+          { type: 'tool_result', tool_use_id: 'toolu_2', content: 'unknown zone', is_error: true },
+          { type: 'text', text: 'Be brief.' },
+        ],
+      },
+    ])
+  })
+
+  it('sends reasoning back as thinking blocks with their signature, redacted thinking as is, and drops unsigned reasoning', async () => {
+    const { body } = await send({
+      messages: [
+        { role: 'user', content: 'Q' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'I thought.', signature: 'sig_abc' },
+            { type: 'reasoning', text: '', redacted: 'opaque_data' },
+            { type: 'reasoning', text: 'from another provider' },
+            { type: 'tool-call', toolCallId: 'toolu_9', toolName: 'get_weather', args: { city: 'Oslo' } },
+          ],
+        },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_9', toolName: 'get_weather', result: 'snow' }] },
+      ],
+      tools: [weather],
+      providerOptions: { anthropic: { thinking: { type: 'enabled', budget_tokens: 1024 } } },
+    })
+    expect(body.messages[1].content).toEqual([
+      { type: 'thinking', thinking: 'I thought.', signature: 'sig_abc' },
+      { type: 'redacted_thinking', data: 'opaque_data' },
+      { type: 'tool_use', id: 'toolu_9', name: 'get_weather', input: { city: 'Oslo' } },
+    ])
+  })
+
+  it('round-trips a streamed thinking block: the signature streamed is the signature sent back', async () => {
+    server.enqueue({
+      turn: {
+        blocks: [
+          { type: 'thinking', thinking: 'Need the weather.', signature: 'EqQBCkgIARABGAIiQL2U_roundtrip' },
+          { type: 'tool_use', id: 'toolu_rt', name: 'get_weather', input: { city: 'Rome' } },
+        ],
+      },
+    })
+    const request: ModelRequest = { messages: [{ role: 'user', content: 'Weather in Rome?' }], tools: [weather], providerOptions: { anthropic: { thinking: { type: 'enabled', budget_tokens: 2000 } } } }
+    const model = provider()('claude-sonnet-5')
+    // Assemble the assistant message from parts, as the run loop does.
+    const reasoning = { type: 'reasoning' as const, text: '', signature: undefined as string | undefined }
+    let args = ''
+    for await (const part of model.stream(request)) {
+      if (part.type === 'reasoning-delta') {
+        reasoning.text += part.delta
+        if (part.signature) reasoning.signature = part.signature
+      }
+      if (part.type === 'tool-call-delta') args += part.argsDelta
+    }
+    const assistant: AssistantMessage = { role: 'assistant', content: [reasoning as { type: 'reasoning'; text: string; signature: string }, { type: 'tool-call', toolCallId: 'toolu_rt', toolName: 'get_weather', args: JSON.parse(args) }] }
+    const { body } = await send({ ...request, messages: [...request.messages, assistant, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_rt', toolName: 'get_weather', result: 'sunny' }] }] })
+    expect(body.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Need the weather.', signature: 'EqQBCkgIARABGAIiQL2U_roundtrip' })
+    expect(body.messages[2].content[0]).toEqual({ type: 'tool_result', tool_use_id: 'toolu_rt', content: 'sunny' })
+  })
+
+  it.each([
+    ['auto', { type: 'auto' }],
+    ['none', { type: 'none' }],
+    ['required', { type: 'any' }],
+    [{ type: 'tool', name: 'get_time' }, { type: 'tool', name: 'get_time' }],
+  ] as const)('maps toolChoice %j', async (toolChoice, expected) => {
+    const { body } = await send({ messages: [{ role: 'user', content: 'x' }], tools: [weather, time], toolChoice: toolChoice as ModelRequest['toolChoice'] })
+    expect(body.tool_choice).toEqual(expected)
+  })
+
+  it('sends limits and sampling settings, and disable_parallel_tool_use when asked', async () => {
+    const { body } = await send({
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [weather],
+      maxOutputTokens: 321,
+      temperature: 0.25,
+      topP: 0.9,
+      stopSequences: ['###'],
+      providerOptions: { anthropic: { disableParallelToolUse: true, topK: 5, userId: 'user-42' } },
+    })
+    expect(body).toMatchObject({ max_tokens: 321, temperature: 0.25, top_p: 0.9, top_k: 5, stop_sequences: ['###'], metadata: { user_id: 'user-42' } })
+    expect(body.tool_choice).toEqual({ type: 'auto', disable_parallel_tool_use: true })
+  })
+
+  it('defaults max_tokens to the model output limit, keeps it above the thinking budget, and drops sampling with thinking', async () => {
+    expect((await send({ messages: [{ role: 'user', content: 'x' }] }, 'claude-3-5-haiku-latest')).body.max_tokens).toBe(8_192)
+    const { body } = await send({
+      messages: [{ role: 'user', content: 'x' }],
+      maxOutputTokens: 1000,
+      temperature: 0.3,
+      providerOptions: { anthropic: { thinking: { type: 'enabled', budget_tokens: 2048 } } },
+    })
+    expect(body.max_tokens).toBeGreaterThan(2048)
+    expect(body.temperature).toBeUndefined()
+  })
+
+  it('sends images and PDFs as content blocks', async () => {
+    const { body } = await send({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Look' },
+            { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+            { type: 'file', mediaType: 'application/pdf', data: 'https://example.com/a.pdf', name: 'a.pdf' },
+          ],
+        },
+      ],
+    })
+    expect(body.messages[0].content).toEqual([
+      { type: 'text', text: 'Look' },
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+      { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' }, title: 'a.pdf' },
+    ])
+  })
+
+  it('rejects invalid provider options and artifact references with a ConfigurationError, before any request', async () => {
+    const model = provider()('claude-sonnet-5')
+    const consume = async (request: ModelRequest) => {
+      for await (const _ of model.stream(request)) void _
+    }
+    await expect(consume({ messages: [{ role: 'user', content: 'x' }], providerOptions: { anthropic: { thinking: { type: 'enabled' } } } })).rejects.toThrow(ConfigurationError)
+    await expect(consume({ messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: 'artifact:abc' }] }] })).rejects.toThrow(/artifact reference/)
+    expect(server.requests).toHaveLength(0)
+  })
+})
+
+describe('@spindle/anthropic provider', () => {
+  it('is callable, with messages() and languageModel() returning Messages models', () => {
+    const p = provider()
+    for (const model of [p('claude-sonnet-5'), p.messages('claude-sonnet-5'), p.languageModel('claude-sonnet-5')]) {
+      expect(model).toMatchObject({ specificationVersion: 'v1', provider: 'anthropic', modelId: 'claude-sonnet-5' })
+      expect(model.capabilities).toEqual(anthropicModelCapabilities('claude-sonnet-5'))
+    }
+    expect(anthropic('claude-opus-4-1').capabilities.maxOutputTokens).toBe(32_000)
+    expect(createAnthropic({ capabilities: { contextWindow: 1000 } })('claude-sonnet-5').capabilities.contextWindow).toBe(1000)
+  })
+
+  it('registers as an Extensions plugin so "anthropic:<model>" resolves, under a custom name too', () => {
+    const ext = new Extensions().use(provider()).use(createAnthropic({ name: 'claude-proxy', apiKey: 'k' }))
+    const model = ext.providers.languageModel('anthropic:claude-sonnet-5')
+    expect(model).toMatchObject({ provider: 'anthropic', modelId: 'claude-sonnet-5' })
+    expect(ext.providers.languageModel('claude-proxy:claude-haiku-5')).toMatchObject({ provider: 'claude-proxy', modelId: 'claude-haiku-5' })
+    expect(new ProviderRegistry().registerProvider('anthropic', anthropic).languageModel('anthropic:claude-sonnet-5').modelId).toBe('claude-sonnet-5')
+  })
+})
