@@ -16,12 +16,24 @@ export function fallbackModel(models: LanguageModel[]): LanguageModel {
       let lastError: unknown
       for (const model of models) {
         let produced = false
+        // Response metadata is not output: it is held back until real output, so a model that fails
+        // right after announcing its response can still be replaced by the next one.
+        let held: StreamPart[] = []
         try {
           for await (const part of model.stream(request, options)) {
+            if (!produced && part.type === 'response-metadata') {
+              held.push(part)
+              continue
+            }
             if (part.type === 'error' && !produced) throw part.error
             produced = true
+            if (held.length) {
+              yield* held
+              held = []
+            }
             yield part
           }
+          yield* held
           return
         } catch (error) {
           if (produced || options?.signal?.aborted) throw error

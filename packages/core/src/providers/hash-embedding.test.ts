@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest'
+import { cosineSimilarity } from '../stores/cosine.js'
+import { hashEmbedding } from './hash-embedding.js'
+
+const norm = (vector: number[]) => Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0))
+const dot = (a: number[], b: number[]) => a.reduce((sum, value, index) => sum + value * (b[index] ?? 0), 0)
+
+describe('hashEmbedding', () => {
+  it('describes itself as a v1 embedding model with 256 dimensions by default', () => {
+    const model = hashEmbedding()
+    expect(model.specificationVersion).toBe('v1')
+    expect(model.dimensions).toBe(256)
+    expect(model.modelId).toBe('hash-256')
+    expect(hashEmbedding({ dimensions: 64 }).modelId).toBe('hash-64')
+  })
+
+  it('returns one vector of the configured dimension per text, in order', async () => {
+    const { embeddings } = await hashEmbedding({ dimensions: 32 }).embed(['one', 'two', 'three'])
+    expect(embeddings).toHaveLength(3)
+    for (const vector of embeddings) expect(vector).toHaveLength(32)
+    expect(embeddings[0]).not.toEqual(embeddings[1])
+  })
+
+  it('is deterministic across calls and across instances', async () => {
+    const text = 'The quick brown fox jumps over the lazy dog'
+    const a = (await hashEmbedding().embed([text])).embeddings[0]!
+    const b = (await hashEmbedding().embed([text])).embeddings[0]!
+    expect(a).toEqual(b)
+  })
+
+  it('returns unit-length vectors, and a zero vector for text without words', async () => {
+    const { embeddings } = await hashEmbedding().embed(['hello world', 'a much longer sentence about invoices and spreadsheets', '日本語のテキスト', '  ...  '])
+    for (const vector of embeddings.slice(0, 3)) expect(norm(vector)).toBeCloseTo(1, 10)
+    expect(embeddings[3]!.every((value) => value === 0)).toBe(true)
+  })
+
+  it('ignores case and Unicode compatibility forms', async () => {
+    const { embeddings } = await hashEmbedding().embed(['Hello World', 'hello world', 'ｈｅｌｌｏ world'])
+    expect(embeddings[0]).toEqual(embeddings[1])
+    expect(embeddings[2]).toEqual(embeddings[1])
+  })
+
+  it('puts similar texts closer than unrelated ones', async () => {
+    const { embeddings } = await hashEmbedding().embed([
+      'the invoice total for march was paid',
+      'the march invoice total has been paid',
+      'my cat sleeps on the warm windowsill',
+    ])
+    const [invoice, invoiceParaphrase, cat] = embeddings as [number[], number[], number[]]
+    const similar = dot(invoice, invoiceParaphrase)
+    const unrelated = dot(invoice, cat)
+    expect(similar).toBeGreaterThan(unrelated)
+    expect(similar).toBeGreaterThan(0.5)
+    expect(cosineSimilarity(invoice, invoiceParaphrase)).toBeCloseTo(similar, 10)
+  })
+
+  it('character trigrams make inflected words closer than unrelated words', async () => {
+    const { embeddings } = await hashEmbedding().embed(['spreadsheet', 'spreadsheets', 'volcano'])
+    const [word, plural, other] = embeddings as [number[], number[], number[]]
+    expect(dot(word, plural)).toBeGreaterThan(dot(word, other))
+    expect(dot(word, plural)).toBeGreaterThan(0.3)
+  })
+})
