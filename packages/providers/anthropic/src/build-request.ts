@@ -60,9 +60,10 @@ export function buildMessagesRequest(modelId: string, capabilities: ModelCapabil
   const body: Body = {
     model: modelId,
     max_tokens: maxTokens,
-    messages,
     stream: true,
+    // System first: the body reads in conversation order.
     ...(system.length > 0 ? { system } : {}),
+    messages,
     ...(tools.length > 0 ? { tools } : {}),
     ...(toolChoice && tools.length > 0 ? { tool_choice: toolChoice } : {}),
     ...(request.stopSequences?.length ? { stop_sequences: request.stopSequences } : {}),
