@@ -1,0 +1,46 @@
+// Chat Completions as a Spindle LanguageModel (`openai.chat('gpt-5.4-mini')`), also the API of
+// OpenAI-compatible servers (Ollama, vLLM, Groq, Mistral, Scaleway, LM Studio).
+import type { LanguageModel, ModelCallOptions, ModelCapabilities, ModelRequest, StreamPart } from '@spindle/core'
+import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
+import { capabilitiesFor } from '../model-traits.js'
+import type { OpenAIModelSettings, ResolvedProviderSettings } from '../openai-settings.js'
+import { driveStream } from '../streaming/drive-stream.js'
+import { ChatStreamMapper } from './chat-stream-mapper.js'
+import { convertToChatRequest } from './convert-to-chat-request.js'
+
+export class OpenAIChatModel implements LanguageModel {
+  readonly specificationVersion = 'v1' as const
+  readonly provider: string
+  readonly modelId: string
+  readonly capabilities: ModelCapabilities
+  readonly #settings: ResolvedProviderSettings
+  readonly #modelSettings: OpenAIModelSettings
+
+  constructor(modelId: string, settings: ResolvedProviderSettings, modelSettings: OpenAIModelSettings = {}) {
+    this.provider = settings.name
+    this.modelId = modelId
+    this.capabilities = capabilitiesFor(modelId, modelSettings.capabilities)
+    this.#settings = settings
+    this.#modelSettings = modelSettings
+  }
+
+  async *stream(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<StreamPart> {
+    const settings = this.#settings
+    const client = settings.client()
+    const errors = settings.errors()
+    const params = convertToChatRequest(request, {
+      provider: this.provider,
+      modelId: this.modelId,
+      maxTokensField: settings.maxTokensField,
+      ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
+    })
+    yield* driveStream<ChatCompletionChunk>({
+      errors,
+      retry: { ...settings.retry, maxRetries: settings.maxRetries },
+      timeouts: settings.timeouts,
+      signal: options.signal,
+      open: (signal) => client.chat.completions.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) }),
+      createMapper: () => new ChatStreamMapper(errors),
+    })
+  }
+}

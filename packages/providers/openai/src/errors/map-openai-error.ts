@@ -1,0 +1,136 @@
+// Translates what the openai SDK throws (HTTP errors, in-band stream errors, connection failures)
+// into core's ProviderError family, and keeps the API key out of every message.
+import { AbortedError, ContextOverflowError, ProviderError, SpindleError } from '@spindle/core'
+import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
+
+export interface ErrorMappingContext {
+  /** Provider name used in messages (`openai`, `ollama`…). */
+  provider: string
+  /** Secrets to scrub from messages (the API key). */
+  secrets: readonly string[]
+}
+
+const contextOverflowPattern = /context[_ ](length|window)|maximum context|too many tokens|exceeds? the context|prompt is too long|reduce the length of the messages/i
+
+/** The HTTP status an OpenAI error code/type stands for, when an in-band error carries no status. */
+export function statusForOpenAIErrorCode(code: string | null | undefined, type?: string | null): number | undefined {
+  const key = `${code ?? ''} ${type ?? ''}`
+  if (/rate_limit|requests|tokens_exceeded|insufficient_quota/.test(key)) return 429
+  if (/overloaded|unavailable|slow_down/.test(key)) return 503
+  if (/server_error|internal|api_error/.test(key)) return 500
+  if (/invalid_api_key|authentication|unauthorized/.test(key)) return 401
+  if (/permission|forbidden/.test(key)) return 403
+  if (/not_found|model_not_found/.test(key)) return 404
+  if (/context_length|invalid_request|invalid_prompt|bad_request|response_failed/.test(key)) return 400
+  if (/timeout/.test(key)) return 408
+  return undefined
+}
+
+/** Milliseconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date). */
+export function retryAfterFromHeaders(headers: { get(name: string): string | null } | undefined): number | undefined {
+  if (!headers) return undefined
+  const milliseconds = headers.get('retry-after-ms')
+  if (milliseconds) {
+    const value = Number.parseFloat(milliseconds)
+    if (Number.isFinite(value) && value >= 0) return Math.round(value)
+  }
+  const header = headers.get('retry-after')
+  if (header) {
+    const seconds = Number.parseFloat(header)
+    if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000)
+    const date = Date.parse(header)
+    if (Number.isFinite(date)) return Math.max(0, date - Date.now())
+  }
+  return undefined
+}
+
+/** Replaces every secret in `text` with `***`. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let result = text
+  for (const secret of secrets) if (secret && secret.length >= 4) result = result.split(secret).join('***')
+  return result
+}
+
+/**
+ * Builds the ProviderError for an error reported inside the stream (a Responses `error` event or
+ * `response.failed`), mapping its code to a status so retry rules apply.
+ */
+export function inBandProviderError(
+  context: ErrorMappingContext,
+  error: { code?: string | null; type?: string | null; message?: string | null },
+): ProviderError {
+  const status = statusForOpenAIErrorCode(error.code, error.type) ?? 500
+  const message = `[spindle/${context.provider}] the stream reported an error (${error.code ?? error.type ?? 'unknown'}): ${redact(error.message ?? 'no message', context.secrets)}`
+  return buildProviderError(context, message, status, undefined, error.code ?? undefined, undefined)
+}
+
+/**
+ * Maps anything thrown while calling the API to a SpindleError. Already-mapped Spindle errors pass
+ * through unchanged.
+ */
+export function mapOpenAIError(error: unknown, context: ErrorMappingContext): SpindleError {
+  if (SpindleError.isInstance(error)) return error
+  if (error instanceof APIUserAbortError) return new AbortedError(`[spindle/${context.provider}] the request was aborted`)
+  if (error instanceof APIConnectionError) {
+    return new ProviderError(
+      `[spindle/${context.provider}] could not reach the API: ${redact(error.message, context.secrets)}. Check baseURL and the network; the call is retried.`,
+      { isRetryable: true, provider: context.provider, cause: scrubbed(error, context) },
+    )
+  }
+  if (error instanceof APIError) {
+    const body = (error.error ?? {}) as { message?: string; code?: string | null; type?: string | null }
+    const status = error.status ?? statusForOpenAIErrorCode(error.code ?? body.code, error.type ?? body.type) ?? 500
+    const detail = redact(body.message ?? error.message, context.secrets)
+    const origin = error.status === undefined ? 'the stream reported' : `HTTP ${status}`
+    const message = `[spindle/${context.provider}] ${origin}: ${detail}${hint(status)}`
+    const retryAfterMs = retryAfterFromHeaders(error.headers)
+    const shouldRetry = error.headers?.get('x-should-retry')
+    const code = error.code ?? body.code ?? undefined
+    return buildProviderError(context, message, status, retryAfterMs, code, scrubbed(error, context), shouldRetry)
+  }
+  const text = error instanceof Error ? error.message : String(error)
+  // undici reports a body cut mid-stream as `terminated`; any other network failure is retryable too.
+  return new ProviderError(`[spindle/${context.provider}] the request failed: ${redact(text, context.secrets)}`, {
+    isRetryable: true,
+    provider: context.provider,
+    cause: scrubbed(error, context),
+  })
+}
+
+function buildProviderError(
+  context: ErrorMappingContext,
+  message: string,
+  status: number,
+  retryAfterMs: number | undefined,
+  code: string | undefined,
+  cause: unknown,
+  shouldRetryHeader?: string | null,
+): ProviderError {
+  const details = code ? { code } : undefined
+  if (status === 400 || status === 413 || code === 'context_length_exceeded') {
+    if (code === 'context_length_exceeded' || contextOverflowPattern.test(message)) {
+      return new ContextOverflowError(message, { status, provider: context.provider, cause, details })
+    }
+  }
+  let isRetryable: boolean | undefined
+  if (code === 'insufficient_quota') isRetryable = false
+  if (shouldRetryHeader === 'true') isRetryable = true
+  if (shouldRetryHeader === 'false') isRetryable = false
+  return new ProviderError(message, { status, retryAfterMs, provider: context.provider, cause, details, ...(isRetryable === undefined ? {} : { isRetryable }) })
+}
+
+function hint(status: number): string {
+  if (status === 401) return ' — check the API key (apiKey option or OPENAI_API_KEY).'
+  if (status === 403) return ' — the key may lack access to this model or organization.'
+  if (status === 404) return ' — check the model id and baseURL.'
+  return ''
+}
+
+/** The cause kept on a mapped error, with secrets removed from its message. */
+function scrubbed(error: unknown, context: ErrorMappingContext): unknown {
+  if (!(error instanceof Error)) return error
+  if (!context.secrets.some((secret) => secret && error.message.includes(secret))) return error
+  const copy = new Error(redact(error.message, context.secrets))
+  copy.name = error.name
+  return copy
+}

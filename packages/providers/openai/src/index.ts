@@ -1,0 +1,10 @@
+// Public entry of @spindle/openai: the OpenAI provider (Responses, Chat Completions, embeddings).
+export { createOpenAI, openai, type OpenAIProvider, type OpenAIProviderOptions } from './openai-provider.js'
+export type { OpenAIModelSettings } from './openai-settings.js'
+export type { OpenAIEmbeddingSettings } from './embedding/openai-embedding-model.js'
+export { OpenAIResponsesModel } from './responses/openai-responses-model.js'
+export { OpenAIChatModel } from './chat/openai-chat-model.js'
+export { OpenAIEmbeddingModel } from './embedding/openai-embedding-model.js'
+export { mapOpenAIError, retryAfterFromHeaders, type ErrorMappingContext } from './errors/map-openai-error.js'
+export type { RetryOptions } from './streaming/retry-policy.js'
+export type { StreamTimeouts } from './streaming/drive-stream.js'

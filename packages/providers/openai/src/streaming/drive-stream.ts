@@ -1,0 +1,108 @@
+// Runs a streaming API call with Spindle's guarantees: bounded retries before any output, a first-chunk
+// and an idle timeout, abort at any point (AbortedError), errors mapped to core errors, and a stream
+// that ends without its terminal event reported as interrupted — never as a complete answer.
+import { AbortedError, ProviderError, StreamInterruptedError, type StreamPart } from '@spindle/core'
+import { mapOpenAIError, type ErrorMappingContext } from '../errors/map-openai-error.js'
+import { retryDelay, sleep, type RetryOptions } from './retry-policy.js'
+import type { StreamMapper } from './stream-mapper.js'
+
+export interface StreamTimeouts {
+  /** From sending the request to the first stream event. */
+  firstChunkMs: number
+  /** Between two stream events (time the consumer spends on a part is not counted). */
+  idleMs: number
+}
+
+export interface DriveStreamOptions<Event> {
+  errors: ErrorMappingContext
+  retry: RetryOptions
+  timeouts: StreamTimeouts
+  signal: AbortSignal | undefined
+  /** Sends the request; resolves to the SDK's event stream once the response headers arrived. */
+  open(signal: AbortSignal): Promise<AsyncIterable<Event>>
+  createMapper(): StreamMapper<Event>
+}
+
+type Stop = { kind: 'first-chunk' } | { kind: 'idle' } | undefined
+
+/**
+ * Yields the mapped parts. An error before any output is thrown (after the allowed retries);
+ * after output it is yielded as an `error` part and the stream ends. An abort always throws AbortedError.
+ */
+export async function* driveStream<Event>(options: DriveStreamOptions<Event>): AsyncGenerator<StreamPart> {
+  const { errors, signal } = options
+  const provider = errors.provider
+  for (let attempt = 0; ; attempt++) {
+    if (signal?.aborted) throw new AbortedError(`[spindle/${provider}] the request was aborted`)
+    const controller = new AbortController()
+    let stop: Stop
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const arm = (kind: 'first-chunk' | 'idle', ms: number) => {
+      clearTimeout(timer)
+      timer = setTimeout(() => {
+        stop = { kind }
+        controller.abort()
+      }, ms)
+    }
+    const onAbort = () => controller.abort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    let committed = false
+    let iterator: AsyncIterator<Event> | undefined
+    try {
+      arm('first-chunk', options.timeouts.firstChunkMs)
+      const mapper = options.createMapper()
+      const events = await options.open(controller.signal)
+      iterator = events[Symbol.asyncIterator]()
+      let first = true
+      for (;;) {
+        if (!first) arm('idle', options.timeouts.idleMs)
+        const next = await iterator.next()
+        clearTimeout(timer)
+        first = false
+        if (next.done) break
+        for (const part of mapper.map(next.value)) {
+          if (part.type !== 'response-metadata') committed = true
+          yield part
+          if (signal?.aborted) throw new AbortedError(`[spindle/${provider}] the request was aborted`)
+        }
+      }
+      // The SDK ends its iterator quietly when the request is aborted; find out why it ended.
+      if (signal?.aborted) throw new AbortedError(`[spindle/${provider}] the request was aborted`)
+      if (stop) throw timeoutError(stop, options.timeouts, provider, committed)
+      for (const part of mapper.end()) yield part
+      return
+    } catch (caught) {
+      clearTimeout(timer)
+      let error
+      if (signal?.aborted) error = new AbortedError(`[spindle/${provider}] the request was aborted`, { cause: caught })
+      else if (stop) error = timeoutError(stop, options.timeouts, provider, committed)
+      else error = mapOpenAIError(caught, errors)
+      if (error.code === 'aborted') throw error
+      if (committed) {
+        yield { type: 'error', error }
+        return
+      }
+      const delay = retryDelay(error, attempt, options.retry)
+      if (delay === undefined) throw error
+      await sleep(delay, signal, provider)
+    } finally {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      // Closes the connection when the consumer stopped early or an error ended the attempt.
+      controller.abort()
+    }
+  }
+}
+
+function timeoutError(stop: NonNullable<Stop>, timeouts: StreamTimeouts, provider: string, committed: boolean): ProviderError {
+  if (stop.kind === 'first-chunk') {
+    return new ProviderError(
+      `[spindle/${provider}] no response within ${timeouts.firstChunkMs} ms (first-chunk timeout); raise timeouts.firstChunkMs for slow models`,
+      { isRetryable: true, provider },
+    )
+  }
+  return new StreamInterruptedError(
+    `[spindle/${provider}] the stream stalled for ${timeouts.idleMs} ms (idle timeout)${committed ? ' after partial output' : ''}; raise timeouts.idleMs if the model pauses longer`,
+    { provider },
+  )
+}
