@@ -5,13 +5,13 @@ import { SpindleError } from '../errors/spindle-error.js'
 import type { CompactionService } from '../compaction/compaction-service.js'
 import type { ContextWindow } from '../context/context-window.js'
 import { countMessagesTokens } from '../context/tokenizer.js'
-import type { ContextPipeline } from '../context/context-pipeline.js'
+import type { BuiltContext, ContextPipeline } from '../context/context-pipeline.js'
 import type { EventChannel } from '../events/event-channel.js'
 import { isEffectClass, type RuntimePolicy } from '../policy/runtime-policy.js'
 import type { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { EventBus } from '../spec/event-bus.js'
 import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
-import type { LanguageModel, ModelRequest } from '../spec/language-model.js'
+import type { LanguageModel } from '../spec/language-model.js'
 import type { ModelMessage, ToolResultPart } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
 import type { SessionLease } from '../spec/session-gate.js'
@@ -109,6 +109,7 @@ export class RunExecution {
       if (prelude) await prelude()
       step = await this.#advance({ type: 'continue' })
       for (;;) {
+        if (step.action !== 'finish') this.#checkAbort()
         if (step.action === 'call-model') step = await this.#modelStep(step.continuation)
         else if (step.action === 'run-tools') step = await this.#toolStep()
         else if (step.action === 'await-approval') return await this.#suspend()
@@ -137,8 +138,13 @@ export class RunExecution {
     this.emit({ type: 'step.started', step })
     const { model } = this.#init
     const budget = this.#contextBudget()
-    if (this.#init.window.tokens > budget * this.#deps.policy.compaction.threshold) await this.#compact(step, Math.floor(budget * this.#deps.policy.compaction.target))
-    let request = await this.#buildRequest(step, continuation)
+    let built = await this.#buildRequest(step, continuation)
+    if (built.tokens > budget * this.#deps.policy.compaction.threshold) {
+      // Proactive compaction: the window shrinks so that the whole request (instructions, tools included) fits the target.
+      const overhead = built.tokens - this.#init.window.tokens
+      if (await this.#compact(step, Math.max(0, Math.floor(budget * this.#deps.policy.compaction.target) - overhead))) built = await this.#buildRequest(step, continuation)
+    }
+    let request = built.request
     let result
     try {
       result = await callModel(model, request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, pressure: this.#pressure })
@@ -147,7 +153,7 @@ export class RunExecution {
       // Reactive compaction: shrink the window hard, then retry once.
       const compacted = await this.#compact(step, Math.floor(budget * this.#deps.policy.compaction.target * 0.5), true)
       if (!compacted) throw error
-      request = await this.#buildRequest(step, continuation)
+      request = (await this.#buildRequest(step, continuation)).request
       result = await callModel(model, request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, pressure: this.#pressure })
     }
     await this.#append([{ kind: 'message', message: result.message, runId: this.runId }])
@@ -227,7 +233,7 @@ export class RunExecution {
     return Math.max(256, capabilities.contextWindow - reserve)
   }
 
-  async #buildRequest(step: number, continuation: boolean): Promise<ModelRequest> {
+  async #buildRequest(step: number, continuation: boolean): Promise<BuiltContext> {
     const { window } = this.#init
     const built = await this.#deps.context.build(
       {
@@ -248,7 +254,7 @@ export class RunExecution {
       window.tokens,
     )
     if (continuation) built.request.messages = built.request.messages.concat({ role: 'user', content: continuationPrompt })
-    return built.request
+    return built
   }
 
   /** Compacts the window to `targetTokens`; records the compaction in the session log. */

@@ -1,0 +1,189 @@
+// Durability in-process: approvals, and resume after a simulated crash at precise points (the stores of the
+// "crashed" runtime freeze; a second runtime on the same stores resumes from the snapshot and the log).
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { AgentRuntime, defineTool, Extensions, memoryStores, mockModel, NotFoundError, type Stores, type Tool } from '../index.js'
+
+/** Wraps stores so that, once `crash()` is called, every call hangs forever — like a dead process. */
+function crashable(stores: Stores, trigger: (store: string, method: string, count: number) => boolean): Stores {
+  let dead = false
+  const counts = new Map<string, number>()
+  const wrap = <T extends object>(name: string, store: T): T =>
+    new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver)
+        if (typeof value !== 'function') return value
+        return (...args: unknown[]) => {
+          const key = `${name}.${String(property)}`
+          const count = (counts.get(key) ?? 0) + 1
+          counts.set(key, count)
+          if (!dead && trigger(name, String(property), count)) dead = true
+          if (dead) return new Promise(() => {})
+          return value.apply(target, args)
+        }
+      },
+    })
+  return Object.fromEntries(Object.entries(stores).map(([name, store]) => [name, wrap(name, store)])) as unknown as Stores
+}
+
+function ledgerTool(ledger: string[], options: { idempotent?: boolean; reconcile?: Tool['reconcile'] } = {}) {
+  return defineTool({
+    name: 'pay',
+    description: 'pays',
+    inputSchema: z.object({ amount: z.number() }),
+    idempotent: options.idempotent ?? false,
+    reconcile: options.reconcile,
+    execute: ({ amount }, { idempotencyKey }) => {
+      ledger.push(idempotencyKey)
+      return { paid: amount }
+    },
+  })
+}
+
+async function crashThenResume(trigger: Parameters<typeof crashable>[1], tool: Tool, secondScript: Parameters<typeof mockModel>[0]) {
+  const stores = memoryStores()
+  const first = new AgentRuntime(new Extensions().setStores(crashable(stores, trigger)), { leaseMs: 1 })
+  const firstModel = mockModel([{ toolCalls: [{ name: 'pay', args: { amount: 5 }, id: 'p1' }] }, { text: 'paid (first process)' }])
+  void first.run({ agent: { name: 'payer', model: firstModel, tools: { pay: tool } }, input: 'pay 5', sessionId: 's' })
+  await new Promise((resolve) => setTimeout(resolve, 30))
+  const [run] = await stores.runs.listRuns()
+  expect(run?.status).toBe('running')
+  const second = new AgentRuntime(new Extensions().setStores(stores))
+  const secondModel = mockModel(secondScript)
+  const output = await second.resume(run!.id, { agent: { name: 'payer', model: secondModel, tools: { pay: tool } } })
+  const entries = await stores.sessions.listEntries('s')
+  return { output, stores, secondModel, entries, runId: run!.id }
+}
+
+describe('resume after a crash', () => {
+  it('crash between a non-idempotent side effect and its journal write: never run twice, the model is told the outcome is unknown', async () => {
+    const ledger: string[] = []
+    const { output, secondModel, entries } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger), [{ text: 'I will check the payment first.' }])
+    expect(ledger).toHaveLength(1)
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'I will check the payment first.' })
+    expect(JSON.stringify(secondModel.calls[0]?.messages.at(-1))).toContain('outcome of \\"pay\\" (call p1) is unknown')
+    expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => index + 1))
+  })
+
+  it('the same crash with an idempotent tool re-runs it once and records the result once', async () => {
+    const ledger: string[] = []
+    const { output, stores, runId } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger, { idempotent: true }), [{ text: 'done' }])
+    expect(ledger).toHaveLength(2)
+    expect(new Set(ledger).size).toBe(1)
+    expect(output.text).toBe('done')
+    const journal = await stores.executions.listByRun(runId)
+    expect(journal).toEqual([expect.objectContaining({ status: 'succeeded', result: { paid: 5 }, attempt: 2 })])
+  })
+
+  it('reconcile() decides for a non-idempotent tool', async () => {
+    const ledger: string[] = []
+    const reconcile: Tool['reconcile'] = ({ idempotencyKey }) => (ledger.includes(idempotencyKey) ? { action: 'result', result: { paid: 5, reconciled: true } } : { action: 'rerun' })
+    const { output, secondModel } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger, { reconcile }), [{ text: 'ok' }])
+    expect(ledger).toHaveLength(1)
+    expect(output.text).toBe('ok')
+    expect(JSON.stringify(secondModel.calls[0]?.messages.at(-1))).toContain('reconciled')
+  })
+
+  it('crash during the model stream: the step is redone, nothing is duplicated', async () => {
+    const ledger: string[] = []
+    const { output, entries } = await crashThenResume((store, method, count) => store === 'sessions' && method === 'append' && count === 2, ledgerTool(ledger), [
+      { toolCalls: [{ name: 'pay', args: { amount: 5 }, id: 'p9' }] },
+      { text: 'paid' },
+    ])
+    expect(output.text).toBe('paid')
+    expect(ledger).toHaveLength(1)
+    expect(entries.filter((entry) => entry.kind === 'message' && entry.message.role === 'user')).toHaveLength(1)
+    expect(entries.map((entry) => entry.kind === 'message' && entry.message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+  })
+
+  it('crash after the assistant message was written but before its snapshot: the log is replayed, the tool runs once', async () => {
+    const ledger: string[] = []
+    const { output, entries } = await crashThenResume((store, method) => store === 'executions' && method === 'start', ledgerTool(ledger), [{ text: 'paid after resume' }])
+    expect(ledger).toHaveLength(1)
+    expect(output.text).toBe('paid after resume')
+    expect(entries.map((entry) => entry.kind === 'message' && entry.message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+  })
+
+  it('recover() resumes runs left running by a dead process', async () => {
+    const stores = memoryStores()
+    const dead = new AgentRuntime(new Extensions().setStores(crashable(stores, (store, method) => store === 'sessions' && method === 'append' && false)), { leaseMs: 1 })
+    const hanging = mockModel([{ text: 'never', delayMs: 60_000 }])
+    void dead.run({ agent: { name: 'writer', model: hanging }, input: 'write', sessionId: 'r' }).catch(() => {})
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const fresh = new AgentRuntime(new Extensions().setStores(stores))
+    const { resumed } = await fresh.recover({ agents: [{ name: 'writer', model: mockModel([{ text: 'recovered' }]) }] })
+    expect(resumed.map((output) => output.text)).toEqual(['recovered'])
+    await dead.cancel(resumed[0]!.runId)
+  })
+
+  it('resuming a finished run returns its output without calling the model', async () => {
+    const runtime = new AgentRuntime()
+    const model = mockModel([{ text: 'once' }])
+    const output = await runtime.run({ agent: { name: 'a', model }, input: 'x' })
+    const again = await runtime.resume(output.runId)
+    expect(again).toMatchObject({ runId: output.runId, finishReason: 'stop', text: 'once' })
+    expect(again.messages).toEqual(output.messages)
+    expect(model.calls).toHaveLength(1)
+    await expect(runtime.resume('run_missing')).rejects.toBeInstanceOf(NotFoundError)
+  })
+})
+
+describe('approvals', () => {
+  const ledger: string[] = []
+  const remove = defineTool({
+    name: 'remove_file',
+    description: 'removes a file',
+    inputSchema: z.object({ path: z.string() }),
+    effect: 'irreversible',
+    execute: ({ path }) => {
+      ledger.push(path)
+      return `removed ${path}`
+    },
+  })
+
+  it('policy requireApproval by effect class suspends; approve + resume executes once, also from another runtime', async () => {
+    const stores = memoryStores()
+    const runtime = new AgentRuntime(new Extensions().setStores(stores), { requireApproval: ['irreversible'] })
+    const model = mockModel([{ toolCalls: [{ name: 'remove_file', args: { path: 'a.txt' }, id: 'r1' }] }, { text: 'removed it' }])
+    const agent = { name: 'cleaner', model, tools: { remove_file: remove } }
+    const events: string[] = []
+    const stream = runtime.stream({ agent, input: 'remove a.txt' })
+    for await (const event of stream) events.push(event.type)
+    const suspended = await stream.result
+    expect(suspended.finishReason).toBe('awaiting_approval')
+    expect(events).toContain('approval.requested')
+    expect(ledger).toEqual([])
+    await expect(runtime.approve(suspended.runId, 'nope', { approved: true })).rejects.toThrow(/Calls awaiting approval: r1/)
+    // A "restarted" process with the same stores approves and resumes.
+    const restarted = new AgentRuntime(new Extensions().setStores(stores), { requireApproval: ['irreversible'] })
+    await restarted.approve(suspended.runId, 'r1', { approved: true })
+    const output = await restarted.resume(suspended.runId, { agent })
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'removed it' })
+    expect(ledger).toEqual(['a.txt'])
+  })
+
+  it('a denial goes back to the model as a tool result with the reason', async () => {
+    const model = mockModel([{ toolCalls: [{ name: 'remove_file', args: { path: 'b.txt' }, id: 'r2' }] }, { text: 'ok, kept it' }])
+    const runtime = new AgentRuntime(new Extensions(), { requireApproval: ['remove_file'] })
+    const agent = { name: 'cleaner', model, tools: { remove_file: remove } }
+    const suspended = await runtime.run({ agent, input: 'remove b.txt' })
+    await runtime.approve(suspended.runId, 'r2', { approved: false, reason: 'b.txt is needed' })
+    const output = await runtime.resume(suspended.runId)
+    expect(output.text).toBe('ok, kept it')
+    expect(ledger).not.toContain('b.txt')
+    expect(JSON.stringify(model.calls[1]?.messages.at(-1))).toContain('b.txt is needed')
+    const roles = output.messages.map((message) => message.role)
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant'])
+  })
+
+  it('cancel() closes a suspended run: the pending call gets a result and the run is cancelled', async () => {
+    const model = mockModel([{ toolCalls: [{ name: 'remove_file', args: { path: 'c.txt' }, id: 'r3' }] }])
+    const runtime = new AgentRuntime(new Extensions(), { requireApproval: ['remove_file'] })
+    const suspended = await runtime.run({ agent: { name: 'c', model, tools: { remove_file: remove } }, input: 'x' })
+    expect(await runtime.cancel(suspended.runId)).toBe(true)
+    const run = await runtime.runs.getRun(suspended.runId)
+    expect(run).toMatchObject({ status: 'cancelled', finishReason: 'cancelled' })
+    const entries = await runtime.sessions.listEntries(suspended.sessionId)
+    expect(entries.at(-1)).toMatchObject({ kind: 'message', message: { role: 'tool' } })
+  })
+})

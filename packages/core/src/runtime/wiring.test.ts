@@ -1,0 +1,137 @@
+// Nothing registered is silently unused: every registered store, tool, adapter, strategy, gate, bus and
+// provider is the one the run actually used.
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import {
+  AgentRuntime,
+  defineTool,
+  Extensions,
+  InProcessEventBus,
+  InProcessSessionGate,
+  memoryStores,
+  mockModel,
+  truncateCompaction,
+  type CompactionStrategy,
+  type ContextAdapter,
+  type Stores,
+} from '../index.js'
+
+function counting(stores: Stores): { stores: Stores; calls: Map<string, number> } {
+  const calls = new Map<string, number>()
+  const wrapped = Object.fromEntries(
+    Object.entries(stores).map(([name, store]) => [
+      name,
+      new Proxy(store as object, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver)
+          if (typeof value !== 'function') return value
+          return (...args: unknown[]) => {
+            calls.set(name, (calls.get(name) ?? 0) + 1)
+            return value.apply(target, args)
+          }
+        },
+      }),
+    ]),
+  ) as unknown as Stores
+  return { stores: wrapped, calls }
+}
+
+describe('wiring', () => {
+  it('uses the registered stores, tool, adapter, compaction, gate, bus and provider', async () => {
+    const { stores, calls } = counting(memoryStores())
+    const gate = new InProcessSessionGate()
+    let acquired = 0
+    const acquire = gate.acquire.bind(gate)
+    gate.acquire = (...args) => {
+      acquired++
+      return acquire(...args)
+    }
+    const bus = new InProcessEventBus()
+    let published = 0
+    const publish = bus.publish.bind(bus)
+    bus.publish = (event) => {
+      published++
+      publish(event)
+    }
+    let adapterCalls = 0
+    const adapter: ContextAdapter = {
+      name: 'notes',
+      apply(draft) {
+        adapterCalls++
+        draft.system.push('NOTE: the user prefers metric units.')
+      },
+    }
+    let compactions = 0
+    const base = truncateCompaction()
+    const compaction: CompactionStrategy = { name: 'counting', compact: (input) => { compactions++; return base.compact(input) } }
+    let toolRuns = 0
+    const registered = defineTool({ name: 'lookup', description: 'l', inputSchema: z.object({}), execute: () => { toolRuns++; return 'x'.repeat(5_000) } })
+    const model = mockModel(
+      [{ toolCalls: [{ name: 'lookup', args: {} }] }, { toolCalls: [{ name: 'lookup', args: {} }] }, { text: 'done' }],
+      { provider: 'acme', modelId: 'm1', capabilities: { contextWindow: 1_000, maxOutputTokens: 400 } },
+    )
+    const extensions = new Extensions().setStores(stores)
+    extensions.gate = gate
+    extensions.events = bus
+    extensions.compaction = compaction
+    extensions.tools.register(registered)
+    extensions.addContextAdapter(adapter)
+    extensions.providers.registerProvider('acme', { languageModel: (id) => (id === 'm1' ? model : (undefined as never)) })
+    const runtime = new AgentRuntime(extensions, { maxToolOutputBytes: 1_000 })
+    expect(runtime.sessions).toBe(stores.sessions)
+    expect(runtime.embeddings).toBe(stores.embeddings)
+    expect(runtime.sessionGate).toBe(gate)
+    expect(runtime.events).toBe(bus)
+    const output = await runtime.run({ agent: { name: 'a', model: 'acme:m1' }, input: 'look it up' })
+    expect(output.text).toBe('done')
+    for (const kind of ['sessions', 'runs', 'executions', 'snapshots', 'artifacts'] as const) expect(calls.get(kind), kind).toBeGreaterThan(0)
+    expect(acquired).toBe(1)
+    expect(published).toBeGreaterThan(5)
+    // Once per step, plus one rebuild after each proactive compaction.
+    expect(adapterCalls).toBe(3 + compactions)
+    expect(model.calls[0]?.messages[0]).toMatchObject({ role: 'system', content: expect.stringContaining('metric units') })
+    expect(toolRuns).toBe(2)
+    expect(compactions).toBeGreaterThan(0)
+    expect(runtime.compaction.strategy).toBe(compaction)
+  })
+
+  it('falls back to in-memory defaults for every missing slot', async () => {
+    const runtime = new AgentRuntime(new Extensions())
+    const output = await runtime.run({ agent: { name: 'a', model: mockModel([{ text: 'ok' }]) }, input: 'x' })
+    expect(await runtime.sessions.getSession(output.sessionId)).toBeDefined()
+    expect(runtime.sessionGate).toBeInstanceOf(InProcessSessionGate)
+    expect(runtime.events).toBeInstanceOf(InProcessEventBus)
+    expect(runtime.compaction.strategy.name).toBe('truncate')
+  })
+
+  it('a context adapter added after the runtime was built is still used', async () => {
+    const extensions = new Extensions()
+    const runtime = new AgentRuntime(extensions)
+    extensions.addContextAdapter({ name: 'late', apply: (draft) => void draft.system.push('LATE ADAPTER') })
+    const model = mockModel([{ text: 'ok' }])
+    await runtime.run({ agent: { name: 'a', model }, input: 'x' })
+    expect(JSON.stringify(model.calls[0]?.messages)).toContain('LATE ADAPTER')
+  })
+
+  it('a long session is compacted: requests stay within the window, a tool call is never split from its result', async () => {
+    const echo = defineTool({ name: 'echo', description: 'e', inputSchema: z.object({ text: z.string() }), execute: ({ text }) => text, idempotent: true })
+    const model = mockModel((_request, index) => (index % 3 === 2 ? { text: `answer ${index} ` + 'y'.repeat(300) } : { toolCalls: [{ name: 'echo', args: { text: `${index} ` + 'z'.repeat(300) } }] }), {
+      capabilities: { contextWindow: 2_000, maxOutputTokens: 200 },
+    })
+    const runtime = new AgentRuntime(new Extensions(), { maxSteps: 10 })
+    let sessionId: string | undefined
+    for (let turn = 0; turn < 12; turn++) {
+      const output = await runtime.run({ agent: { name: 'a', model }, input: `question ${turn}`, sessionId })
+      sessionId = output.sessionId
+    }
+    for (const request of model.calls) {
+      const first = request.messages.find((message) => message.role !== 'system')
+      expect(first?.role).not.toBe('tool')
+      const tokens = JSON.stringify(request.messages).length / 3.6
+      expect(tokens).toBeLessThan(2_000)
+    }
+    const entries = await runtime.sessions.listEntries(sessionId!)
+    expect(entries.some((entry) => entry.kind === 'compaction')).toBe(true)
+    expect(entries.filter((entry) => entry.kind === 'message' && entry.message.role === 'user')).toHaveLength(12)
+  })
+})
