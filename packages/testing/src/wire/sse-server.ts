@@ -144,11 +144,10 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     outgoing.on('close', () => {
       if (!outgoing.writableEnded) recorded.clientClosed = true
     })
-    for (const waiter of [...waiters]) {
-      if (requests.length >= waiter.count) {
-        waiters.splice(waiters.indexOf(waiter), 1)
-        waiter.resolve(requests.slice())
-      }
+    const satisfied = waiters.filter((waiter) => requests.length >= waiter.count)
+    for (const waiter of satisfied) {
+      waiters.splice(waiters.indexOf(waiter), 1)
+      waiter.resolve(requests.slice())
     }
     let response: ScriptedResponse | undefined
     const queued = queue.findIndex((candidate) => matches(candidate.match, recorded))
