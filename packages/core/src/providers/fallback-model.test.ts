@@ -143,6 +143,7 @@ describe('fallbackModel', () => {
       ...scripted('a', []),
       async *stream() {
         controller.abort(reason)
+        yield* [] as StreamPart[]
         throw new ProviderError('connection closed', { status: 503 })
       },
     }

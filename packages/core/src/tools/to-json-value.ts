@@ -7,9 +7,12 @@ export function toJsonValue(value: unknown): JsonValue {
   if (typeof value === 'number') return Number.isFinite(value) ? value : String(value)
   try {
     return JSON.parse(
-      JSON.stringify(value, (_key, inner: unknown) => {
+      JSON.stringify(value, function (this: Record<string, unknown>, key: string, inner: unknown) {
+        // `this[key]` is the value before its own toJSON ran: a Buffer would otherwise arrive as { type, data: [...] }.
+        const original = this[key]
+        if (original instanceof Uint8Array) return `<${original.byteLength} bytes>`
         if (typeof inner === 'bigint') return inner.toString()
-        if (inner instanceof Uint8Array) return `<${inner.byteLength} bytes>`
+        if (typeof inner === 'number' && !Number.isFinite(inner)) return String(inner)
         if (inner instanceof Error) return { name: inner.name, message: inner.message }
         return inner
       }),
