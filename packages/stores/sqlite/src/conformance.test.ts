@@ -2,22 +2,28 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describeStores } from '@spindle/testing'
+import { describeEmbeddingStore, describeStores } from '@spindle/testing'
 import { afterAll } from 'vitest'
 import { sqliteStores, type SqliteStores } from './index.js'
 
 const directory = mkdtempSync(join(tmpdir(), 'spindle-sqlite-conformance-'))
 let counter = 0
+const opened = new Map<unknown, SqliteStores>()
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
 
 describeStores('store-sqlite', {
   create: () => sqliteStores({ path: join(directory, `stores-${++counter}.db`) }),
+  // A second sqliteStores on the same file: its own better-sqlite3 connection.
   createSecondConnection: async (stores) => sqliteStores({ path: (stores as SqliteStores).database.name }),
   cleanup: (stores) => (stores as SqliteStores).close(),
 })
 
-// The same suites with the JavaScript scorer, so the fallback path (no sqlite-vec) stays conformant too.
-describeStores('store-sqlite (exact vector scan)', {
-  create: () => sqliteStores({ path: join(directory, `stores-${++counter}.db`), vectorSearch: 'exact' }),
-  cleanup: (stores) => (stores as SqliteStores).close(),
+// The embedding suite again with the JavaScript scorer, so the path used where sqlite-vec cannot load stays conformant.
+describeEmbeddingStore('store-sqlite (exact vector scan, no sqlite-vec)', {
+  create: () => {
+    const stores = sqliteStores({ path: join(directory, `stores-${++counter}.db`), vectorSearch: 'exact' })
+    opened.set(stores.embeddings, stores)
+    return stores.embeddings
+  },
+  cleanup: (embeddings) => opened.get(embeddings)?.close(),
 })

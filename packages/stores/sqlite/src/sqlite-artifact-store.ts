@@ -109,7 +109,7 @@ export class SqliteArtifactStore implements ArtifactStore {
           if (existing !== undefined) {
             this.#deleteBlob(blobId)
             const data = fromJsonText<ArtifactData>(existing.data)
-            data.metadata = { ...(options.metadata ?? {}), ...data.metadata }
+            data.metadata = { ...options.metadata, ...data.metadata }
             const text = toJsonText(data)
             this.#sql.get('UPDATE artifacts SET data = ? WHERE id = ?').run(text, id)
             return toRecord({ ...existing, data: text })
@@ -138,34 +138,35 @@ export class SqliteArtifactStore implements ArtifactStore {
   }
 
   read(id: string, range?: { start?: number; end?: number }): AsyncIterable<Uint8Array> {
-    const store = this
-    return {
-      async *[Symbol.asyncIterator]() {
-        const row = withSqliteErrors(`read artifact "${id}"`, () => store.#row(id))
-        if (row === undefined) {
-          throw new NotFoundError(`[spindle/store-sqlite] Artifact "${id}" does not exist; put it first or check the id`)
-        }
-        const start = Math.min(row.size, Math.max(0, Math.floor(range?.start ?? 0)))
-        const end = Math.min(row.size, Math.max(start, Math.floor(range?.end ?? row.size)))
-        const chunkStatement = store.#sql.get('SELECT data FROM artifact_chunks WHERE blob_id = ? AND idx = ?')
-        let position = start
-        while (position < end) {
-          const index = Math.floor(position / row.chunk_size)
-          const chunkStart = index * row.chunk_size
-          const data = withSqliteErrors(`read artifact "${id}"`, () => chunkStatement.pluck().get(row.blob_id, index)) as
-            | Buffer
-            | undefined
-          if (data === undefined) {
-            throw new NotFoundError(`[spindle/store-sqlite] Artifact "${id}" was deleted while it was being read`)
-          }
-          const from = position - chunkStart
-          const to = Math.min(data.byteLength, end - chunkStart)
-          const out = new Uint8Array(to - from)
-          out.set(data.subarray(from, to))
-          yield out
-          position = chunkStart + to
-        }
-      },
+    return this.#readChunks(id, range)
+  }
+
+  /** Reads one chunk row at a time, so memory stays bounded by the chunk size whatever the artifact's size. */
+  async *#readChunks(id: string, range?: { start?: number; end?: number }): AsyncGenerator<Uint8Array> {
+    const row = withSqliteErrors(`read artifact "${id}"`, () => this.#row(id))
+    if (row === undefined) {
+      throw new NotFoundError(`[spindle/store-sqlite] Artifact "${id}" does not exist; put it first or check the id`)
+    }
+    const start = Math.min(row.size, Math.max(0, Math.floor(range?.start ?? 0)))
+    const end = Math.min(row.size, Math.max(start, Math.floor(range?.end ?? row.size)))
+    const chunkStatement = this.#sql.get('SELECT data FROM artifact_chunks WHERE blob_id = ? AND idx = ?')
+    let position = start
+    while (position < end) {
+      const index = Math.floor(position / row.chunk_size)
+      const chunkStart = index * row.chunk_size
+      const data = withSqliteErrors(`read artifact "${id}"`, () => chunkStatement.pluck().get(row.blob_id, index)) as Buffer | undefined
+      if (data === undefined) {
+        throw new NotFoundError(`[spindle/store-sqlite] Artifact "${id}" was deleted while it was being read`)
+      }
+      const from = position - chunkStart
+      const to = Math.min(data.byteLength, end - chunkStart)
+      if (to <= from) {
+        throw new StoreError(`[spindle/store-sqlite] Artifact "${id}" is truncated in the database (chunk ${index}); delete it and put it again`)
+      }
+      const out = new Uint8Array(to - from)
+      out.set(data.subarray(from, to))
+      yield out
+      position = chunkStart + to
     }
   }
 
