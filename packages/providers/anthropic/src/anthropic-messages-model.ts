@@ -11,6 +11,7 @@ import {
   type ModelRequest,
   type StreamPart,
 } from '@spindle/core'
+import type { AnthropicRequestOptions } from './anthropic-provider-options.js'
 import { buildMessagesRequest } from './build-request.js'
 import { mapAnthropicError, redactSecret } from './map-error.js'
 import { AnthropicStreamMapper } from './map-stream.js'
@@ -29,6 +30,8 @@ export interface AnthropicModelSettings {
   /** Longest silence between two stream events (pings are not seen through the SDK). */
   idleTimeoutMs: number
   capabilities: ModelCapabilities
+  /** Default `providerOptions.anthropic` of every request (e.g. extended thinking for an agent's model). */
+  defaults?: AnthropicRequestOptions
 }
 
 type TimeoutKind = 'first-chunk' | 'idle'
@@ -56,7 +59,7 @@ export class AnthropicMessagesModel implements LanguageModel {
   }
 
   async *#stream(request: ModelRequest, options: ModelCallOptions): AsyncGenerator<StreamPart> {
-    const { body, jsonToolName } = buildMessagesRequest(this.modelId, this.capabilities, request)
+    const { body, jsonToolName } = buildMessagesRequest(this.modelId, this.capabilities, request, this.#settings.defaults)
     const client = this.#settings.client()
     const signal = options.signal
     for (let attempt = 1; ; attempt++) {

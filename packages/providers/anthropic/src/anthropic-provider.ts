@@ -1,7 +1,8 @@
 // createAnthropic: a callable provider of Messages API models, also usable as an Extensions plugin.
 import Anthropic from '@anthropic-ai/sdk'
-import { ConfigurationError, type Extensions, type LanguageModel, type ModelCapabilities, type Plugin, type ProviderFactory } from '@spindle/core'
+import { ConfigurationError, type Extensions, type ModelCapabilities, type Plugin, type ProviderFactory } from '@spindle/core'
 import { AnthropicMessagesModel } from './anthropic-messages-model.js'
+import { parseAnthropicRequestOptions, type AnthropicRequestOptions } from './anthropic-provider-options.js'
 import { anthropicModelCapabilities } from './model-capabilities.js'
 import type { RetryOptions } from './retry-policy.js'
 
@@ -26,11 +27,15 @@ export interface AnthropicProviderOptions {
   capabilities?: Partial<ModelCapabilities>
 }
 
-/** A callable provider: `anthropic('claude-sonnet-5')` is `anthropic.messages('claude-sonnet-5')`. */
+/**
+ * A callable provider: `anthropic('claude-sonnet-5')` is `anthropic.messages('claude-sonnet-5')`.
+ * The optional second argument sets default `providerOptions.anthropic` for every request of that
+ * model, e.g. `anthropic('claude-sonnet-5', { thinking: { type: 'enabled', budget_tokens: 4096 } })`.
+ */
 export interface AnthropicProvider extends ProviderFactory, Plugin {
-  (modelId: string): AnthropicMessagesModel
+  (modelId: string, defaults?: AnthropicRequestOptions): AnthropicMessagesModel
   readonly name: string
-  messages(modelId: string): AnthropicMessagesModel
+  messages(modelId: string, defaults?: AnthropicRequestOptions): AnthropicMessagesModel
   languageModel(modelId: string): AnthropicMessagesModel
   /** Registers this provider in `ext.providers`, so `anthropic:claude-sonnet-5` resolves. */
   setup(extensions: Extensions): void
@@ -74,9 +79,10 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     return client
   }
 
-  const messages = (modelId: string): AnthropicMessagesModel => {
+  const messages = (modelId: string, defaults?: AnthropicRequestOptions): AnthropicMessagesModel => {
     if (!modelId) throw new ConfigurationError(`[spindle/anthropic] a model id is required, e.g. anthropic('claude-sonnet-5')`)
     return new AnthropicMessagesModel(modelId, {
+      defaults: parseAnthropicRequestOptions(defaults),
       provider: name,
       client: getClient,
       apiKey: resolveKey,
@@ -87,13 +93,13 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
     })
   }
 
-  const provider = ((modelId: string) => messages(modelId)) as AnthropicProvider
+  const provider = ((modelId: string, defaults?: AnthropicRequestOptions) => messages(modelId, defaults)) as AnthropicProvider
   Object.defineProperty(provider, 'name', { value: name })
   Object.assign(provider, {
     messages,
-    languageModel: messages as (modelId: string) => LanguageModel,
+    languageModel: (modelId: string) => messages(modelId),
     setup(extensions: Extensions) {
-      extensions.providers.registerProvider(name, { languageModel: messages })
+      extensions.providers.registerProvider(name, { languageModel: (modelId: string) => messages(modelId) })
     },
   })
   return provider

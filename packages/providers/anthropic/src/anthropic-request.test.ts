@@ -190,6 +190,17 @@ describe('@spindle/anthropic request mapping', () => {
     expect(body.temperature).toBeUndefined()
   })
 
+  it('applies per-model default provider options, overridden by the request, and validates them at creation', async () => {
+    const model = provider()('claude-sonnet-5', { thinking: { type: 'enabled', budget_tokens: 1500 }, cacheControl: false })
+    server.enqueue({ turn: { blocks: [{ type: 'text', text: 'ok' }] } }, { turn: { blocks: [{ type: 'text', text: 'ok' }] } })
+    for await (const _ of model.stream({ messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'x' }] })) void _
+    expect(server.requests[0]!.body.thinking).toEqual({ type: 'enabled', budget_tokens: 1500 })
+    expect(server.requests[0]!.body.system).toEqual([{ type: 'text', text: 'S' }])
+    for await (const _ of model.stream({ messages: [{ role: 'user', content: 'x' }], providerOptions: { anthropic: { thinking: { type: 'disabled' } } } })) void _
+    expect(server.requests[1]!.body.thinking).toEqual({ type: 'disabled' })
+    expect(() => provider()('claude-sonnet-5', { thinking: { type: 'enabled', budget_tokens: -1 } })).toThrow(ConfigurationError)
+  })
+
   it('sends images and PDFs as content blocks', async () => {
     const { body } = await send({
       messages: [

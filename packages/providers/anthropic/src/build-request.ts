@@ -1,7 +1,7 @@
 // A Spindle ModelRequest → the body of a streaming `POST /v1/messages`.
 import type Anthropic from '@anthropic-ai/sdk'
 import type { ModelCapabilities, ModelRequest } from '@spindle/core'
-import { parseAnthropicRequestOptions } from './anthropic-provider-options.js'
+import { parseAnthropicRequestOptions, type AnthropicRequestOptions } from './anthropic-provider-options.js'
 import { convertMessages } from './convert-messages.js'
 
 type Body = Anthropic.Messages.MessageCreateParamsStreaming
@@ -15,12 +15,17 @@ export interface BuiltRequest {
 const ephemeral = { type: 'ephemeral' } as const
 
 /**
- * Builds the request body. `max_tokens` defaults to the model's output limit (raised above the
+ * Builds the request body; `providerOptions.anthropic` of the request wins over the model's defaults. `max_tokens` defaults to the model's output limit (raised above the
  * thinking budget when needed); with extended thinking on, `temperature`/`top_p`/`top_k` are
  * omitted because the API rejects them.
  */
-export function buildMessagesRequest(modelId: string, capabilities: ModelCapabilities, request: ModelRequest): BuiltRequest {
-  const options = parseAnthropicRequestOptions(request.providerOptions?.anthropic)
+export function buildMessagesRequest(
+  modelId: string,
+  capabilities: ModelCapabilities,
+  request: ModelRequest,
+  defaults: AnthropicRequestOptions = {},
+): BuiltRequest {
+  const options = { ...defaults, ...parseAnthropicRequestOptions(request.providerOptions?.anthropic) }
   const cache = options.cacheControl ?? true
   const { system, messages } = convertMessages(request.messages)
   if (cache && system.length > 0) system[system.length - 1] = { ...system[system.length - 1]!, cache_control: ephemeral }
