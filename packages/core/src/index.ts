@@ -129,6 +129,7 @@ export type {
   RuntimeSnapshotOptions,
   RuntimeStoreKey,
   RuntimeStoreOptions,
+  RuntimeValue,
 } from './runtime-store/runtime-store.js'
 export { createRuntime, withRuntime } from './runtime-store/with-runtime.js'
 export { RUNTIME_CONTEXT_FIELD, type RuntimeContextField } from './runtime-store/runtime-context-field.js'
@@ -158,3 +159,7 @@ export { ToolRuntime, type ExecuteCallsInput, type ExecuteCallsResult, type Tool
 export { ToolScope } from './tools/tool-scope.js'
 export { truncateOutput, type TruncatedOutput } from './tools/truncate-output.js'
 export { toJsonValue } from './tools/to-json-value.js'
+
+// Agent: the seeds' `new Agent({ name, instructions, model, tools })` on an AgentRuntime.
+export { Agent, type AgentCallOptions, type AgentOptions, type AgentToolOptions } from './agent/agent.js'
+export type { AgentStream } from './agent/agent-stream.js'

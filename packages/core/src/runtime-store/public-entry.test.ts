@@ -16,5 +16,7 @@ describe('@spindle/core entry: request-scoped state', () => {
     expect(typeof core.createRuntimeTool).toBe('function')
     expect(typeof core.DisposedValueError).toBe('function')
     expect(typeof core.RuntimeStoreError).toBe('function')
+    expect(typeof core.Agent).toBe('function')
+    expect(typeof core.Agent.prototype.asTool).toBe('function')
   })
 })

@@ -22,6 +22,8 @@ describe('RuntimeStore typing', () => {
     expectTypeOf(runtime.require<Workbook>('workbook')).toEqualTypeOf<Workbook>()
     // @ts-expect-error unknown key on a typed store
     runtime.require('workbok')
+    // @ts-expect-error unknown key on a typed store, even with an explicit type
+    runtime.require<Workbook>('workbok')
     // @ts-expect-error wrong value type
     runtime.set('userId', 42)
   })
@@ -31,6 +33,9 @@ describe('RuntimeStore typing', () => {
     expectTypeOf(runtime.require('anything')).toEqualTypeOf<unknown>()
     expectTypeOf(runtime.require<Workbook>('workbook')).toEqualTypeOf<Workbook>()
     expectTypeOf(runtime.get<number>('count')).toEqualTypeOf<number | undefined>()
+    // Explicit string-like types are values, not keys.
+    expectTypeOf(runtime.require<string>('user')).toEqualTypeOf<string>()
+    expectTypeOf(runtime.require<'a' | 'b'>('mode')).toEqualTypeOf<'a' | 'b'>()
   })
 
   it('interfaces work as state types, defaults are partial, snapshots keep the type', () => {

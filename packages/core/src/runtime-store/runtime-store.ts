@@ -14,6 +14,16 @@ let nextStoreId = 1
 /** The string keys of a runtime state type. */
 export type RuntimeStoreKey<T> = Extract<keyof T, string>
 
+declare const noExplicitType: unique symbol
+/** The default of `get`/`require`'s value parameter: "no type given, use the state type". */
+type NoExplicitType = typeof noExplicitType
+
+/**
+ * What `get`/`require` return: the state's type for the key, or the type given explicitly
+ * (`runtime.require<Workbook>('workbook')`, as the seeds write it on untyped runtimes).
+ */
+export type RuntimeValue<T, K extends keyof T, V> = [V] extends [NoExplicitType] ? T[K] : V
+
 /** Called with the value it was registered for (or `undefined` when the key was never set) and the key. */
 export type RuntimeCleanupHandler<V = unknown> = (value: V | undefined, key: string) => unknown
 
@@ -75,20 +85,16 @@ export class RuntimeStore<T extends object = Record<string, unknown>> {
   }
 
   /** The value, or `undefined` when absent. Throws `DisposedValueError` when its cleanup already ran. */
-  get<K extends RuntimeStoreKey<T>>(key: K): T[K] | undefined
-  get<V>(key: string extends RuntimeStoreKey<T> ? string : RuntimeStoreKey<T>): V | undefined
-  get(key: string): unknown {
+  get<V = NoExplicitType, K extends RuntimeStoreKey<T> = RuntimeStoreKey<T>>(key: K): RuntimeValue<T, K, V> | undefined {
     const entry = this.#entries.get(key)
     if (!entry) return undefined
-    return this.#live(entry).value
+    return this.#live(entry).value as RuntimeValue<T, K, V>
   }
 
   /** The value, or a `RuntimeStoreError` naming the key and listing the keys present. */
-  require<K extends RuntimeStoreKey<T>>(key: K): T[K]
-  require<V>(key: string extends RuntimeStoreKey<T> ? string : RuntimeStoreKey<T>): V
-  require(key: string): unknown {
+  require<V = NoExplicitType, K extends RuntimeStoreKey<T> = RuntimeStoreKey<T>>(key: K): RuntimeValue<T, K, V> {
     const entry = this.#entries.get(key)
-    if (entry && this.#live(entry).value !== undefined) return entry.value
+    if (entry && this.#live(entry).value !== undefined) return entry.value as RuntimeValue<T, K, V>
     const present = this.keys()
     throw new RuntimeStoreError(
       `[spindle/core] runtime value "${key}" is missing from ${this.name}. Keys present: ${present.length ? present.join(', ') : '(none)'}. ` +
