@@ -10,3 +10,5 @@ export { isRetryablePostgresError, mapPostgresError, sqlState } from './map-post
 export { latestSchemaVersion, runMigrations } from './migrations.js'
 export type { PgvectorSupport, VectorSearchMode } from './pgvector.js'
 export { poolDatabase, type SqlDatabase, type SqlExecutor, type SqlResult } from './sql-database.js'
+export { PostgresSessionGate, type PostgresSessionGateOptions } from './postgres-session-gate.js'
+export type { PostgresConnectionOptions } from './connection-options.js'
