@@ -29,6 +29,7 @@ export const runtimePolicySchema = z
         maxTotalTokens: z.number().int().positive().optional(),
         maxCostUsd: z.number().positive().optional(),
       })
+      .strict()
       .default({}),
     tools: z
       .object({
@@ -37,6 +38,7 @@ export const runtimePolicySchema = z
         /** These tool names never run. */
         deny: z.array(z.string()).default([]),
       })
+      .strict()
       .default({ deny: [] }),
     /** Tool names or effect classes (`write`, `irreversible`…) that need a human decision, or a predicate. */
     requireApproval: z.union([z.array(z.string()), approvalPredicate]).default([]),
@@ -48,6 +50,7 @@ export const runtimePolicySchema = z
         initialDelayMs: z.number().int().nonnegative().default(250),
         maxDelayMs: z.number().int().nonnegative().default(8_000),
       })
+      .strict()
       .default({ maxRetries: 2, initialDelayMs: 250, maxDelayMs: 8_000 }),
     /** A `length` finish continues the answer this many times before finishing with `length`. */
     maxLengthContinuations: z.number().int().nonnegative().default(2),
@@ -67,10 +70,12 @@ export const runtimePolicySchema = z
         /** Tokens kept free for the model's answer. */
         outputReserve: z.number().int().nonnegative().optional(),
       })
+      .strict()
       .default({ threshold: 0.8, target: 0.5 }),
     /** Owner lease of a running run; a run whose lease expired may be recovered by another process. */
     leaseMs: z.number().int().positive().default(30_000),
   })
+  // Strict at every level: a misspelt key (`budget: { maxTokens }`) must fail loudly, never silently drop a limit.
   .strict()
 
 export type RuntimePolicy = z.output<typeof runtimePolicySchema>

@@ -1,0 +1,220 @@
+import { describe, expect, it } from 'vitest'
+import { AbortedError, SessionBusyError } from '../errors/errors.js'
+import type { AcquireOptions, SessionLease } from '../spec/session-gate.js'
+import { InProcessSessionGate } from './in-process-session-gate.js'
+
+const queue = (owner: string, extra: Partial<AcquireOptions> = {}): AcquireOptions => ({
+  owner,
+  onContention: 'queue',
+  maxQueue: 16,
+  queueTimeoutMs: 10_000,
+  ...extra,
+})
+
+/** Lets pending promise callbacks run. */
+const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0))
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise
+  } catch (error) {
+    return error
+  }
+  throw new Error('expected a rejection')
+}
+
+describe('InProcessSessionGate', () => {
+  it('grants a free session at once, with token 1 and a live lease signal', async () => {
+    const gate = new InProcessSessionGate()
+    expect(gate.specificationVersion).toBe('v1')
+    const lease = await gate.acquire('s1', queue('run-1'))
+    expect(lease).toMatchObject({ sessionId: 's1', owner: 'run-1', token: 1 })
+    expect(lease.signal.aborted).toBe(false)
+    expect(await gate.state('s1')).toEqual({ sessionId: 's1', holder: 'run-1', token: 1, queued: 0 })
+  })
+
+  it('allows one holder per session: a second acquirer waits until release', async () => {
+    const gate = new InProcessSessionGate()
+    const first = await gate.acquire('s1', queue('run-1'))
+    let granted: SessionLease | undefined
+    const waiting = gate.acquire('s1', queue('run-2')).then((lease) => (granted = lease))
+    await settle()
+    expect(granted).toBeUndefined()
+    expect(await gate.state('s1')).toMatchObject({ holder: 'run-1', queued: 1 })
+    await first.release()
+    await waiting
+    expect(granted).toMatchObject({ owner: 'run-2', token: 2 })
+    expect(await gate.state('s1')).toEqual({ sessionId: 's1', holder: 'run-2', token: 2, queued: 0 })
+  })
+
+  it('grants three waiters in FIFO order', async () => {
+    const gate = new InProcessSessionGate()
+    const holder = await gate.acquire('s1', queue('holder'))
+    const order: string[] = []
+    const waiters = ['a', 'b', 'c'].map((owner) =>
+      gate.acquire('s1', queue(owner)).then((lease) => {
+        order.push(owner)
+        return lease
+      }),
+    )
+    await settle()
+    expect(order).toEqual([])
+    expect((await gate.state('s1')).queued).toBe(3)
+    await holder.release()
+    const a = await waiters[0]!
+    await settle()
+    expect(order).toEqual(['a'])
+    await a.release()
+    const b = await waiters[1]!
+    await settle()
+    expect(order).toEqual(['a', 'b'])
+    await b.release()
+    const c = await waiters[2]!
+    expect(order).toEqual(['a', 'b', 'c'])
+    expect([a.token, b.token, c.token]).toEqual([2, 3, 4])
+    await c.release()
+    expect(await gate.state('s1')).toEqual({ sessionId: 's1', holder: undefined, token: undefined, queued: 0 })
+  })
+
+  it('in reject mode a busy session fails at once with SessionBusyError naming the session', async () => {
+    const gate = new InProcessSessionGate()
+    await gate.acquire('s1', queue('run-1'))
+    const error = await rejection(gate.acquire('s1', queue('run-2', { onContention: 'reject' })))
+    expect(error).toBeInstanceOf(SessionBusyError)
+    expect((error as SessionBusyError).code).toBe('session_busy')
+    expect((error as SessionBusyError).isRetryable).toBe(true)
+    expect((error as Error).message).toContain('"s1"')
+    expect((await gate.state('s1')).queued).toBe(0)
+  })
+
+  it('reject mode still grants a free session', async () => {
+    const gate = new InProcessSessionGate()
+    await expect(gate.acquire('s1', queue('run-1', { onContention: 'reject' }))).resolves.toMatchObject({ token: 1 })
+  })
+
+  it('bounds the queue by maxQueue: one waiter more is rejected, and a slot frees up when a waiter is granted', async () => {
+    const gate = new InProcessSessionGate()
+    const holder = await gate.acquire('s1', queue('holder'))
+    const first = gate.acquire('s1', queue('w1', { maxQueue: 2 }))
+    const second = gate.acquire('s1', queue('w2', { maxQueue: 2 }))
+    const error = await rejection(gate.acquire('s1', queue('w3', { maxQueue: 2 })))
+    expect(error).toBeInstanceOf(SessionBusyError)
+    expect((error as Error).message).toContain('maxQueue = 2')
+    expect((await gate.state('s1')).queued).toBe(2)
+    await holder.release()
+    await first
+    const third = gate.acquire('s1', queue('w3', { maxQueue: 2 }))
+    expect((await gate.state('s1')).queued).toBe(2)
+    await (await first).release()
+    await (await second).release()
+    await expect(third).resolves.toMatchObject({ owner: 'w3' })
+  })
+
+  it('maxQueue 0 rejects every waiter', async () => {
+    const gate = new InProcessSessionGate()
+    await gate.acquire('s1', queue('holder'))
+    await expect(gate.acquire('s1', queue('w', { maxQueue: 0 }))).rejects.toBeInstanceOf(SessionBusyError)
+  })
+
+  it('a waiter past queueTimeoutMs fails with SessionBusyError and leaves the queue', async () => {
+    const gate = new InProcessSessionGate()
+    const holder = await gate.acquire('s1', queue('holder'))
+    const started = performance.now()
+    const timedOut = gate.acquire('s1', queue('slow', { queueTimeoutMs: 30 }))
+    const patient = gate.acquire('s1', queue('patient'))
+    const error = await rejection(timedOut)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(25)
+    expect(error).toBeInstanceOf(SessionBusyError)
+    expect((error as Error).message).toContain('queueTimeoutMs')
+    expect((await gate.state('s1')).queued).toBe(1)
+    await holder.release()
+    // The timed-out waiter is never granted: the next in line is.
+    await expect(patient).resolves.toMatchObject({ owner: 'patient', token: 2 })
+  })
+
+  it('an abort while waiting fails with AbortedError carrying the reason, and removes the waiter', async () => {
+    const gate = new InProcessSessionGate()
+    const holder = await gate.acquire('s1', queue('holder'))
+    const controller = new AbortController()
+    const aborted = gate.acquire('s1', queue('cancelled', { signal: controller.signal }))
+    const next = gate.acquire('s1', queue('next'))
+    await settle()
+    const reason = new Error('user cancelled')
+    controller.abort(reason)
+    const error = await rejection(aborted)
+    expect(error).toBeInstanceOf(AbortedError)
+    expect((error as Error).cause).toBe(reason)
+    expect((await gate.state('s1')).queued).toBe(1)
+    await holder.release()
+    await expect(next).resolves.toMatchObject({ owner: 'next' })
+  })
+
+  it('an already aborted signal fails before touching the session', async () => {
+    const gate = new InProcessSessionGate()
+    const controller = new AbortController()
+    controller.abort()
+    await expect(gate.acquire('s1', queue('run', { signal: controller.signal }))).rejects.toBeInstanceOf(AbortedError)
+    expect(await gate.state('s1')).toEqual({ sessionId: 's1', holder: undefined, token: undefined, queued: 0 })
+    await expect(gate.acquire('s1', queue('run'))).resolves.toMatchObject({ token: 1 })
+  })
+
+  it('tokens strictly increase across acquisitions, also after the slot was freed', async () => {
+    const gate = new InProcessSessionGate()
+    const tokens: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const lease = await gate.acquire('s1', queue(`run-${i}`))
+      tokens.push(lease.token)
+      await lease.release()
+      expect((await gate.state('s1')).holder).toBeUndefined()
+    }
+    const holder = await gate.acquire('s1', queue('h'))
+    const waiter = gate.acquire('s1', queue('w'))
+    await holder.release()
+    tokens.push(holder.token, (await waiter).token)
+    expect(tokens).toEqual([1, 2, 3, 4, 5, 6, 7])
+  })
+
+  it('releasing twice is harmless and never grants the slot twice', async () => {
+    const gate = new InProcessSessionGate()
+    const holder = await gate.acquire('s1', queue('h'))
+    const a = gate.acquire('s1', queue('a'))
+    const b = gate.acquire('s1', queue('b'))
+    await holder.release()
+    await holder.release()
+    await a
+    await settle()
+    expect(await gate.state('s1')).toMatchObject({ holder: 'a', queued: 1 })
+    await (await a).release()
+    await expect(b).resolves.toMatchObject({ owner: 'b' })
+  })
+
+  it('a waiter released from the queue does not keep the timeout or the abort listener armed', async () => {
+    const gate = new InProcessSessionGate()
+    const holder = await gate.acquire('s1', queue('h'))
+    const controller = new AbortController()
+    const waiter = gate.acquire('s1', queue('w', { queueTimeoutMs: 30, signal: controller.signal }))
+    await holder.release()
+    const lease = await waiter
+    controller.abort()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await gate.state('s1')).toMatchObject({ holder: 'w', token: lease.token })
+  })
+
+  it('independent sessions never block each other', async () => {
+    const gate = new InProcessSessionGate()
+    const s1 = await gate.acquire('s1', queue('a', { onContention: 'reject' }))
+    const s2 = await gate.acquire('s2', queue('b', { onContention: 'reject' }))
+    expect(s1.token).toBe(1)
+    expect(s2.token).toBe(1)
+    const waiting = gate.acquire('s1', queue('c'))
+    await expect(gate.acquire('s3', queue('d', { onContention: 'reject' }))).resolves.toMatchObject({ sessionId: 's3' })
+    expect((await gate.state('s2')).queued).toBe(0)
+    await s1.release()
+    await expect(waiting).resolves.toMatchObject({ sessionId: 's1', token: 2 })
+    expect(await gate.state('s2')).toMatchObject({ holder: 'b', token: 1 })
+  })
+
+  it('state() of an unknown session is empty', async () => {
+    expect(await new InProcessSessionGate().state('nobody')).toEqual({ sessionId: 'nobody', holder: undefined, token: undefined, queued: 0 })
+  })
+})
