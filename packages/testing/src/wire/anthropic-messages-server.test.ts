@@ -84,7 +84,7 @@ describe('startAnthropicMessagesServer', () => {
     expect(await limited.json()).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: expect.any(String) }, request_id: requestId })
     const overloaded = await post()
     expect(overloaded.status).toBe(529)
-    expect((await overloaded.json()).error.type).toBe('overloaded_error')
+    expect(((await overloaded.json()) as { error: { type: string } }).error.type).toBe('overloaded_error')
   })
 
   it('cuts a stream after N events (truncateAfter) and serves in-band errors', async () => {
