@@ -1,0 +1,131 @@
+// OpenAI-specific error paths over real HTTP: retry headers, in-band variants, quota, key redaction.
+import { collectStream, openaiChatEvents, openaiHttpError, openaiResponsesEvents, startScriptedServer, type ScriptedServer } from '@spindle/testing'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { createOpenAI } from '../index.js'
+
+let server: ScriptedServer
+beforeAll(async () => {
+  server = await startScriptedServer()
+})
+afterAll(() => server.close())
+beforeEach(() => {
+  server.reset()
+})
+
+const apiKey = 'sk-proj-VERYSECRET-abcdef123456'
+const provider = (maxRetries = 2, extra: Parameters<typeof createOpenAI>[0] = {}) =>
+  createOpenAI({ apiKey, baseURL: `${server.url}/v1`, maxRetries, retry: { initialDelayMs: 5 }, ...extra })
+const request = { messages: [{ role: 'user' as const, content: 'Hi' }] }
+const responsesTurn = (text: string) => ({ events: openaiResponsesEvents({ text: [text] }) })
+const errorOf = (value: unknown) => value as { code: string; status?: number; isRetryable: boolean; retryAfterMs?: number; message: string }
+
+describe('retry headers', () => {
+  it('honours retry-after-ms', async () => {
+    server.enqueue({ ...openaiHttpError({ kind: 'rate_limit', status: 429, message: 'slow', retryAfterMs: 250 }) }, responsesTurn('ok'))
+    const collected = await collectStream(provider().responses('gpt-test').stream(request))
+    expect(collected.error).toBeUndefined()
+    expect(server.requests[1]!.receivedAt - server.requests[0]!.receivedAt).toBeGreaterThanOrEqual(230)
+  })
+
+  it('surfaces a Retry-After longer than maxRetryAfterMs instead of waiting', async () => {
+    server.enqueue(openaiHttpError({ kind: 'rate_limit', status: 429, message: 'slow', retryAfterSeconds: 120 }), responsesTurn('never'))
+    const collected = await collectStream(provider(2, { retry: { maxRetryAfterMs: 1_000 } }).responses('gpt-test').stream(request))
+    expect(errorOf(collected.error)).toMatchObject({ code: 'provider', status: 429, retryAfterMs: 120_000, isRetryable: true })
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('does not retry insufficient_quota (a 429 that waiting does not fix)', async () => {
+    server.enqueue({ status: 429, json: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota', param: null } } }, responsesTurn('never'))
+    const collected = await collectStream(provider().responses('gpt-test').stream(request))
+    expect(errorOf(collected.error)).toMatchObject({ status: 429, isRetryable: false })
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('obeys x-should-retry: false', async () => {
+    server.enqueue({ ...openaiHttpError({ kind: 'server', status: 503, message: 'down' }), headers: { 'x-should-retry': 'false' } }, responsesTurn('never'))
+    const collected = await collectStream(provider().responses('gpt-test').stream(request))
+    expect(errorOf(collected.error)).toMatchObject({ status: 503, isRetryable: false })
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('retries 408 and 409', async () => {
+    server.enqueue(
+      openaiHttpError({ kind: 'server', status: 408, message: 'timeout' }),
+      openaiHttpError({ kind: 'server', status: 409, message: 'conflict' }),
+      responsesTurn('third time'),
+    )
+    const collected = await collectStream(provider().responses('gpt-test').stream(request))
+    expect(collected.text).toBe('third time')
+    expect(server.requests).toHaveLength(3)
+  })
+
+  it('fails 400 and 403 at once', async () => {
+    for (const status of [400, 403]) {
+      server.reset()
+      server.enqueue(openaiHttpError({ kind: 'invalid_request', status, message: 'nope' }), responsesTurn('never'))
+      const collected = await collectStream(provider().responses('gpt-test').stream(request))
+      expect(errorOf(collected.error)).toMatchObject({ code: 'provider', status, isRetryable: false })
+      expect(server.requests).toHaveLength(1)
+    }
+  })
+
+  it('retries a refused connection, then reports it as retryable', async () => {
+    const closed = await startScriptedServer()
+    const url = closed.url
+    await closed.close()
+    const collected = await collectStream(createOpenAI({ apiKey, baseURL: `${url}/v1`, maxRetries: 1, retry: { initialDelayMs: 5 } }).responses('gpt-test').stream(request))
+    expect(errorOf(collected.error)).toMatchObject({ code: 'provider', isRetryable: true })
+    expect(errorOf(collected.error).message).toMatch(/could not reach the API/)
+  })
+})
+
+describe('in-band errors', () => {
+  it('maps response.failed to a provider error with its status', async () => {
+    const events = openaiResponsesEvents({ text: ['x'], truncate: 'before-finish' }).slice(0, 2)
+    events.push({ event: 'response.failed', data: { type: 'response.failed', sequence_number: 2, response: { id: 'resp_1', status: 'failed', model: 'gpt-test', output: [], error: { code: 'rate_limit_exceeded', message: 'Too many tokens' }, usage: null } } })
+    server.enqueue({ events }, responsesTurn('after retry'))
+    // Nothing but metadata was yielded, so the retryable failure is retried.
+    const collected = await collectStream(provider().responses('gpt-test').stream(request))
+    expect(collected.text).toBe('after retry')
+    expect(server.requests).toHaveLength(2)
+  })
+
+  it('maps a Responses error event carrying context_length_exceeded to ContextOverflowError', async () => {
+    const events = openaiResponsesEvents({ text: ['x'], truncate: 'before-finish' }).slice(0, 2)
+    events.push({ event: 'error', data: { type: 'error', sequence_number: 2, code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.', param: 'input' } })
+    server.enqueue({ events })
+    const collected = await collectStream(provider().responses('gpt-test').stream(request))
+    expect(errorOf(collected.error)).toMatchObject({ code: 'context_overflow', status: 400, isRetryable: false })
+  })
+
+  it('reads an error event whose fields are nested under `error`', async () => {
+    const events = openaiResponsesEvents({ text: ['partial'], truncate: 'before-finish' })
+    events.push({ event: 'error', data: { type: 'error', sequence_number: 99, error: { type: 'server_error', code: 'server_is_overloaded', message: 'Overloaded' } } })
+    server.enqueue({ events })
+    const collected = await collectStream(provider().responses('gpt-test').stream(request))
+    expect(collected.text).toBe('partial')
+    expect(errorOf(collected.error)).toMatchObject({ code: 'provider', status: 503, isRetryable: true })
+    expect(collected.parts.at(-1)?.type).toBe('error')
+  })
+
+  it('maps a Chat Completions in-band rate limit to 429 and redacts the key', async () => {
+    const events = openaiChatEvents({ text: ['par'], truncate: 'before-finish' })
+    events.push({ data: { error: { message: `Rate limit for key ${apiKey}`, type: 'requests', code: 'rate_limit_exceeded', param: null } } })
+    server.enqueue({ events })
+    const collected = await collectStream(provider().chat('gpt-test').stream(request))
+    const error = errorOf(collected.error)
+    expect(error).toMatchObject({ code: 'provider', status: 429, isRetryable: true })
+    expect(error.message).not.toContain(apiKey)
+    expect(String((collected.error as Error).cause && ((collected.error as Error).cause as Error).message)).not.toContain(apiKey)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('maps a chat context-length 400 to ContextOverflowError', async () => {
+    server.enqueue({
+      status: 400,
+      json: { error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.", type: 'invalid_request_error', param: 'messages', code: null } },
+    })
+    const collected = await collectStream(provider().chat('gpt-test').stream(request))
+    expect(errorOf(collected.error)).toMatchObject({ code: 'context_overflow', status: 400 })
+  })
+})
