@@ -9,6 +9,8 @@ class Subscriber {
   head = 0
   missed = 0
   closed = false
+  /** Thrown by this subscriber's own filter: ends its iteration, never reaches the publisher. */
+  failure: { error: unknown } | undefined
   wake: (() => void) | undefined
 
   constructor(
@@ -17,7 +19,7 @@ class Subscriber {
   ) {}
 
   push(event: AgentEvent): void {
-    if (this.closed || (this.filter && !this.filter(event))) return
+    if (this.closed || !this.matches(event)) return
     if (this.buffer.length - this.head >= this.capacity) {
       this.head++
       this.missed++
@@ -28,6 +30,18 @@ class Subscriber {
       this.head = 0
     }
     this.notify()
+  }
+
+  matches(event: AgentEvent): boolean {
+    if (!this.filter) return true
+    try {
+      return this.filter(event)
+    } catch (error) {
+      this.failure = { error }
+      this.closed = true
+      this.notify()
+      return false
+    }
   }
 
   notify(): void {
@@ -75,7 +89,16 @@ export class InProcessEventBus implements EventBus {
                 subscriber.buffer[subscriber.head++] = undefined as never
                 return { value, done: false }
               }
-              if (subscriber.closed) return { value: undefined, done: true }
+              if (subscriber.closed) {
+                options.signal?.removeEventListener('abort', close)
+                close()
+                if (subscriber.failure) {
+                  const { error } = subscriber.failure
+                  subscriber.failure = undefined
+                  throw error
+                }
+                return { value: undefined, done: true }
+              }
               await new Promise<void>((resolve) => {
                 subscriber.wake = resolve
               })
