@@ -44,10 +44,10 @@ export class AgentEventStream implements AgentStream {
   /** Set when the reader stopped early: later events are dropped instead of buffered. */
   #discarding = false
 
-  /** `start` receives the signal that cancels the run; `controller` may already be linked to the caller's signal. */
-  constructor(start: (signal: AbortSignal) => SourceRunStream, controller: AbortController = new AbortController()) {
-    this.#controller = controller
-    const source = start(controller.signal)
+  /** `start` starts the run and receives the signal that `cancel()` and an early-stopping reader abort. */
+  constructor(start: (cancel: AbortSignal) => SourceRunStream) {
+    this.#controller = new AbortController()
+    const source = start(this.#controller.signal)
     this.result = source.result
     this.result.catch(() => {})
     this.text = this.result.then((output) => output.text)

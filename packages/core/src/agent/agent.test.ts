@@ -79,6 +79,30 @@ describe('Agent.generate', () => {
     expect(() => rejected.runtime.get('resource')).toThrow(DisposedValueError)
   })
 
+  it('a second request on a runtime whose cleanup already ran gets a clear error, never the destroyed object', async () => {
+    const workbook = { destroyed: false, read: () => (workbook.destroyed ? 'DESTROYED DATA' : 'fresh data') }
+    const parent = new RuntimeStore().set('workbook', workbook)
+    parent.onCleanup('workbook', () => {
+      workbook.destroyed = true
+    })
+    const read = createRuntimeTool({
+      id: 'workbook.read',
+      description: 'reads the workbook',
+      inputSchema: z.object({}),
+      execute: (_input, { runtime }) => runtime.require<typeof workbook>('workbook').read(),
+    })
+    const model = mockModel((request): MockTurn => (lastToolResult(request) ? { text: 'done' } : { toolCalls: [{ name: 'read', args: {} }] }))
+    const agent = new Agent({ name: 'reader', model, tools: { read } })
+    await agent.generate({ prompt: 'first', runtime: parent })
+    expect(workbook.destroyed).toBe(true)
+    await agent.generate({ prompt: 'second', runtime: parent })
+    const firstResult = JSON.stringify(model.calls[1]!.messages.at(-1))
+    const secondResult = JSON.stringify(model.calls[3]!.messages.at(-1))
+    expect(firstResult).toContain('fresh data')
+    expect(secondResult).not.toContain('DESTROYED DATA')
+    expect(secondResult).toMatch(/runtime value \\"workbook\\" was disposed at/)
+  })
+
   it('keeps tool writes in the call: the parent runtime never sees them', async () => {
     const remember = createRuntimeTool({
       id: 'remember',

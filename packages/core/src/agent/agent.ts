@@ -92,15 +92,10 @@ export class Agent implements AgentSpec {
   /** Starts the run at once and returns its events, `text` and `result` (see `AgentStream`). */
   stream(options: AgentCallOptions): AgentStream {
     const agentRuntime = this.agentRuntime
-    const controller = new AbortController()
-    const caller = options.signal
-    if (caller?.aborted) controller.abort(caller.reason)
-    else caller?.addEventListener('abort', () => controller.abort(caller.reason), { once: true })
-    return new AgentEventStream(
-      (signal) =>
-        RuntimeStore.runWithResources(agentRuntime.extensions.runtimeResources, () => agentRuntime.stream(this.#request({ ...options, signal }))),
-      controller,
-    )
+    return new AgentEventStream((cancel) => {
+      const signal = options.signal ? AbortSignal.any([options.signal, cancel]) : cancel
+      return RuntimeStore.runWithResources(agentRuntime.extensions.runtimeResources, () => agentRuntime.stream(this.#request({ ...options, signal })))
+    })
   }
 
   /**
