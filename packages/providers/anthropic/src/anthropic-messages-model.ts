@@ -133,8 +133,13 @@ export class AnthropicMessagesModel implements LanguageModel {
         }
         if (next.done) break
         arm('idle', this.#settings.idleTimeoutMs)
-        for (const part of mapper.map(next.value)) yield part
+        const parts = mapper.map(next.value)
+        // Nothing follows message_stop: stop reading so a lingering connection cannot time out a complete answer.
+        if (mapper.finished) clearTimeout(timer)
+        for (const part of parts) yield part
+        if (mapper.finished) break
       }
+      if (mapper.finished) return
       // The SDK ends the iteration quietly when its request is aborted.
       if (timedOut || signal?.aborted) throw this.#interruption(undefined, timedOut, signal, true)
       if (!mapper.finished) {
@@ -148,6 +153,7 @@ export class AnthropicMessagesModel implements LanguageModel {
       clearTimeout(timer)
       signal?.removeEventListener('abort', onAbort)
       if (!mapper.finished) controller.abort()
+      else void iterator?.return?.()
     }
   }
 

@@ -154,6 +154,15 @@ describe('@spindle/anthropic streaming', () => {
     expect(finishOf(parts)).toMatchObject({ finishReason: expected, rawFinishReason: stopReason })
   })
 
+  it('completes at message_stop even when the server keeps the connection open', async () => {
+    server.enqueue({ turn: { blocks: [{ type: 'text', text: 'done' }] }, stallAfter: 100 })
+    const started = Date.now()
+    const parts = await collect(createAnthropic({ apiKey, baseURL: server.baseURL, idleTimeoutMs: 1_000 })('claude-sonnet-5').stream(ask))
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' })
+    expect(parts.some((part) => part.type === 'error')).toBe(false)
+    expect(Date.now() - started).toBeLessThan(1_000)
+  })
+
   it('streams structured output from a forced tool as JSON text when structuredOutput is "tool"', async () => {
     server.enqueue({ turn: { blocks: [{ type: 'tool_use', id: 'toolu_json', name: 'final_answer', inputChunks: ['{"answer"', ': 42}'] }] } })
     const schema = { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'], additionalProperties: false }
