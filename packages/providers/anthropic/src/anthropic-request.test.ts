@@ -243,6 +243,18 @@ describe('@spindle/anthropic provider', () => {
     expect(createAnthropic({ capabilities: { contextWindow: 1000 } })('claude-sonnet-5').capabilities.contextWindow).toBe(1000)
   })
 
+  it('sends every request through an injected fetch', async () => {
+    const seen: string[] = []
+    const counting: typeof fetch = (input, init) => {
+      seen.push(String(input instanceof Request ? input.url : input))
+      return fetch(input, init)
+    }
+    server.enqueue({ turn: { blocks: [{ type: 'text', text: 'ok' }] } })
+    const model = createAnthropic({ apiKey: 'k-123456', baseURL: server.baseURL, fetch: counting })('claude-sonnet-5')
+    for await (const _ of model.stream({ messages: [{ role: 'user', content: 'x' }] })) void _
+    expect(seen).toEqual([`${server.baseURL}/v1/messages`])
+  })
+
   it('registers as an Extensions plugin so "anthropic:<model>" resolves, under a custom name too', () => {
     const ext = new Extensions().use(provider()).use(createAnthropic({ name: 'claude-proxy', apiKey: 'k' }))
     const model = ext.providers.languageModel('anthropic:claude-sonnet-5')
