@@ -5,6 +5,8 @@ export interface ListenerHandlers {
   onNotification(payload: string): void
   /** Called after a lost connection is back (not on the first connect): catch up on what was missed. */
   onReconnect?(): void
+  /** Called when an established LISTEN connection is lost. */
+  onLost?(): void
 }
 
 /** LISTEN needs a connection of its own (a pooled one would be handed to other queries). */
@@ -69,6 +71,7 @@ export class PostgresListener {
     if (this.#client !== client) return
     this.#client = undefined
     client.end().catch(() => {})
+    this.#handlers.onLost?.()
     this.#scheduleRetry()
   }
 

@@ -1,0 +1,147 @@
+// PostgresEventBus across separate pools (and a child process), against the real server.
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import type { AgentEvent, LaggedEvent } from '@spindle/core'
+import pg from 'pg'
+import { afterEach, expect, it } from 'vitest'
+import { PostgresEventBus } from './postgres-event-bus.js'
+import { postgresStores } from './postgres-stores.js'
+import { databaseUrl, describePostgres, dropSchema, randomSchemaName } from './test-support/postgres-test-database.js'
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {})
+})
+
+function setup() {
+  const schema = randomSchemaName()
+  cleanups.push(() => dropSchema(schema))
+  return {
+    schema,
+    async bus(): Promise<PostgresEventBus> {
+      const bus = new PostgresEventBus({ connectionString: databaseUrl, schema })
+      cleanups.push(() => bus.close())
+      await bus.ready()
+      return bus
+    },
+  }
+}
+
+function delta(runId: string, seq: number, text = `d${seq}`): AgentEvent {
+  return { type: 'text.delta', runId, sessionId: 's', seq, timestamp: Date.now(), step: 1, delta: text }
+}
+
+async function take(iterable: AsyncIterable<AgentEvent | LaggedEvent>, count: number, timeoutMs = 5000): Promise<Array<AgentEvent | LaggedEvent>> {
+  const taken: Array<AgentEvent | LaggedEvent> = []
+  const iterator = iterable[Symbol.asyncIterator]()
+  const deadline = setTimeout(() => void iterator.return?.(), timeoutMs)
+  while (taken.length < count) {
+    const next = await iterator.next()
+    if (next.done) break
+    taken.push(next.value)
+  }
+  clearTimeout(deadline)
+  await iterator.return?.()
+  return taken
+}
+
+const seqs = (events: Array<AgentEvent | LaggedEvent>) => events.map((event) => ('seq' in event ? event.seq : event.type))
+
+describePostgres('PostgresEventBus', () => {
+  it('delivers across pools in order, large payloads by reference to the run log, filtered', async () => {
+    const { schema, bus } = setup()
+    const [publisher, receiver] = [await bus(), await bus()]
+    const all = receiver.subscribe()
+    const onlyRunB = receiver.subscribe({ filter: (event) => event.runId === 'b' })
+    const large = 'é'.repeat(10_000) // 20 KB of UTF-8: far over NOTIFY's 8000-byte limit
+    for (let seq = 1; seq <= 5; seq++) publisher.publish(delta('a', seq, seq === 3 ? large : undefined))
+    publisher.publish(delta('b', 1))
+    const received = await take(all, 6)
+    expect(received.map((event) => ('runId' in event ? `${event.runId}${event.seq}` : event.type))).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'b1'])
+    expect((received[2] as Extract<AgentEvent, { type: 'text.delta' }>).delta).toBe(large)
+    expect(seqs(await take(onlyRunB, 1))).toEqual([1])
+    // The large event went through the log; the small ones did not.
+    const stores = postgresStores({ connectionString: databaseUrl, schema })
+    cleanups.push(() => stores.close())
+    expect(seqs(await stores.runs.listEvents('a'))).toEqual([3])
+  })
+
+  it('a slow subscriber with bounded capacity gets a lagged event, then the newest events', async () => {
+    const { bus } = setup()
+    const [publisher, receiver] = [await bus(), await bus()]
+    const slow = receiver.subscribe({ capacity: 5 })
+    const fast = receiver.subscribe()
+    for (let seq = 1; seq <= 40; seq++) publisher.publish(delta('r', seq))
+    expect(seqs(await take(fast, 40))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
+    const slowEvents = await take(slow, 6)
+    expect(slowEvents[0]).toMatchObject({ type: 'lagged', missed: 35 })
+    expect(seqs(slowEvents.slice(1))).toEqual([36, 37, 38, 39, 40])
+  })
+
+  it('a subscriber whose connection dropped catches up from the log by seq, gap-free', async () => {
+    const { schema, bus } = setup()
+    const stores = postgresStores({ connectionString: databaseUrl, schema })
+    cleanups.push(() => stores.close())
+    const [publisher, receiver] = [await bus(), await bus()]
+    const events = receiver.subscribe()
+    const publishLogged = async (seq: number) => {
+      // As the kernel does: the event is in the run log, then broadcast.
+      await stores.runs.appendEvents('r', [delta('r', seq)])
+      publisher.publish(delta('r', seq))
+    }
+    await stores.runs.createRun({ id: 'r', sessionId: 's', request: {} })
+    for (let seq = 1; seq <= 3; seq++) await publishLogged(seq)
+    const first = await take(events, 3)
+    expect(seqs(first)).toEqual([1, 2, 3])
+    const later = receiver.subscribe() // take() above ended the first subscription
+    const pid = await receiver.listenerBackendPid()
+    expect(pid).toBeTypeOf('number')
+    const admin = new pg.Client({ connectionString: databaseUrl })
+    await admin.connect()
+    cleanups.push(() => admin.end())
+    // One round trip: wait until the receiver's LISTEN backend is gone, then log and NOTIFY seq 4-8. The receiver
+    // reconnects only after a backoff, so these notifications are lost to it: only the log can bring them back.
+    const notify = (seq: number) => `SELECT pg_notify('spindle_events_${schema}', '${JSON.stringify(delta('r', seq))}');`
+    await admin.query(
+      `SELECT pg_terminate_backend(${pid}, 5000);
+       INSERT INTO "${schema}".run_events (run_id, seq, event) SELECT 'r', s, jsonb_build_object('type', 'text.delta', 'runId', 'r', 'sessionId', 's', 'seq', s, 'timestamp', 0, 'step', 1, 'delta', 'd' || s) FROM generate_series(4, 8) AS s;
+       ${[4, 5, 6, 7, 8].map(notify).join('\n')}`,
+    )
+    const seen: number[] = []
+    for (let attempt = 0; attempt < 100 && (await receiver.listenerBackendPid()) === undefined; attempt++) await new Promise((resolve) => setTimeout(resolve, 20))
+    expect(await receiver.listenerBackendPid()).not.toBe(pid)
+    await publishLogged(9)
+    for (const event of await take(later, 6)) seen.push((event as AgentEvent).seq)
+    expect(seen).toEqual([4, 5, 6, 7, 8, 9])
+  })
+
+  it('receives events published by a child process (a separate OS process)', async () => {
+    const { schema, bus } = setup()
+    const receiver = await bus()
+    const events = receiver.subscribe()
+    const root = join(import.meta.dirname, '..', '..', '..', '..')
+    const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), ['--conditions=@spindle/source', join(import.meta.dirname, 'test-support', 'publish-events.ts'), databaseUrl, schema, 'child-run', '5'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+    const exit = new Promise<number | null>((resolve) => child.on('exit', resolve))
+    const received = await take(events, 5, 15_000)
+    expect(await exit, stderr).toBe(0)
+    expect(seqs(received)).toEqual([1, 2, 3, 4, 5])
+    expect((received[2] as Extract<AgentEvent, { type: 'text.delta' }>).delta).toHaveLength(20_000)
+  }, 30_000)
+
+  it('subscriptions end on abort and on close', async () => {
+    const { bus } = setup()
+    const receiver = await bus()
+    const controller = new AbortController()
+    const aborted = receiver.subscribe({ signal: controller.signal })
+    const pending = aborted[Symbol.asyncIterator]().next()
+    controller.abort()
+    expect(await pending).toEqual({ value: undefined, done: true })
+    const open = receiver.subscribe()[Symbol.asyncIterator]().next()
+    await receiver.close()
+    expect(await open).toEqual({ value: undefined, done: true })
+  })
+})
