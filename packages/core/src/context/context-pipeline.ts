@@ -36,7 +36,8 @@ export class ContextPipeline {
    * history costs one array concat, not a re-read or a re-count.
    */
   async build(input: ContextBuildInput, windowMessages: ModelMessage[], windowTokens: number): Promise<BuiltContext> {
-    const draft: ContextDraft = { system: [], messages: [], tools: input.tools }
+    // A copy, so an adapter that pushes a tool never grows the run's cached tool list step after step.
+    const draft: ContextDraft = { system: [], messages: [], tools: [...input.tools] }
     let historyInserted = false
     let extraTokens = 0
     for (const adapter of this.#adapters) {
@@ -52,11 +53,13 @@ export class ContextPipeline {
     }
     if (!historyInserted) draft.messages = draft.messages.concat(windowMessages)
     const systemText = draft.system.join('\n\n')
+    // Unchanged tools keep the caller's array, whose token count is cached by identity.
+    const tools = sameTools(draft.tools, input.tools) ? input.tools : draft.tools
     const request: ModelRequest = {
       messages: systemText ? [{ role: 'system', content: systemText } as ModelMessage].concat(draft.messages) : draft.messages,
-      ...(draft.tools.length ? { tools: draft.tools } : {}),
+      ...(tools.length ? { tools } : {}),
     }
-    const tokens = windowTokens + extraTokens + (systemText ? this.tokenizer.count(systemText) + 4 : 0) + this.#toolTokens(draft.tools)
+    const tokens = windowTokens + extraTokens + (systemText ? this.tokenizer.count(systemText) + 4 : 0) + this.#toolTokens(tools)
     return { request, tokens }
   }
 
@@ -69,4 +72,8 @@ export class ContextPipeline {
     }
     return cached
   }
+}
+
+function sameTools(a: ToolSpecification[], b: ToolSpecification[]): boolean {
+  return a.length === b.length && a.every((tool, index) => tool === b[index])
 }

@@ -1,0 +1,201 @@
+import { describe, expect, it } from 'vitest'
+import { mockModel } from '../providers/mock-model.js'
+import type { ToolSpecification } from '../spec/language-model.js'
+import type { ModelMessage } from '../spec/messages.js'
+import type { SessionEntry } from '../spec/session-store.js'
+import { memoryStores } from '../stores/memory/memory-stores.js'
+import { historyAdapter, instructionsAdapter } from './builtin-adapters.js'
+import type { ContextAdapter, ContextBuildInput } from './context-adapter.js'
+import { ContextPipeline } from './context-pipeline.js'
+import { ContextWindow } from './context-window.js'
+import { countMessagesTokens, estimateTokenizer, type Tokenizer } from './tokenizer.js'
+
+const stores = memoryStores()
+
+function entries(messages: ModelMessage[]): SessionEntry[] {
+  return messages.map((message, index) => ({ kind: 'message', message, sessionId: 's', seq: index + 1, createdAt: 0 }))
+}
+
+function input(overrides: Partial<ContextBuildInput> = {}): ContextBuildInput {
+  return {
+    runId: 'run-1',
+    sessionId: 's',
+    step: 1,
+    agentName: 'assistant',
+    instructions: 'You are helpful.',
+    model: mockModel([]),
+    window: [],
+    compaction: undefined,
+    tools: [],
+    stores,
+    runtime: undefined,
+    signal: new AbortController().signal,
+    ...overrides,
+  }
+}
+
+function windowOf(messages: ModelMessage[]): ContextWindow {
+  const window = new ContextWindow(estimateTokenizer)
+  window.add(entries(messages))
+  return window
+}
+
+const history: ModelMessage[] = [
+  { role: 'user', content: 'What is the weather?' },
+  { role: 'assistant', content: [{ type: 'text', text: 'Sunny.' }] },
+  { role: 'user', content: 'And tomorrow?' },
+]
+
+const tool: ToolSpecification = { name: 'forecast', description: 'Weather forecast', inputSchema: { type: 'object', properties: { day: { type: 'string' } } } }
+
+/** A tokenizer that counts how often it is called, to prove caching. */
+function countingTokenizer(): Tokenizer & { calls: string[] } {
+  const calls: string[] = []
+  return {
+    name: 'counting',
+    calls,
+    count(text) {
+      calls.push(text)
+      return estimateTokenizer.count(text)
+    },
+  }
+}
+
+describe('ContextPipeline', () => {
+  it('runs instructions, then history, then custom adapters, in order', async () => {
+    const order: string[] = []
+    const notes: ContextAdapter = {
+      name: 'notes',
+      apply(draft) {
+        order.push('notes')
+        draft.system.push('Runtime notes: the user is in Paris.')
+        draft.messages.push({ role: 'user', content: 'Recalled: the user likes short answers.' })
+      },
+    }
+    const tracing = (adapter: ContextAdapter): ContextAdapter => ({
+      name: adapter.name,
+      apply: (draft, buildInput) => {
+        order.push(adapter.name)
+        return adapter.apply(draft, buildInput)
+      },
+    })
+    const pipeline = new ContextPipeline({ adapters: [tracing(instructionsAdapter), historyAdapter, notes] })
+    const window = windowOf(history)
+    const built = await pipeline.build(input(), window.messages, window.tokens)
+    expect(order).toEqual(['instructions', 'notes'])
+    expect(built.request.messages).toEqual([
+      { role: 'system', content: 'You are helpful.\n\nRuntime notes: the user is in Paris.' },
+      ...history,
+      { role: 'user', content: 'Recalled: the user likes short answers.' },
+    ])
+    expect(pipeline.adapters.map((adapter) => adapter.name)).toEqual(['instructions', 'history', 'notes'])
+  })
+
+  it('counts tokens as window + system text + extra messages, matching a full recount', async () => {
+    const extra: ModelMessage = { role: 'user', content: 'Recalled memory about invoices and March.' }
+    const pipeline = new ContextPipeline({
+      adapters: [instructionsAdapter, historyAdapter, { name: 'memory', apply: (draft) => void draft.messages.push(extra) }],
+    })
+    const window = windowOf(history)
+    const built = await pipeline.build(input(), window.messages, window.tokens)
+    const systemText = 'You are helpful.'
+    expect(built.tokens).toBe(countMessagesTokens(history) + countMessagesTokens([extra]) + estimateTokenizer.count(systemText) + 4)
+    expect(built.tokens).toBe(countMessagesTokens(built.request.messages))
+  })
+
+  it('a custom adapter placed before history puts its messages first', async () => {
+    const pipeline = new ContextPipeline({
+      adapters: [{ name: 'preamble', apply: (draft) => void draft.messages.push({ role: 'user', content: 'preamble' }) }, historyAdapter],
+    })
+    const window = windowOf(history)
+    const built = await pipeline.build(input({ instructions: undefined }), window.messages, window.tokens)
+    expect(built.request.messages).toEqual([{ role: 'user', content: 'preamble' }, ...history])
+  })
+
+  it('appends the history window when no history adapter is configured, and omits an empty system message', async () => {
+    const pipeline = new ContextPipeline()
+    const window = windowOf(history)
+    const built = await pipeline.build(input(), window.messages, window.tokens)
+    expect(built.request.messages).toEqual(history)
+    expect(built.tokens).toBe(window.tokens)
+    expect(built.request).not.toHaveProperty('tools')
+  })
+
+  it('never mutates the window messages it is given', async () => {
+    const pipeline = new ContextPipeline({
+      adapters: [historyAdapter, { name: 'tail', apply: (draft) => void draft.messages.push({ role: 'user', content: 'tail' }) }],
+    })
+    const window = windowOf(history)
+    const before = [...window.messages]
+    await pipeline.build(input(), window.messages, window.tokens)
+    await pipeline.build(input(), window.messages, window.tokens)
+    expect(window.messages).toEqual(before)
+  })
+
+  it('re-reads a live adapter iterable on every build', async () => {
+    const live: ContextAdapter[] = [historyAdapter]
+    const pipeline = new ContextPipeline({ adapters: { [Symbol.iterator]: () => live[Symbol.iterator]() } })
+    const window = windowOf(history)
+    expect((await pipeline.build(input(), window.messages, window.tokens)).request.messages).toHaveLength(3)
+    live.push({ name: 'late', apply: (draft) => void draft.system.push('late section') })
+    const built = await pipeline.build(input(), window.messages, window.tokens)
+    expect(built.request.messages[0]).toEqual({ role: 'system', content: 'late section' })
+  })
+
+  it('awaits async adapters that read the input', async () => {
+    const pipeline = new ContextPipeline({
+      adapters: [
+        {
+          name: 'async',
+          async apply(draft, buildInput) {
+            await new Promise((resolve) => setTimeout(resolve, 1))
+            draft.system.push(`Agent ${buildInput.agentName}, step ${buildInput.step}`)
+          },
+        },
+      ],
+    })
+    const built = await pipeline.build(input({ step: 4 }), [], 0)
+    expect(built.request.messages[0]).toEqual({ role: 'system', content: 'Agent assistant, step 4' })
+  })
+
+  it('sends the tools and counts their tokens once per tools array (cached by identity)', async () => {
+    const tokenizer = countingTokenizer()
+    const pipeline = new ContextPipeline({ tokenizer })
+    const tools = [tool]
+    const first = await pipeline.build(input({ instructions: undefined, tools }), [], 0)
+    expect(first.request.tools).toBe(tools)
+    expect(first.tokens).toBe(estimateTokenizer.count(JSON.stringify(tools)))
+    const toolCounts = () => tokenizer.calls.filter((text) => text === JSON.stringify(tools)).length
+    expect(toolCounts()).toBe(1)
+    const second = await pipeline.build(input({ instructions: undefined, tools }), [], 0)
+    expect(second.tokens).toBe(first.tokens)
+    expect(toolCounts()).toBe(1)
+    // A new array (another run's scope) is counted again.
+    await pipeline.build(input({ instructions: undefined, tools: [tool] }), [], 0)
+    expect(toolCounts()).toBe(2)
+  })
+
+  it('an adapter that pushes a tool adds it to this request only, never to the caller’s tool list', async () => {
+    const extraTool: ToolSpecification = { name: 'recall', description: 'Recall memories', inputSchema: { type: 'object' } }
+    const pipeline = new ContextPipeline({ adapters: [{ name: 'memory-tools', apply: (draft) => void draft.tools.push(extraTool) }] })
+    const tools = [tool]
+    const first = await pipeline.build(input({ instructions: undefined, tools }), [], 0)
+    const second = await pipeline.build(input({ instructions: undefined, tools }), [], 0)
+    expect(tools).toEqual([tool])
+    expect(first.request.tools).toEqual([tool, extraTool])
+    expect(second.request.tools).toEqual([tool, extraTool])
+    expect(second.tokens).toBe(estimateTokenizer.count(JSON.stringify([tool, extraTool])))
+  })
+
+  it('uses the tokenizer it is given for system text and extra messages', async () => {
+    const fixed: Tokenizer = { name: 'fixed', count: () => 10 }
+    const pipeline = new ContextPipeline({
+      tokenizer: fixed,
+      adapters: [instructionsAdapter, { name: 'extra', apply: (draft) => void draft.messages.push({ role: 'user', content: 'x' }) }],
+    })
+    expect(pipeline.tokenizer).toBe(fixed)
+    const built = await pipeline.build(input(), [], 0)
+    // system: 10 + 4; extra message: 4 overhead + 10.
+    expect(built.tokens).toBe(28)
+  })
+})
