@@ -142,3 +142,41 @@ describe('embedding', () => {
     expect(String(error.cause?.message)).not.toContain('sk-secret-embed-key')
   })
 })
+
+describe('timeouts', () => {
+  it('does not count the time the consumer holds a part as idle time', async () => {
+    server.enqueue(openaiResponsesWire.streamTurn({ text: ['slow ', 'reader'] }))
+    const model = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1`, maxRetries: 0, timeouts: { idleMs: 100 } }).responses('gpt-test')
+    let text = ''
+    let finished = false
+    for await (const part of model.stream(userRequest)) {
+      if (part.type === 'text-delta') {
+        text += part.delta
+        await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      if (part.type === 'finish') finished = true
+    }
+    expect(text).toBe('slow reader')
+    expect(finished).toBe(true)
+  })
+
+  it('counts the first-chunk timeout until the first event, even when headers come at once', async () => {
+    server.enqueue({ ...openaiResponsesWire.streamTurn({ text: ['late'] }), firstEventDelayMs: 1_500 })
+    const model = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1`, maxRetries: 0, timeouts: { firstChunkMs: 150, idleMs: 5_000 } }).responses('gpt-test')
+    const started = Date.now()
+    const collected = await collectStream(model.stream(userRequest))
+    expect(collected.error).toMatchObject({ code: 'provider', isRetryable: true })
+    expect(String((collected.error as Error).message)).toMatch(/first-chunk timeout/)
+    expect(Date.now() - started).toBeLessThan(1_200)
+  })
+
+  it('switches to the idle timeout after the first event, even when the first-chunk timeout is longer', async () => {
+    server.enqueue({ ...openaiResponsesWire.streamTurn({ text: ['a'], truncate: 'before-finish' }), ending: 'hang' })
+    const model = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1`, maxRetries: 0, timeouts: { firstChunkMs: 10_000, idleMs: 150 } }).responses('gpt-test')
+    const started = Date.now()
+    const collected = await collectStream(model.stream(userRequest))
+    expect(collected.error).toMatchObject({ code: 'stream_interrupted' })
+    expect(String((collected.error as Error).message)).toMatch(/idle timeout/)
+    expect(Date.now() - started).toBeLessThan(2_000)
+  })
+})

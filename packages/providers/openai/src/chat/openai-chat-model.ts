@@ -24,22 +24,25 @@ export class OpenAIChatModel implements LanguageModel {
     this.#modelSettings = modelSettings
   }
 
-  async *stream(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<StreamPart> {
+  stream(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<StreamPart> {
     const settings = this.#settings
-    const client = settings.client()
     const errors = settings.errors()
-    const params = convertToChatRequest(request, {
-      provider: this.provider,
-      modelId: this.modelId,
-      maxTokensField: settings.maxTokensField,
-      ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
-    })
-    yield* driveStream<ChatCompletionChunk>({
+    // Returned directly (no wrapping generator): one async-generator hop per part instead of two.
+    // The client is built and the request converted lazily, at the first `next()`.
+    return driveStream<ChatCompletionChunk>({
       errors,
       retry: { ...settings.retry, maxRetries: settings.maxRetries },
       timeouts: settings.timeouts,
       signal: options.signal,
-      open: (signal) => client.chat.completions.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) }),
+      open: (signal) => {
+        const params = convertToChatRequest(request, {
+          provider: this.provider,
+          modelId: this.modelId,
+          maxTokensField: settings.maxTokensField,
+          ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
+        })
+        return settings.client().chat.completions.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) })
+      },
       createMapper: () => new ChatStreamMapper(errors),
     })
   }

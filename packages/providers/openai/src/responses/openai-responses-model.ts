@@ -23,21 +23,24 @@ export class OpenAIResponsesModel implements LanguageModel {
     this.#modelSettings = modelSettings
   }
 
-  async *stream(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<StreamPart> {
+  stream(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<StreamPart> {
     const settings = this.#settings
-    const client = settings.client()
     const errors = settings.errors()
-    const params = convertToResponsesRequest(request, {
-      provider: this.provider,
-      modelId: this.modelId,
-      ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
-    })
-    yield* driveStream<ResponseStreamEvent>({
+    // Returned directly (no wrapping generator): one async-generator hop per part instead of two.
+    // The client is built and the request converted lazily, at the first `next()`.
+    return driveStream<ResponseStreamEvent>({
       errors,
       retry: { ...settings.retry, maxRetries: settings.maxRetries },
       timeouts: settings.timeouts,
       signal: options.signal,
-      open: (signal) => client.responses.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) }),
+      open: (signal) => {
+        const params = convertToResponsesRequest(request, {
+          provider: this.provider,
+          modelId: this.modelId,
+          ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
+        })
+        return settings.client().responses.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) })
+      },
       createMapper: () => new ResponsesStreamMapper(errors),
     })
   }

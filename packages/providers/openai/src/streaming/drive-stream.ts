@@ -36,12 +36,20 @@ export async function* driveStream<Event>(options: DriveStreamOptions<Event>): A
     if (signal?.aborted) throw new AbortedError(`[spindle/${provider}] the request was aborted`)
     const controller = new AbortController()
     let stop: Stop
+    // One watchdog timer per attempt instead of one per event: it re-arms itself for the time left,
+    // so the per-chunk cost is two assignments. Time the consumer holds a part is not counted.
+    let phase: 'first-chunk' | 'idle' = 'first-chunk'
+    let waiting = true
+    let waitingSince = Date.now()
     let timer: ReturnType<typeof setTimeout> | undefined
-    const arm = (kind: 'first-chunk' | 'idle', ms: number) => {
-      clearTimeout(timer)
+    const limit = () => (phase === 'first-chunk' ? options.timeouts.firstChunkMs : options.timeouts.idleMs)
+    const watch = (ms: number) => {
       timer = setTimeout(() => {
-        stop = { kind }
-        controller.abort()
+        const elapsed = Date.now() - waitingSince
+        if (waiting && elapsed >= limit()) {
+          stop = { kind: phase }
+          controller.abort()
+        } else watch(waiting ? limit() - elapsed : limit())
       }, ms)
     }
     const onAbort = () => controller.abort()
@@ -49,16 +57,20 @@ export async function* driveStream<Event>(options: DriveStreamOptions<Event>): A
     let committed = false
     let iterator: AsyncIterator<Event> | undefined
     try {
-      arm('first-chunk', options.timeouts.firstChunkMs)
+      watch(options.timeouts.firstChunkMs)
       const mapper = options.createMapper()
       const events = await options.open(controller.signal)
       iterator = events[Symbol.asyncIterator]()
-      let first = true
       for (;;) {
-        if (!first) arm('idle', options.timeouts.idleMs)
+        waiting = true
+        if (phase === 'idle') waitingSince = Date.now()
         const next = await iterator.next()
-        clearTimeout(timer)
-        first = false
+        waiting = false
+        if (phase === 'first-chunk') {
+          phase = 'idle'
+          clearTimeout(timer)
+          watch(options.timeouts.idleMs)
+        }
         if (next.done) break
         for (const part of mapper.map(next.value)) {
           if (part.type !== 'response-metadata') committed = true
