@@ -1,0 +1,137 @@
+// The API against a real server on a real SQLite file: bad requests, runs, search, SSE catch-up, fork.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readSse, startTestPlayground, type TestPlayground } from '../test-support/test-playground.js'
+
+let playground: TestPlayground
+
+beforeAll(async () => {
+  playground = await startTestPlayground()
+})
+afterAll(() => playground.stop())
+
+async function newSession(): Promise<string> {
+  const { status, body } = await playground.call('POST', '/api/sessions', {})
+  expect(status).toBe(201)
+  return body.session.id
+}
+
+async function completedRun(sessionId: string, text: string) {
+  const started = await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text })
+  expect(started.status).toBe(202)
+  expect(started.body.runId).toMatch(/^run_/)
+  return playground.waitForRun(started.body.runId, (detail) => detail.run.status === 'completed')
+}
+
+describe('bad requests get clear errors', () => {
+  it('rejects malformed bodies, unknown ids, unknown models and bad Last-Event-ID', async () => {
+    const sessionId = await newSession()
+    const empty = await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: '   ' })
+    expect(empty.status).toBe(400)
+    expect(empty.body.error.message).toContain('text: the message is empty')
+    const notJson = await playground.call('POST', `/api/sessions/${sessionId}/messages`, '{"text":')
+    expect(notJson.status).toBe(400)
+    expect(notJson.body.error.code).toBe('bad_json')
+    const extra = await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'hi', admin: true })
+    expect(extra.status).toBe(400)
+    const model = await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'hi', model: 'openai:gpt-x' })
+    expect(model.status).toBe(400)
+    expect(model.body.error.message).toContain('unknown model "openai:gpt-x"; available: demo:scripted')
+    const missing = await playground.call('GET', '/api/runs/run_missing')
+    expect(missing.status).toBe(404)
+    expect(missing.body.error.message).toContain('no run "run_missing"')
+    expect((await playground.call('GET', '/api/sessions/nope/messages')).status).toBe(404)
+    expect((await playground.call('GET', '/api/runs/bad%20id')).status).toBe(400)
+    expect((await playground.call('GET', '/api/runs?limit=0')).status).toBe(400)
+    expect((await playground.call('GET', '/api/runs?status=sleeping')).status).toBe(400)
+    expect((await playground.call('GET', '/api/nothing-here')).status).toBe(404)
+    const run = await completedRun(sessionId, 'what is 1 + 1?')
+    const badId = await playground.call('GET', `/api/runs/${run.run.id}/events`, undefined, { 'last-event-id': 'abc' })
+    expect(badId.status).toBe(400)
+    expect(badId.body.error.message).toContain('Last-Event-ID must be a non-negative integer')
+    const resumeDone = await playground.call('POST', `/api/runs/${run.run.id}/resume`, {})
+    expect(resumeDone.status).toBe(400)
+    expect(resumeDone.body.error.message).toContain('is completed; only suspended or interrupted runs can be resumed')
+    const killDone = await playground.call('POST', `/api/runs/${run.run.id}/kill`, {})
+    expect(killDone.status).toBe(400)
+    const badFork = await playground.call('POST', `/api/runs/${run.run.id}/fork`, { version: 'one' })
+    expect(badFork.status).toBe(400)
+    expect((await playground.call('POST', `/api/runs/${run.run.id}/fork`, { version: 99 })).status).toBe(404)
+  })
+})
+
+describe('runs', () => {
+  it('a message starts a run at once; the run uses the calculator and answers; detail has events, snapshots, journal', async () => {
+    const sessionId = await newSession()
+    const detail = await completedRun(sessionId, 'What is 12 * (3 + 4)?')
+    expect(detail.run).toMatchObject({ sessionId, status: 'completed', finishReason: 'stop', model: 'demo:scripted' })
+    expect(detail.events.map((event: { seq: number }) => event.seq)).toEqual(detail.events.map((_: unknown, index: number) => index + 1))
+    expect(detail.events.find((event: { type: string }) => event.type === 'tool.result')).toMatchObject({ toolName: 'calculator', result: { value: 84 } })
+    expect(detail.events.at(-1)).toMatchObject({ type: 'run.finished', text: '12 * (3 + 4) = 84' })
+    expect(detail.snapshots.length).toBeGreaterThanOrEqual(2)
+    expect(detail.journal).toEqual([expect.objectContaining({ toolName: 'calculator', status: 'succeeded' })])
+    const messages = await playground.call('GET', `/api/sessions/${sessionId}/messages`)
+    expect(messages.body.entries.map((entry: { message: { role: string } }) => entry.message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    const gate = await playground.call('GET', `/api/sessions/${sessionId}/gate`)
+    expect(gate.body.gate).toMatchObject({ sessionId, queued: 0 })
+    expect(gate.body.gate.holder).toBeUndefined()
+  })
+
+  it('sessions and runs are listed and searched', async () => {
+    const sessionId = await newSession()
+    const run = await completedRun(sessionId, 'save a note: zebra crossing')
+    const sessions = await playground.call('GET', '/api/sessions?q=zebra')
+    expect(sessions.body.sessions.map((session: { id: string }) => session.id)).toEqual([sessionId])
+    const runs = await playground.call('GET', '/api/runs?q=zebra')
+    expect(runs.body.runs.map((summary: { id: string }) => summary.id)).toEqual([run.run.id])
+    const bySession = await playground.call('GET', `/api/sessions/${sessionId}/runs`)
+    expect(bySession.body.runs).toHaveLength(1)
+    const completed = await playground.call('GET', '/api/runs?status=completed&limit=500')
+    expect(completed.body.runs.some((summary: { id: string }) => summary.id === run.run.id)).toBe(true)
+    expect((await playground.call('GET', '/api/runs?q=no-such-thing-anywhere')).body.runs).toEqual([])
+  })
+
+  it('SSE catches up after Last-Event-ID from the log, with gap-free ids, up to the terminal event', async () => {
+    const sessionId = await newSession()
+    const detail = await completedRun(sessionId, 'list the files')
+    const total = detail.events.length
+    const response = await fetch(`${playground.origin}/api/runs/${detail.run.id}/events`, { headers: { authorization: `Bearer ${playground.token}`, 'last-event-id': '3' } })
+    expect(response.headers.get('content-type')).toContain('text/event-stream')
+    const messages = await readSse(response, (message) => message.data?.type === 'run.finished')
+    const seqs = messages.map((message) => message.data.seq)
+    expect(seqs).toEqual(Array.from({ length: total - 3 }, (_, index) => index + 4))
+    expect(messages.map((message) => Number(message.id))).toEqual(seqs)
+  })
+
+  it('SSE streams a live run: every seq exactly once, in order or filled from the log', async () => {
+    const sessionId = await newSession()
+    const started = await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'tell me a long story' })
+    const response = await fetch(`${playground.origin}/api/runs/${started.body.runId}/events`, { headers: { authorization: `Bearer ${playground.token}` } })
+    // Live events can run ahead of the log; the SSE id (the gap-free watermark) reaches the terminal seq once all arrived.
+    let terminal = Infinity
+    const messages = await readSse(response, (message) => {
+      if (message.data?.type === 'run.finished') terminal = message.data.seq
+      return Number(message.id) >= terminal
+    })
+    const seqs = messages.map((message) => message.data.seq).sort((a, b) => a - b)
+    expect(seqs.at(-1)).toBe(terminal)
+    expect(seqs).toEqual(seqs.map((_, index) => index + 1))
+    const text = messages.filter((message) => message.data.type === 'text.delta').sort((a, b) => a.data.seq - b.data.seq).map((message) => message.data.delta).join('')
+    expect(text).toContain('The moral: write it down first.')
+  })
+
+  it('forks a session from a snapshot: the new log copies the messages up to that step', async () => {
+    const sessionId = await newSession()
+    const detail = await completedRun(sessionId, 'what is 6 * 7?')
+    const afterToolStep = detail.snapshots.find((snapshot: { state: { step: number } }) => snapshot.state.step === 1)
+    const forked = await playground.call('POST', `/api/runs/${detail.run.id}/fork`, { version: afterToolStep.version })
+    expect(forked.status).toBe(201)
+    expect(forked.body.copied).toBe(afterToolStep.state.lastSeq)
+    const messages = await playground.call('GET', `/api/sessions/${forked.body.sessionId}/messages`)
+    expect(messages.body.entries.map((entry: { message: { role: string } }) => entry.message.role)).toEqual(['user', 'assistant', 'tool'])
+    const session = await playground.call('GET', `/api/sessions/${forked.body.sessionId}`)
+    expect(session.body.session.metadata.forkedFrom).toMatchObject({ sessionId, runId: detail.run.id })
+    // The fork is a normal session: a new message continues from the copied log.
+    const next = await completedRun(forked.body.sessionId, 'what is 2 ^ 10?')
+    expect(next.events.at(-1).text).toBe('2 ^ 10 = 1024')
+  })
+})

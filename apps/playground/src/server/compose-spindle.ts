@@ -1,0 +1,96 @@
+// Composes Spindle from configuration: stores (SQLite or PostgreSQL), providers (demo, OpenAI, Anthropic), tools.
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { AgentRuntime, type AgentSpec, ConfigurationError, Extensions, InProcessEventBus, type Stores, type Tool } from '@spindle/core'
+import { demoModel, demoModelId, demoModelLabel } from '../demo/demo-model.js'
+import { demoTools } from '../demo/demo-tools.js'
+import type { PlaygroundConfig } from './config.js'
+import { RunFence } from './run-fence.js'
+
+/** What the model picker shows. Never carries a key. */
+export interface ModelOption {
+  id: string
+  label: string
+  demo: boolean
+  /** US dollars per million tokens, for the cost column. */
+  pricing?: { input: number; output: number; note?: string }
+}
+
+export interface Spindle {
+  runtime: AgentRuntime
+  /** The stores without the kill fence (for marking a killed run `interrupted`). */
+  rawStores: Stores
+  fence: RunFence
+  storeKind: 'sqlite' | 'postgres'
+  models: ModelOption[]
+  tools: Record<string, Tool>
+  sandbox: string
+  agentFor(modelId: string): AgentSpec
+  close(): Promise<void>
+}
+
+const instructions =
+  'You are the assistant of the Spindle playground. Be brief. Use the tools when they help: calculator for arithmetic, ' +
+  'notes to save and list notes, the file tools on the sandbox folder, run_code for JavaScript.'
+
+export async function composeSpindle(config: PlaygroundConfig): Promise<Spindle> {
+  mkdirSync(config.dataDir, { recursive: true })
+  const { stores, storeKind, closeStores } = await openStores(config)
+  const fence = new RunFence()
+  const extensions = new Extensions().setStores(fence.wrapStores(stores))
+  extensions.events = fence.wrapBus(new InProcessEventBus())
+
+  const models: ModelOption[] = [{ id: demoModelId, label: demoModelLabel, demo: true, pricing: { input: 0.5, output: 1.5, note: 'illustrative price' } }]
+  extensions.providers.registerModel(demoModelId, demoModel({ chunkDelayMs: config.demo.chunkDelayMs }))
+  if (config.openai) {
+    const { createOpenAI } = await import('@spindle/openai')
+    const compatible = config.openai.baseURL !== undefined
+    const name = compatible ? 'compatible' : 'openai'
+    extensions.use(createOpenAI({ name, apiKey: config.openai.apiKey ?? 'not-needed', baseURL: config.openai.baseURL }))
+    models.push({ id: `${name}:${config.openai.model}`, label: `${compatible ? 'OpenAI-compatible' : 'OpenAI'} — ${config.openai.model}`, demo: false })
+  }
+  if (config.anthropic) {
+    const { createAnthropic } = await import('@spindle/anthropic')
+    extensions.use(createAnthropic({ apiKey: config.anthropic.apiKey }))
+    models.push({ id: `anthropic:${config.anthropic.model}`, label: `Anthropic — ${config.anthropic.model}`, demo: false })
+  }
+  await extensions.ready()
+
+  const sandbox = join(config.dataDir, 'sandbox')
+  const tools = demoTools({ sandbox, notesFile: join(config.dataDir, 'notes.json') })
+  const runtime = new AgentRuntime(extensions, { maxSteps: 8, leaseMs: 15_000 })
+  // Runs left `running` by a process that died are shown as interrupted, ready to resume.
+  await runtime.recover({ mode: 'interrupt' })
+
+  return {
+    runtime,
+    rawStores: stores,
+    fence,
+    storeKind,
+    models,
+    tools,
+    sandbox,
+    agentFor(modelId) {
+      if (!models.some((model) => model.id === modelId)) {
+        throw new ConfigurationError(`[spindle/playground] unknown model "${modelId}"; available: ${models.map((model) => model.id).join(', ')}`)
+      }
+      return { name: 'playground', instructions, model: modelId, tools }
+    },
+    async close() {
+      await extensions.dispose()
+      await closeStores()
+    },
+  }
+}
+
+async function openStores(config: PlaygroundConfig): Promise<{ stores: Stores; storeKind: 'sqlite' | 'postgres'; closeStores: () => Promise<void> }> {
+  if (config.databaseUrl) {
+    const { postgresStores } = await import('@spindle/store-postgres')
+    const stores = postgresStores({ connectionString: config.databaseUrl })
+    await stores.migrate()
+    return { stores, storeKind: 'postgres', closeStores: () => stores.close() }
+  }
+  const { sqliteStores } = await import('@spindle/store-sqlite')
+  const stores = sqliteStores({ path: join(config.dataDir, 'playground.db') })
+  return { stores, storeKind: 'sqlite', closeStores: async () => stores.close() }
+}

@@ -1,0 +1,37 @@
+// The playground's configuration: from the environment for `pnpm playground`, explicit in tests.
+import { join, resolve } from 'node:path'
+
+export interface PlaygroundConfig {
+  host: string
+  /** 0 picks a free port. */
+  port: number
+  /** Holds the SQLite file, the notes and the sandbox folder. */
+  dataDir: string
+  /** PostgreSQL stores when set; SQLite in `dataDir` otherwise. */
+  databaseUrl?: string
+  /** The access token; random when absent. */
+  token?: string
+  /** Folder of the built web UI. */
+  webDir: string
+  demo: { chunkDelayMs: number }
+  openai?: { apiKey?: string; baseURL?: string; model: string }
+  anthropic?: { apiKey: string; model: string }
+}
+
+export const appRoot = resolve(import.meta.dirname, '../..')
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlaygroundConfig {
+  const openaiKey = env.OPENAI_API_KEY || undefined
+  const openaiBase = env.OPENAI_BASE_URL || undefined
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: env.PORT ? Number(env.PORT) : 4477,
+    dataDir: resolve(env.SPINDLE_DATA_DIR || join(appRoot, '.data')),
+    databaseUrl: env.DATABASE_URL || undefined,
+    token: env.PLAYGROUND_TOKEN || undefined,
+    webDir: join(appRoot, 'dist', 'web'),
+    demo: { chunkDelayMs: env.DEMO_CHUNK_DELAY_MS ? Number(env.DEMO_CHUNK_DELAY_MS) : 15 },
+    ...(openaiKey || openaiBase ? { openai: { apiKey: openaiKey, baseURL: openaiBase, model: env.OPENAI_MODEL || (openaiBase ? 'llama3.2' : 'gpt-4.1-mini') } } : {}),
+    ...(env.ANTHROPIC_API_KEY ? { anthropic: { apiKey: env.ANTHROPIC_API_KEY, model: env.ANTHROPIC_MODEL || 'claude-sonnet-4-5' } } : {}),
+  }
+}

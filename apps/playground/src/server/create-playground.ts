@@ -1,0 +1,62 @@
+// createPlayground: the Hono app (access control, API, web UI) on a composed Spindle.
+import { randomBytes } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
+import { serve, type ServerType } from '@hono/node-server'
+import { Hono } from 'hono'
+import { accessControl } from './auth.js'
+import { createApi } from './api.js'
+import { composeSpindle, type Spindle } from './compose-spindle.js'
+import type { PlaygroundConfig } from './config.js'
+import { RunManager } from './run-manager.js'
+import { staticFiles } from './static-files.js'
+
+export interface Playground {
+  app: Hono
+  spindle: Spindle
+  manager: RunManager
+  token: string
+  /** The URL to open (with the token), once listening. */
+  url: string
+  port: number
+  close(): Promise<void>
+}
+
+export async function startPlayground(config: PlaygroundConfig): Promise<Playground> {
+  const spindle = await composeSpindle(config)
+  const manager = new RunManager(spindle)
+  const token = config.token ?? randomBytes(24).toString('base64url')
+  let port = config.port
+  const allowedHosts = () => {
+    const names = new Set(['127.0.0.1', 'localhost', '[::1]', config.host])
+    return new Set([...names].map((name) => `${name}:${port}`.toLowerCase()))
+  }
+  const app = new Hono()
+  app.use('*', async (c, next) => {
+    await next()
+    c.header('x-frame-options', 'DENY')
+    c.header('referrer-policy', 'no-referrer')
+  })
+  app.use('*', accessControl({ token, allowedHosts }))
+  app.route('/api', createApi(spindle, manager))
+  app.get('*', staticFiles(config.webDir))
+
+  const server: ServerType = await new Promise((resolve) => {
+    const created = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(created))
+  })
+  port = (server.address() as AddressInfo).port
+  const shownHost = config.host.includes(':') ? `[${config.host}]` : config.host
+  return {
+    app,
+    spindle,
+    manager,
+    token,
+    port,
+    url: `http://${shownHost}:${port}/?token=${token}`,
+    async close() {
+      ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await Promise.race([manager.settle(), new Promise((resolve) => setTimeout(resolve, 3000))])
+      await spindle.close()
+    },
+  }
+}

@@ -1,0 +1,153 @@
+// RunManager: starts runs in the background and answers at once; approve, resume, cancel, kill and fork.
+import { randomUUID } from 'node:crypto'
+import { type AgentEvent, ConfigurationError, NotFoundError, type RunOutput, type SessionEntryInput } from '@spindle/core'
+import type { Spindle } from './compose-spindle.js'
+
+export interface StartedRun {
+  sessionId: string
+  /** Absent when the session is busy and the run waits in the gate's queue. */
+  runId?: string
+  queued: boolean
+}
+
+/** How long `start` waits for the run to begin before answering "queued". */
+const startWaitMs = 300
+
+export class RunManager {
+  readonly #spindle: Spindle
+  readonly #background = new Set<Promise<unknown>>()
+  /** Last error of a background resume, by run id (shown in the run detail). */
+  readonly errors = new Map<string, string>()
+
+  constructor(spindle: Spindle) {
+    this.#spindle = spindle
+  }
+
+  get #runtime() {
+    return this.#spindle.runtime
+  }
+
+  async start(input: { sessionId?: string; text: string; model: string }): Promise<StartedRun> {
+    const agent = this.#spindle.agentFor(input.model)
+    const sessionId = input.sessionId ?? `ses_${randomUUID()}`
+    const session = await this.#runtime.sessions.getSession(sessionId)
+    if (!session) await this.#runtime.sessions.createSession({ id: sessionId, title: title(input.text), metadata: {} })
+    else if (!session.title) await this.#runtime.sessions.updateSession(sessionId, { title: title(input.text) })
+    const stream = this.#runtime.stream({ agent, input: input.text, sessionId, metadata: { model: input.model } })
+    let first: (value: AgentEvent | Error) => void = () => {}
+    const firstEvent = new Promise<AgentEvent | Error>((resolve) => (first = resolve))
+    // The stream is lossless with back-pressure: keep reading it, or the run would wait for us.
+    this.#track(
+      (async () => {
+        try {
+          for await (const event of stream) first(event)
+          await stream.result
+        } catch (error) {
+          first(error instanceof Error ? error : new Error(String(error)))
+        }
+      })(),
+    )
+    const outcome = await Promise.race([firstEvent, delay(startWaitMs)])
+    if (outcome instanceof Error) throw outcome
+    if (outcome) return { sessionId, runId: outcome.runId, queued: false }
+    return { sessionId, queued: true }
+  }
+
+  async approve(runId: string, callId: string, decision: { approved: boolean; reason?: string }): Promise<void> {
+    await this.#runtime.approve(runId, callId, decision)
+    const snapshot = await this.#runtime.snapshots.latest(runId)
+    const pending = (snapshot?.state.pending ?? []) as Array<{ approval?: string }>
+    // Continue once every gated call of the step has a decision.
+    if (!pending.some((call) => call.approval === 'required')) await this.resume(runId)
+  }
+
+  /** Continues a suspended, interrupted or killed run in the background. */
+  async resume(runId: string): Promise<void> {
+    const run = await this.#runtime.runs.getRun(runId)
+    if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
+    if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') {
+      throw new ConfigurationError(`[spindle/playground] run "${runId}" is ${run.status}; only suspended or interrupted runs can be resumed`)
+    }
+    if (run.status === 'suspended') {
+      const snapshot = await this.#runtime.snapshots.latest(runId)
+      const waiting = ((snapshot?.state.pending ?? []) as Array<{ approval?: string; callId: string }>).filter((call) => call.approval === 'required')
+      if (waiting.length) throw new ConfigurationError(`[spindle/playground] run "${runId}" waits for a decision on ${waiting.map((call) => call.callId).join(', ')}; approve or deny first`)
+    }
+    const model = String((run.request.agent as { model?: string } | undefined)?.model ?? (run.metadata.model as string | undefined) ?? '')
+    const agent = this.#spindle.agentFor(model)
+    this.errors.delete(runId)
+    this.#track(
+      this.#runtime.resume(runId, { agent }).catch((error: unknown) => {
+        this.errors.set(runId, error instanceof Error ? error.message : String(error))
+      }),
+    )
+    await delay(20)
+    if (this.errors.has(runId)) throw new ConfigurationError(this.errors.get(runId)!)
+  }
+
+  /** Graceful: the run ends with `cancelled` (final). */
+  async cancel(runId: string): Promise<boolean> {
+    return this.#runtime.cancel(runId)
+  }
+
+  /**
+   * Kills the run as if its process died: nothing it does from now on is written or broadcast; the log
+   * keeps what was persisted up to its last checkpoint, and the run is left `interrupted`, ready to resume.
+   */
+  async kill(runId: string): Promise<{ lastSeq: number }> {
+    const run = await this.#runtime.runs.getRun(runId)
+    if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
+    if (run.status !== 'running') throw new ConfigurationError(`[spindle/playground] run "${runId}" is ${run.status}; only a running run can be killed`)
+    const { fence, rawStores } = this.#spindle
+    fence.fence(runId)
+    try {
+      await this.#runtime.cancel(runId)
+    } finally {
+      fence.lift(runId)
+    }
+    const events = await rawStores.runs.listEvents(runId)
+    const lastSeq = events.at(-1)?.seq ?? 0
+    await rawStores.runs.updateRun(runId, { status: 'interrupted', lease: undefined })
+    fence.reset(runId, run.sessionId, lastSeq)
+    return { lastSeq }
+  }
+
+  /** A new session whose log is a copy of the run's session up to the snapshot's last entry. */
+  async fork(runId: string, version: number): Promise<{ sessionId: string; copied: number }> {
+    const snapshot = await this.#runtime.snapshots.get(runId, version)
+    if (!snapshot) throw new NotFoundError(`[spindle/playground] run "${runId}" has no snapshot version ${version}`)
+    const lastSeq = Number(snapshot.state.lastSeq ?? 0)
+    const source = await this.#runtime.sessions.getSession(snapshot.sessionId)
+    const entries = await this.#runtime.sessions.listEntries(snapshot.sessionId, { before: lastSeq + 1 })
+    const forked = await this.#runtime.sessions.createSession({
+      title: `${source?.title ?? 'Session'} (fork @ step ${Number(snapshot.state.step ?? 0)})`,
+      metadata: { forkedFrom: { sessionId: snapshot.sessionId, runId, version, lastSeq } },
+    })
+    const copies: SessionEntryInput[] = entries.map((entry) =>
+      entry.kind === 'message' ? { kind: 'message', message: entry.message } : { kind: 'compaction', compaction: entry.compaction },
+    )
+    if (copies.length) await this.#runtime.sessions.append(forked.id, copies)
+    return { sessionId: forked.id, copied: copies.length }
+  }
+
+  /** Waits for every background run (tests, shutdown). */
+  async settle(): Promise<void> {
+    while (this.#background.size) await Promise.allSettled([...this.#background])
+  }
+
+  #track(promise: Promise<unknown>): void {
+    this.#background.add(promise)
+    void promise.finally(() => this.#background.delete(promise))
+  }
+}
+
+function title(text: string): string {
+  const line = text.trim().split('\n')[0] ?? ''
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New session'
+}
+
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms))
+}
+
+export type { RunOutput }

@@ -1,0 +1,141 @@
+// The conversation: persisted messages of earlier runs, and the live transcript of the selected run.
+import { useEffect, useRef, useState } from 'react'
+import { transcript, type TranscriptItem } from './derive'
+import { duration, shortJson } from './format'
+import type { AgentEvent, ModelMessage, SessionEntry } from './types'
+
+export function Chat(props: {
+  entries: SessionEntry[]
+  runId?: string
+  events: AgentEvent[]
+  busy: boolean
+  queued: boolean
+  onSend(text: string): Promise<void>
+}) {
+  const [text, setText] = useState('')
+  const bottom = useRef<HTMLDivElement>(null)
+  const live = transcript(props.events)
+  const groups = groupEntries(props.entries)
+  const liveIndex = groups.findIndex((group) => group.runId === props.runId)
+  const liveLength = live.reduce((sum, item) => sum + (item.kind === 'assistant' ? item.text.length : 1), 0)
+  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [liveLength, props.entries.length])
+
+  const send = async () => {
+    const value = text.trim()
+    if (!value) return
+    setText('')
+    await props.onSend(value)
+  }
+
+  return (
+    <main className="chat">
+      <div className="messages" data-testid="messages">
+        {!groups.length && !live.length && (
+          <div className="welcome">
+            <h2>Talk to an agent, then look inside the run.</h2>
+            <p>Try one of these with the demo model:</p>
+            <div className="suggestions">
+              {['What is 12 * (3 + 4)?', 'Save a note: buy bread', 'List the files', 'Write hello.txt with "Hello Spindle"', 'Run [1, 2, 3].map(x => x * 2)', 'Tell me a long story'].map((example) => (
+                <button key={example} onClick={() => setText(example)}>
+                  {example}
+                </button>
+              ))}
+            </div>
+          </div>
+        )}
+        {groups.map((group, index) =>
+          index === liveIndex ? <Items key={group.key} items={live} /> : <Items key={group.key} items={fromMessages(group.key, group.messages)} />,
+        )}
+        {liveIndex < 0 && <Items items={live} />}
+        {props.queued && <div className="status warn">Queued: the session is busy; this message runs when the current run ends.</div>}
+        <div ref={bottom} />
+      </div>
+      <form
+        className="composer"
+        onSubmit={(event) => {
+          event.preventDefault()
+          void send()
+        }}
+      >
+        <textarea
+          aria-label="Message"
+          placeholder="Message the agent… (Enter to send, Shift+Enter for a new line)"
+          value={text}
+          rows={2}
+          onChange={(event) => setText(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter' && !event.shiftKey) {
+              event.preventDefault()
+              void send()
+            }
+          }}
+        />
+        <button type="submit" disabled={!text.trim()}>
+          {props.busy ? 'Queue' : 'Send'}
+        </button>
+      </form>
+    </main>
+  )
+}
+
+function Items(props: { items: TranscriptItem[] }) {
+  return (
+    <>
+      {props.items.map((item) => {
+        if (item.kind === 'user') return <div key={item.key} className="bubble user">{item.text}</div>
+        if (item.kind === 'assistant') return <div key={item.key} className="bubble assistant" data-testid="assistant">{item.text}</div>
+        if (item.kind === 'status') return <div key={item.key} className={`status ${item.tone}`}>{item.text}</div>
+        return (
+          <details key={item.key} className={`tool-chip tool-${item.status.replace(' ', '-')}`} data-testid="tool-chip">
+            <summary>
+              <span className="tool-name">{item.toolName}</span> <span className="args">{shortJson(item.args, 60)}</span>
+              <span className="tool-status">{item.status}{item.durationMs !== undefined ? ` · ${duration(item.durationMs)}` : ''}</span>
+            </summary>
+            <pre>{JSON.stringify(item.args, null, 2)}</pre>
+            {item.result !== undefined && <pre className="result">{JSON.stringify(item.result, null, 2)}</pre>}
+            {item.error && <pre className="result error">{item.error}</pre>}
+          </details>
+        )
+      })}
+    </>
+  )
+}
+
+interface EntryGroup {
+  key: string
+  runId?: string
+  messages: ModelMessage[]
+}
+
+function groupEntries(entries: SessionEntry[]): EntryGroup[] {
+  const groups: EntryGroup[] = []
+  for (const entry of entries) {
+    if (entry.kind !== 'message') continue
+    const last = groups.at(-1)
+    if (last && last.runId === entry.runId && entry.runId) last.messages.push(entry.message)
+    else groups.push({ key: `g${entry.seq}`, runId: entry.runId, messages: [entry.message] })
+  }
+  return groups
+}
+
+function fromMessages(key: string, messages: ModelMessage[]): TranscriptItem[] {
+  const items: TranscriptItem[] = []
+  messages.forEach((message, index) => {
+    const id = `${key}-${index}`
+    if (message.role === 'user') items.push({ kind: 'user', key: id, text: typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ') })
+    if (message.role === 'assistant') {
+      const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
+      if (text) items.push({ kind: 'assistant', key: id, step: 0, text })
+      for (const part of message.content) {
+        if (part.type === 'tool-call') items.push({ kind: 'tool', key: `${id}-${part.toolCallId}`, callId: part.toolCallId, toolName: part.toolName, args: part.args, status: 'called' })
+      }
+    }
+    if (message.role === 'tool') {
+      for (const part of message.content) {
+        const index = items.findIndex((item) => item.kind === 'tool' && item.callId === part.toolCallId)
+        if (index >= 0) items[index] = { ...(items[index] as Extract<TranscriptItem, { kind: 'tool' }>), status: part.isError ? 'error' : 'done', result: part.result }
+      }
+    }
+  })
+  return items
+}

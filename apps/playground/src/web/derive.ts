@@ -1,0 +1,197 @@
+// Derives the chat transcript, the timeline and pending approvals from a run's ordered events.
+import type { AgentEvent, Usage } from './types'
+import { inputText } from './format'
+
+export type TranscriptItem =
+  | { kind: 'user'; key: string; text: string }
+  | { kind: 'assistant'; key: string; step: number; text: string }
+  | { kind: 'tool'; key: string; callId: string; toolName: string; args: unknown; status: 'called' | 'running' | 'awaiting approval' | 'done' | 'error'; result?: unknown; error?: string; durationMs?: number }
+  | { kind: 'status'; key: string; text: string; tone: 'info' | 'warn' | 'error' }
+
+export function transcript(events: AgentEvent[]): TranscriptItem[] {
+  const items: TranscriptItem[] = []
+  const assistants = new Map<number, Extract<TranscriptItem, { kind: 'assistant' }>>()
+  const tools = new Map<string, Extract<TranscriptItem, { kind: 'tool' }>>()
+  for (const event of events) {
+    switch (event.type) {
+      case 'run.started':
+        items.push({ kind: 'user', key: `u${event.seq}`, text: inputText(event.input) })
+        break
+      case 'run.resumed':
+        items.push({ kind: 'status', key: `r${event.seq}`, text: `Resumed from step ${event.fromStep}`, tone: 'info' })
+        break
+      case 'text.delta': {
+        let item = assistants.get(event.step)
+        if (!item) {
+          item = { kind: 'assistant', key: `a${event.seq}`, step: event.step, text: '' }
+          assistants.set(event.step, item)
+          items.push(item)
+        }
+        item.text += event.delta
+        break
+      }
+      case 'tool.call': {
+        const item = { kind: 'tool' as const, key: `t${event.callId}`, callId: event.callId, toolName: event.toolName, args: event.args, status: 'called' as const }
+        if (!tools.has(event.callId)) items.push(item)
+        tools.set(event.callId, { ...(tools.get(event.callId) ?? {}), ...item })
+        replace(items, tools.get(event.callId)!)
+        break
+      }
+      case 'tool.started':
+        update(items, tools, event.callId, { status: 'running' })
+        break
+      case 'approval.requested':
+        update(items, tools, event.callId, { status: 'awaiting approval' })
+        break
+      case 'tool.result':
+        update(items, tools, event.callId, { status: 'done', result: event.result, durationMs: event.durationMs })
+        break
+      case 'tool.error':
+        update(items, tools, event.callId, { status: 'error', error: event.error.message, durationMs: event.durationMs })
+        break
+      case 'run.finished':
+        if (event.finishReason === 'awaiting_approval') items.push({ kind: 'status', key: `f${event.seq}`, text: 'Waiting for your approval', tone: 'warn' })
+        else if (event.finishReason !== 'stop') items.push({ kind: 'status', key: `f${event.seq}`, text: `Run ended: ${event.finishReason}`, tone: 'warn' })
+        break
+      case 'run.failed':
+        items.push({ kind: 'status', key: `f${event.seq}`, text: `Run failed (${event.error.code}): ${event.error.message}`, tone: 'error' })
+        break
+    }
+  }
+  return items
+}
+
+function replace(items: TranscriptItem[], item: TranscriptItem): void {
+  const index = items.findIndex((candidate) => candidate.key === item.key)
+  if (index >= 0) items[index] = item
+}
+
+function update(items: TranscriptItem[], tools: Map<string, Extract<TranscriptItem, { kind: 'tool' }>>, callId: string, patch: Partial<Extract<TranscriptItem, { kind: 'tool' }>>): void {
+  const current = tools.get(callId)
+  if (!current) return
+  const next = { ...current, ...patch }
+  tools.set(callId, next)
+  replace(items, next)
+}
+
+export interface TimelineTool {
+  callId: string
+  toolName: string
+  args: unknown
+  result?: unknown
+  error?: string
+  durationMs?: number
+  approval?: boolean
+  reused?: boolean
+  at: number
+}
+
+export interface TimelineStep {
+  step: number
+  at: number
+  durationMs?: number
+  usage?: Usage
+  delta?: Usage
+  finishReason?: string
+  textChars: number
+  tools: TimelineTool[]
+}
+
+export interface Timeline {
+  startedAt?: number
+  steps: TimelineStep[]
+  marks: Array<{ at: number; label: string; tone: 'info' | 'warn' | 'error' }>
+  usage?: Usage
+  finished?: { reason: string; at: number }
+}
+
+export function timeline(events: AgentEvent[]): Timeline {
+  const result: Timeline = { steps: [], marks: [] }
+  const steps = new Map<number, TimelineStep>()
+  const toolByCall = new Map<string, TimelineTool>()
+  let previous: Usage = { inputTokens: 0, outputTokens: 0 }
+  const stepOf = (step: number, at: number) => {
+    let entry = steps.get(step)
+    if (!entry) {
+      entry = { step, at, textChars: 0, tools: [] }
+      steps.set(step, entry)
+      result.steps.push(entry)
+    }
+    return entry
+  }
+  for (const event of events) {
+    result.startedAt ??= event.timestamp
+    switch (event.type) {
+      case 'run.resumed':
+        result.marks.push({ at: event.timestamp, label: `resumed from step ${event.fromStep}`, tone: 'info' })
+        break
+      case 'step.started': {
+        const entry = stepOf(event.step, event.timestamp)
+        entry.at = event.timestamp
+        break
+      }
+      case 'text.delta':
+        stepOf(event.step, event.timestamp).textChars += event.delta.length
+        break
+      case 'tool.call': {
+        const tool: TimelineTool = { callId: event.callId, toolName: event.toolName, args: event.args, at: event.timestamp }
+        toolByCall.set(event.callId, tool)
+        stepOf(event.step, event.timestamp).tools.push(tool)
+        break
+      }
+      case 'approval.requested': {
+        const tool = toolByCall.get(event.callId)
+        if (tool) tool.approval = true
+        break
+      }
+      case 'tool.result': {
+        const tool = toolByCall.get(event.callId)
+        if (tool) Object.assign(tool, { result: event.result, durationMs: event.durationMs, reused: event.reused })
+        break
+      }
+      case 'tool.error': {
+        const tool = toolByCall.get(event.callId)
+        if (tool) Object.assign(tool, { error: event.error.message, durationMs: event.durationMs })
+        break
+      }
+      case 'step.finished': {
+        const entry = stepOf(event.step, event.timestamp)
+        entry.durationMs = event.durationMs
+        entry.usage = event.usage
+        entry.finishReason = event.finishReason
+        entry.delta = { inputTokens: event.usage.inputTokens - previous.inputTokens, outputTokens: event.usage.outputTokens - previous.outputTokens }
+        previous = event.usage
+        result.usage = event.usage
+        break
+      }
+      case 'compaction.applied':
+        result.marks.push({ at: event.timestamp, label: `compacted (${event.strategy}) ${event.tokensBefore}→${event.tokensAfter} tokens`, tone: 'info' })
+        break
+      case 'run.finished':
+        result.usage = event.usage
+        result.finished = { reason: event.finishReason, at: event.timestamp }
+        break
+      case 'run.failed':
+        result.usage = event.usage
+        result.finished = { reason: `error: ${event.error.message}`, at: event.timestamp }
+        result.marks.push({ at: event.timestamp, label: event.error.message, tone: 'error' })
+        break
+    }
+  }
+  return result
+}
+
+/** Calls awaiting a human decision: requested, and not answered since. */
+export function pendingApprovals(events: AgentEvent[]): Array<{ callId: string; toolName: string; args: unknown }> {
+  const pending = new Map<string, { callId: string; toolName: string; args: unknown }>()
+  for (const event of events) {
+    if (event.type === 'approval.requested') pending.set(event.callId, { callId: event.callId, toolName: event.toolName, args: event.args })
+    else if (event.type === 'tool.result' || event.type === 'tool.error' || event.type === 'run.resumed') pending.delete((event as { callId?: string }).callId ?? '')
+  }
+  return [...pending.values()]
+}
+
+export function isTerminal(events: AgentEvent[]): boolean {
+  const last = events.at(-1)
+  return last?.type === 'run.failed' || (last?.type === 'run.finished' && last.finishReason !== 'awaiting_approval')
+}

@@ -1,0 +1,236 @@
+// The run inspector: status, gate, controls, approval prompt, timeline, raw events, snapshots, journal.
+import { useState } from 'react'
+import { pendingApprovals, timeline } from './derive'
+import { clock, cost, duration, json, shortId, shortJson, tokens } from './format'
+import type { AgentEvent, ModelOption, RunDetail } from './types'
+
+type Tab = 'timeline' | 'events' | 'snapshots' | 'journal'
+
+export function RunPanel(props: {
+  detail?: RunDetail
+  events: AgentEvent[]
+  connected: boolean
+  model?: ModelOption
+  onAction(action: 'cancel' | 'kill' | 'resume'): void
+  onDecision(callId: string, approved: boolean, reason?: string): void
+  onFork(version: number): void
+}) {
+  const [tab, setTab] = useState<Tab>('timeline')
+  const { detail, events } = props
+  if (!detail) return <section className="panel empty-panel">Send a message or pick a run to inspect it here.</section>
+  const run = detail.run
+  const gate = detail.gate
+  const approvals = run.status === 'suspended' ? pendingApprovals(events) : []
+  const view = timeline(events)
+  const usage = view.usage ?? run.usage
+  return (
+    <section className="panel" data-testid="run-panel">
+      <header className="run-header">
+        <div className="run-title">
+          <strong title={run.id}>{shortId(run.id)}</strong>
+          <span className={`badge status-${run.status}`} data-testid="run-status">{run.status}</span>
+          {run.finishReason && <span className="badge subtle">{run.finishReason}</span>}
+          <span className={`badge gate ${gate.holder ? 'busy' : ''}`} data-testid="gate-state" title={gate.holder ? `held by ${gate.holder}` : 'no run holds the session'}>
+            gate: {gate.holder ? 'running' : 'idle'}{gate.queued ? ` · ${gate.queued} queued` : ''}
+          </span>
+          <span className={`dot ${props.connected ? 'on' : ''}`} title={props.connected ? 'live' : 'disconnected'} />
+        </div>
+        <div className="run-stats">
+          <span>{run.model}</span>
+          <span>{tokens(usage)}</span>
+          <span title={props.model?.pricing?.note}>{cost(usage, props.model)}</span>
+          <span>{view.steps.length} step(s)</span>
+        </div>
+        <div className="controls">
+          <button onClick={() => props.onAction('cancel')} disabled={run.status !== 'running' && run.status !== 'suspended'} title="End the run now (final: finish reason cancelled)">
+            Cancel
+          </button>
+          <button className="danger" onClick={() => props.onAction('kill')} disabled={run.status !== 'running'} title="Kill the run like a crashed process: it stops where it is and can be resumed">
+            Kill
+          </button>
+          <button className="primary" onClick={() => props.onAction('resume')} disabled={!(run.status === 'interrupted' || (run.status === 'suspended' && !approvals.length))} title="Continue from the last snapshot">
+            Resume
+          </button>
+        </div>
+        {(run.error || detail.backgroundError) && <div className="error-line">{run.error ? `${run.error.code}: ${run.error.message}` : detail.backgroundError}</div>}
+      </header>
+      {approvals.map((call) => (
+        <Approval key={call.callId} call={call} onDecision={props.onDecision} />
+      ))}
+      <div className="tabs">
+        {(['timeline', 'events', 'snapshots', 'journal'] as Tab[]).map((name) => (
+          <button key={name} className={tab === name ? 'active' : ''} onClick={() => setTab(name)}>
+            {name}
+            {name === 'events' ? ` (${events.length})` : name === 'snapshots' ? ` (${detail.snapshots.length})` : name === 'journal' ? ` (${detail.journal.length})` : ''}
+          </button>
+        ))}
+      </div>
+      <div className="tab-body">
+        {tab === 'timeline' && <TimelineView view={view} model={props.model} />}
+        {tab === 'events' && <EventLog events={events} />}
+        {tab === 'snapshots' && <Snapshots detail={detail} onFork={props.onFork} />}
+        {tab === 'journal' && <Journal detail={detail} />}
+      </div>
+    </section>
+  )
+}
+
+function Approval(props: { call: { callId: string; toolName: string; args: unknown }; onDecision(callId: string, approved: boolean, reason?: string): void }) {
+  const [reason, setReason] = useState('')
+  return (
+    <div className="approval" data-testid="approval">
+      <div>
+        <strong>Approval needed:</strong> the agent wants to call <code>{props.call.toolName}</code>
+      </div>
+      <pre>{json(props.call.args)}</pre>
+      <div className="approval-actions">
+        <input placeholder="Reason (optional, sent to the model)" value={reason} onChange={(event) => setReason(event.target.value)} />
+        <button className="primary" onClick={() => props.onDecision(props.call.callId, true, reason || undefined)}>
+          Approve
+        </button>
+        <button className="danger" onClick={() => props.onDecision(props.call.callId, false, reason || undefined)}>
+          Deny
+        </button>
+      </div>
+    </div>
+  )
+}
+
+function TimelineView(props: { view: ReturnType<typeof timeline>; model?: ModelOption }) {
+  const { view } = props
+  const start = view.startedAt ?? 0
+  const end = view.finished?.at ?? Math.max(start, ...view.steps.map((step) => step.at + (step.durationMs ?? 0)))
+  const span = Math.max(1, end - start)
+  return (
+    <div className="timeline" data-testid="timeline">
+      {view.marks.map((mark, index) => (
+        <div key={index} className={`mark ${mark.tone}`}>
+          +{duration(mark.at - start)} · {mark.label}
+        </div>
+      ))}
+      {view.steps.map((step) => (
+        <div key={step.step} className="step">
+          <div className="step-head">
+            <span className="step-name">Step {step.step} · model call</span>
+            <span>{step.finishReason ?? 'streaming…'}</span>
+            <span>{duration(step.durationMs)}</span>
+            <span>{step.delta ? tokens(step.delta) : ''}</span>
+            <span>{step.delta ? cost(step.delta, props.model) : ''}</span>
+          </div>
+          <div className="bar-track">
+            <div className="bar" style={{ left: `${((step.at - start) / span) * 100}%`, width: `${Math.max(0.5, ((step.durationMs ?? end - step.at) / span) * 100)}%` }} />
+          </div>
+          {step.textChars > 0 && <div className="step-text">{step.textChars} characters of text</div>}
+          {step.tools.map((tool) => (
+            <details key={tool.callId} className="tool-row" data-testid="timeline-tool">
+              <summary>
+                <span className="tool-name">{tool.toolName}</span>
+                <span className="args">{shortJson(tool.args, 48)}</span>
+                <span>{tool.approval ? 'approval · ' : ''}{tool.error ? 'error' : tool.result !== undefined ? (tool.reused ? 'reused' : 'ok') : 'pending'}</span>
+                <span>{duration(tool.durationMs)}</span>
+              </summary>
+              <div className="kv">args</div>
+              <pre>{json(tool.args)}</pre>
+              {tool.result !== undefined && (
+                <>
+                  <div className="kv">result</div>
+                  <pre>{json(tool.result)}</pre>
+                </>
+              )}
+              {tool.error && <pre className="error">{tool.error}</pre>}
+            </details>
+          ))}
+        </div>
+      ))}
+      {view.finished && (
+        <div className="mark done">
+          +{duration(view.finished.at - start)} · finished: {view.finished.reason}
+        </div>
+      )}
+      {!view.steps.length && <div className="empty">No steps yet.</div>}
+    </div>
+  )
+}
+
+function EventLog(props: { events: AgentEvent[] }) {
+  const start = props.events[0]?.timestamp ?? 0
+  return (
+    <ol className="event-log" data-testid="event-log">
+      {props.events.map((event) => {
+        const { runId: _runId, sessionId: _sessionId, seq, timestamp, type, ...rest } = event as AgentEvent & Record<string, unknown>
+        return (
+          <li key={seq} data-seq={seq}>
+            <span className="seq">{seq}</span>
+            <span className="time">+{duration(timestamp - start)}</span>
+            <span className={`type type-${type.split('.')[0]}`}>{type}</span>
+            <span className="payload">{shortJson(rest, 120)}</span>
+          </li>
+        )
+      })}
+    </ol>
+  )
+}
+
+function Snapshots(props: { detail: RunDetail; onFork(version: number): void }) {
+  const [open, setOpen] = useState<number>()
+  return (
+    <div className="snapshots" data-testid="snapshots">
+      {props.detail.snapshots.map((snapshot) => {
+        const state = snapshot.state as Record<string, unknown>
+        return (
+          <div key={snapshot.version} className="snapshot">
+            <div className="snapshot-head">
+              <strong>v{snapshot.version}</strong>
+              <span>step {String(state.step)}</span>
+              <span>phase {String(state.phase)}</span>
+              <span>log ≤ {String(state.lastSeq)}</span>
+              <span>{clock(snapshot.createdAt)}</span>
+              <button onClick={() => setOpen(open === snapshot.version ? undefined : snapshot.version)}>{open === snapshot.version ? 'Hide' : 'View'}</button>
+              <button className="primary" onClick={() => props.onFork(snapshot.version)} title="A new session with the messages up to this step">
+                Fork from this step
+              </button>
+            </div>
+            {open === snapshot.version && <pre>{json(snapshot.state)}</pre>}
+          </div>
+        )
+      })}
+      {!props.detail.snapshots.length && <div className="empty">No snapshots yet.</div>}
+    </div>
+  )
+}
+
+function Journal(props: { detail: RunDetail }) {
+  return (
+    <table className="journal">
+      <thead>
+        <tr>
+          <th>step</th>
+          <th>tool</th>
+          <th>status</th>
+          <th>attempt</th>
+          <th>time</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.detail.journal.map((record) => (
+          <tr key={record.key} title={JSON.stringify(record.result ?? record.error ?? null)}>
+            <td>{record.step}</td>
+            <td>
+              <code>{record.toolName}</code> {shortJson(record.args, 40)}
+            </td>
+            <td>{record.status}</td>
+            <td>{record.attempt}</td>
+            <td>{record.finishedAt ? duration(record.finishedAt - record.startedAt) : '…'}</td>
+          </tr>
+        ))}
+        {!props.detail.journal.length && (
+          <tr>
+            <td colSpan={5} className="empty">
+              No tool executions.
+            </td>
+          </tr>
+        )}
+      </tbody>
+    </table>
+  )
+}
