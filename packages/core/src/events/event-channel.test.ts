@@ -85,6 +85,26 @@ describe('EventChannel', () => {
     expect(channel.size).toBe(2)
   })
 
+  it('several producers waiting in whenWritable() at once are all released', async () => {
+    const channel = new EventChannel<number>(2)
+    channel.push(1)
+    channel.push(2)
+    const first = channel.whenWritable()!
+    const second = channel.whenWritable()!
+    let released = 0
+    void first.then(() => released++)
+    void second.then(() => released++)
+    await channel[Symbol.asyncIterator]().next()
+    await tick()
+    expect(released).toBe(2)
+    // Once released, the next wait past the mark is a fresh promise.
+    channel.push(3)
+    channel.push(4)
+    const third = channel.whenWritable()
+    expect(third).toBeInstanceOf(Promise)
+    expect(third).not.toBe(first)
+  })
+
   it('close() releases a producer waiting in whenWritable(), and a closed channel is always writable', async () => {
     const channel = new EventChannel<number>(2)
     channel.push(1)

@@ -6,6 +6,7 @@ export class EventChannel<T> {
   #error: unknown
   #wakeConsumer: (() => void) | undefined
   #wakeProducer: (() => void) | undefined
+  #writable: Promise<void> | undefined
   #onAbandon: (() => void) | undefined
 
   constructor(readonly highWaterMark = 1024) {}
@@ -31,9 +32,11 @@ export class EventChannel<T> {
   /** Resolves at once below the high-water mark, else when the consumer has drained half of it. */
   whenWritable(): Promise<void> | undefined {
     if (this.size < this.highWaterMark || this.#closed) return undefined
-    return new Promise<void>((resolve) => {
+    // Every caller waiting at the same time shares one promise, so none of them is left waiting forever.
+    this.#writable ??= new Promise<void>((resolve) => {
       this.#wakeProducer = resolve
     })
+    return this.#writable
   }
 
   close(error?: unknown): void {
@@ -53,6 +56,7 @@ export class EventChannel<T> {
   #releaseProducer(): void {
     const wake = this.#wakeProducer
     this.#wakeProducer = undefined
+    this.#writable = undefined
     wake?.()
   }
 

@@ -95,6 +95,9 @@ describe('ProviderRegistry', () => {
     expect(registry.has('demo')).toBe(true)
     expect(registry.has('openai:anything')).toBe(true)
     expect(registry.has('anthropic:claude')).toBe(false)
+    // A bare provider name is not a model id: has() agrees with languageModel(), which refuses it.
+    expect(registry.has('openai')).toBe(false)
+    expect(() => registry.languageModel('openai')).toThrow(NotFoundError)
     expect(registry.providerNames()).toEqual(['openai'])
     expect(registry.modelIds()).toEqual(['demo'])
   })

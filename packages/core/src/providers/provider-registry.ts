@@ -42,8 +42,11 @@ export class ProviderRegistry {
     return this
   }
 
+  /** True when `languageModel(id)` can resolve the id (an exact model, or `provider:model` of a registered provider). */
   has(id: string): boolean {
-    return this.#models.has(id) || this.#providers.has(id.split(':')[0] ?? '')
+    if (this.#models.has(id)) return true
+    const colon = id.indexOf(':')
+    return colon > 0 && this.#providers.has(id.slice(0, colon))
   }
 
   providerNames(): string[] {
