@@ -1,0 +1,20 @@
+// The one error class of @spindle/tools-code: a stable code per failure, a message the model can act on.
+import { SpindleError, type SpindleErrorOptions } from '@spindle/core'
+
+export type CodeToolErrorCode =
+  | 'code_timeout'
+  | 'code_memory_limit'
+  | 'code_stack_overflow'
+  | 'code_error'
+  | 'code_output_limit'
+  | 'code_not_serializable'
+  | 'code_aborted'
+  | 'code_sandbox_failed'
+
+/** Thrown by the code tool; the kernel returns its message to the model as a tool error. */
+export class CodeToolError extends SpindleError {
+  constructor(code: CodeToolErrorCode, message: string, options?: SpindleErrorOptions) {
+    super(code, `[spindle/tools-code] ${message}`, options)
+    this.name = 'CodeToolError'
+  }
+}

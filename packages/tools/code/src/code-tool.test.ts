@@ -1,0 +1,199 @@
+import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
+import { describe, expect, it } from 'vitest'
+import { codeTool, CodeToolError, type CodeToolResult } from './index.js'
+
+const context = { runId: 'r', sessionId: 's', step: 0, callId: 'c', toolName: 'run_code', idempotencyKey: 'r:0:c', signal: new AbortController().signal, runtime: undefined } as unknown as ToolExecutionContext
+
+async function run(tool: Tool<{ code: string }, CodeToolResult>, code: string, signal?: AbortSignal): Promise<CodeToolResult> {
+  const parsed = parseToolInput(tool, { code })
+  if (!parsed.success) throw new Error(parsed.error)
+  return tool.execute(parsed.value, signal ? { ...context, signal } : context)
+}
+
+async function failure(promise: Promise<unknown>): Promise<CodeToolError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
+  expect(error, 'the code should have failed').toBeDefined()
+  expect(SpindleError.isInstance(error)).toBe(true)
+  expect((error as Error).message).toMatch(/^\[spindle\/tools-code\] /)
+  return error as CodeToolError
+}
+
+const tool = codeTool({ timeLimitMs: 1000, memoryLimitBytes: 16 * 1024 * 1024 })
+
+describe('codeTool: normal use', () => {
+  it('returns the last expression and the console output', async () => {
+    const output = await run(tool, 'console.log("hi", 1, { a: [1, 2] }); console.warn("careful"); const x = 6 * 7; ({ answer: x, list: [1, "two", null] })')
+    expect(output).toEqual({ result: { answer: 42, list: [1, 'two', null] }, logs: ['hi 1 {"a":[1,2]}', '[warn] careful'] })
+  })
+
+  it('awaits a returned promise, and supports top-level await with return', async () => {
+    expect((await run(tool, 'Promise.resolve(1).then((value) => value + 1)')).result).toBe(2)
+    expect((await run(tool, 'const value = await Promise.resolve(5); return value * 2')).result).toBe(10)
+    expect((await run(tool, '(async () => { throw new Error("async boom") })()').catch((error: Error) => error.message))).toContain('Error: async boom')
+  })
+
+  it('returns null for undefined and reports thrown errors with console output', async () => {
+    expect((await run(tool, 'let a = 1')).result).toBeNull()
+    const error = await failure(run(tool, 'console.log("before"); null.property'))
+    expect(error.code).toBe('code_error')
+    expect(error.message).toContain('TypeError')
+    expect(error.message).toContain('before')
+    const syntax = await failure(run(tool, 'this is not javascript'))
+    expect(syntax.message).toContain('SyntaxError')
+  })
+
+  it('starts every call in a fresh context', async () => {
+    await run(tool, 'globalThis.leftover = 1; Object.prototype.polluted = true')
+    expect((await run(tool, '[typeof leftover, ({}).polluted === undefined]')).result).toEqual(['undefined', true])
+  })
+
+  it('calls only the explicitly granted host functions, with JSON in and out', async () => {
+    const calls: unknown[][] = []
+    const granted = codeTool({
+      timeLimitMs: 2000,
+      globals: {
+        lookup: async (id: string) => {
+          calls.push([id])
+          return { id, price: 10 }
+        },
+        fail: () => {
+          throw new Error('host says no')
+        },
+      },
+    })
+    expect(granted.effect).toBe('external')
+    expect(granted.idempotent).toBe(false)
+    const output = await run(granted, 'const item = await lookup("a-1"); return item.price * 2')
+    expect(output.result).toBe(20)
+    expect(calls).toEqual([['a-1']])
+    const error = await failure(run(granted, 'await fail()'))
+    expect(error.message).toContain('host says no')
+    expect(() => codeTool({ globals: { console: () => 1 } })).toThrow(/cannot be granted/)
+  })
+
+  it('declares a read-only, idempotent tool without grants', () => {
+    expect(tool).toMatchObject({ name: 'run_code', effect: 'read', idempotent: true, needsApproval: false })
+  })
+})
+
+describe('codeTool: hostile input', () => {
+  it('stops an infinite loop with a clear timeout, and the host stays responsive meanwhile', async () => {
+    const quick = codeTool({ timeLimitMs: 300 })
+    let ticks = 0
+    const ticker = setInterval(() => ticks++, 20)
+    const started = Date.now()
+    const error = await failure(run(quick, 'while (true) {}'))
+    clearInterval(ticker)
+    expect(error.code).toBe('code_timeout')
+    expect(error.message).toContain('300 ms time limit')
+    expect(Date.now() - started).toBeLessThan(4000)
+    expect(ticks).toBeGreaterThan(5) // the event loop kept running while the guest spun
+  })
+
+  it('kills a native CPU bomb that never reaches an interrupt check', async () => {
+    const quick = codeTool({ timeLimitMs: 200, memoryLimitBytes: 256 * 1024 * 1024 })
+    let ticks = 0
+    const ticker = setInterval(() => ticks++, 20)
+    const error = await failure(run(quick, 'const a = new Array(5e6).fill(1); a.sort((x, y) => 0); a.join(",").length'))
+    clearInterval(ticker)
+    expect(['code_timeout', 'code_memory_limit']).toContain(error.code)
+    expect(ticks).toBeGreaterThan(3)
+  })
+
+  it('stops an allocation bomb with a clear memory error', async () => {
+    const small = codeTool({ timeLimitMs: 5000, memoryLimitBytes: 8 * 1024 * 1024 })
+    for (const bomb of [
+      'const parts = []; while (true) parts.push(new Uint8Array(65536))',
+      'const parts = []; for (let i = 0; ; i++) parts.push(new Array(10000).fill(i))',
+      'const parts = []; for (let i = 0; ; i++) parts.push({ i, text: String(i) })',
+      'let s = "ab"; while (true) s = s + s',
+    ]) {
+      const error = await failure(run(small, bomb))
+      expect(error.code).toBe('code_memory_limit')
+      expect(error.message).toContain('ran out of memory')
+    }
+  })
+
+  it('stops deep recursion with a clear stack error', async () => {
+    const error = await failure(run(tool, 'function down(n) { return down(n + 1) + 1 } down(0)'))
+    expect(error.code).toBe('code_stack_overflow')
+  })
+
+  it('has no host access: process, require, fetch, import, and the Function-constructor escape all fail', async () => {
+    const probes = await run(
+      tool,
+      `[typeof process, typeof require, typeof fetch, typeof module, typeof Buffer, typeof setTimeout, typeof XMLHttpRequest, typeof WebAssembly, typeof std, typeof os]`,
+    )
+    expect(probes.result).toEqual(Array(10).fill('undefined'))
+    for (const escape of [
+      `globalThis.constructor.constructor('return process')()`,
+      `(function () {}).constructor('return process')().env`,
+      `this.constructor.constructor('return require')()('child_process')`,
+      `Object.getPrototypeOf(async function () {}).constructor('return process')()`,
+      `import('node:fs')`,
+      `eval('process.exit(1)')`,
+    ]) {
+      const error = await failure(run(tool, escape))
+      expect(error.code).toBe('code_error')
+      expect(error.message).toMatch(/ReferenceError|not defined|could not load|SyntaxError|TypeError|Error/)
+    }
+  })
+
+  it('cannot pollute host prototypes through results, logs or granted calls', async () => {
+    const seen: unknown[] = []
+    const granted = codeTool({ globals: { record: (value: unknown) => void seen.push(value) } })
+    const output = await run(granted, `
+      const evil = JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted2": "yes"}}}')
+      await record(evil)
+      console.log(evil)
+      return evil
+    `)
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined()
+    expect(({} as Record<string, unknown>).polluted2).toBeUndefined()
+    expect(Object.prototype).not.toHaveProperty('polluted')
+    expect(Object.getPrototypeOf(output.result)).toBe(Object.prototype)
+    expect(Object.keys(seen[0] as object)).toContain('__proto__')
+  })
+
+  it('caps the result and the console output', async () => {
+    const small = codeTool({ maxOutputBytes: 1000 })
+    const error = await failure(run(small, '"x".repeat(5000)'))
+    expect(error.code).toBe('code_output_limit')
+    const chatty = await run(small, 'for (let i = 0; i < 10000; i++) console.log("line " + i); "done"')
+    expect(chatty.result).toBe('done')
+    expect(chatty.logs.join('\n').length).toBeLessThan(1200)
+    expect(chatty.logs.at(-1)).toBe('[logs truncated at 1000 bytes]')
+  })
+
+  it('rejects results that are not JSON', async () => {
+    expect((await failure(run(tool, 'const a = {}; a.self = a; a'))).code).toBe('code_not_serializable')
+    expect((await failure(run(tool, '10n'))).code).toBe('code_not_serializable')
+    expect((await failure(run(tool, 'new Promise(() => {})'))).message).toContain('never settles')
+  })
+
+  it('stops when the run is cancelled', async () => {
+    const controller = new AbortController()
+    const pending = run(codeTool({ timeLimitMs: 10_000 }), 'while (true) {}', controller.signal)
+    setTimeout(() => controller.abort(), 100)
+    expect((await failure(pending)).code).toBe('code_aborted')
+  })
+
+  it('survives 50 sequential hostile calls and still runs normal code', { timeout: 120_000 }, async () => {
+    const quick = codeTool({ timeLimitMs: 100, memoryLimitBytes: 4 * 1024 * 1024 })
+    const hostile = [
+      'while (true) {}',
+      'const a = []; while (true) a.push(new Uint8Array(65536))',
+      'function f() { return f() } f()',
+      `globalThis.constructor.constructor('return process')()`,
+      'throw new Error("x")',
+    ]
+    for (let index = 0; index < 50; index++) {
+      const error = await failure(run(quick, hostile[index % hostile.length]))
+      expect(['code_timeout', 'code_memory_limit', 'code_stack_overflow', 'code_error']).toContain(error.code)
+    }
+    expect((await run(quick, '1 + 1')).result).toBe(2)
+  })
+})

@@ -1,0 +1,197 @@
+// The sandbox worker of @spindle/tools-code: runs one piece of untrusted JavaScript in a fresh
+// QuickJS (wasm) runtime with memory, stack and time limits, then reports and exits.
+// It lives in a worker thread so that nothing the guest does (a native CPU bomb, a wasm trap)
+// can block or crash the host: the host terminates the thread on a hard deadline.
+'use strict'
+const { parentPort, workerData } = require('node:worker_threads')
+const { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } = require('quickjs-emscripten')
+
+const { code, memoryLimitBytes, maxStackBytes, timeLimitMs, maxOutputBytes, globalNames, wasmModule } = workerData
+const deadline = Date.now() + timeLimitMs
+
+// The guest-side prelude: console and granted functions, all formatting done inside the guest.
+const prelude = `(function (emit, callHost, names) {
+  const format = (value) => {
+    if (typeof value === 'string') return value
+    try {
+      const json = JSON.stringify(value)
+      return json === undefined ? String(value) : json
+    } catch (error) {
+      try { return String(value) } catch { return '[unprintable]' }
+    }
+  }
+  const make = (level) => (...args) => { emit(level, args.map(format).join(' ')) }
+  const console = { log: make('log'), info: make('info'), warn: make('warn'), error: make('error'), debug: make('debug') }
+  Object.defineProperty(globalThis, 'console', { value: console, writable: true, configurable: true })
+  for (const name of names) {
+    const grant = async (...args) => {
+      const json = await callHost(name, JSON.stringify(args))
+      return json === undefined ? undefined : JSON.parse(json)
+    }
+    Object.defineProperty(globalThis, name, { value: grant, writable: false, configurable: false, enumerable: false })
+  }
+  return (value) => JSON.stringify(value)
+})`
+
+const pendingCalls = new Map()
+let nextCallId = 0
+let wakeUp = undefined
+parentPort.on('message', (message) => {
+  if (message && message.type === 'host-result') {
+    const pending = pendingCalls.get(message.id)
+    if (pending) {
+      pendingCalls.delete(message.id)
+      pending(message)
+      if (wakeUp) wakeUp()
+    }
+  }
+})
+
+function report(message) {
+  parentPort.postMessage(message)
+}
+
+let wasmMemory
+let wasmMemoryMaxBytes = Infinity
+function nearMemoryCap() {
+  return wasmMemory !== undefined && wasmMemory.buffer.byteLength + 2 * 1024 * 1024 >= wasmMemoryMaxBytes
+}
+
+function classify(vm, errorHandle) {
+  let dumped
+  try {
+    dumped = vm.dump(errorHandle)
+  } catch (error) {
+    dumped = { name: 'InternalError', message: 'out of memory' }
+  }
+  const name = dumped && typeof dumped === 'object' ? String(dumped.name ?? 'Error') : 'Error'
+  const message = dumped && typeof dumped === 'object' ? String(dumped.message ?? '') : String(dumped)
+  const stack = dumped && typeof dumped === 'object' && typeof dumped.stack === 'string' ? dumped.stack.trim().split('\n')[0] : undefined
+  if (name === 'InternalError' && message === 'interrupted') return { kind: 'timeout' }
+  if (name === 'InternalError' && (message === 'out of memory' || message === 'string too long')) return { kind: 'memory', detail: message }
+  if (message === 'stack overflow' || name === 'RangeError' && /stack/i.test(message)) return { kind: 'stack' }
+  // Out of memory while building the exception itself leaves an empty value: the wasm memory tells.
+  if (nearMemoryCap()) return { kind: 'memory', detail: message }
+  return { kind: 'error', detail: `${name}${message ? `: ${message}` : ''}${stack ? ` (${stack.replace(/^at\s+/, 'at ')})` : ''}`.slice(0, 2000) }
+}
+
+async function main() {
+  // QuickJS's own malloc limit under-counts in this wasm build (no malloc_usable_size), so the
+  // hard cap is the wasm memory itself: a bounded WebAssembly.Memory makes malloc fail past it.
+  const page = 64 * 1024
+  const basePages = 256 // the module's initial 16 MiB (static data and C stack)
+  wasmMemory = new WebAssembly.Memory({ initial: basePages, maximum: basePages + Math.ceil(memoryLimitBytes / page) })
+  wasmMemoryMaxBytes = (basePages + Math.ceil(memoryLimitBytes / page)) * page
+  const QuickJS = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, wasmModule ? { wasmMemory, wasmModule } : { wasmMemory }))
+  const runtime = QuickJS.newRuntime()
+  runtime.setMemoryLimit(memoryLimitBytes)
+  runtime.setMaxStackSize(maxStackBytes)
+  runtime.setInterruptHandler(() => Date.now() > deadline)
+  const vm = runtime.newContext()
+
+  const logs = []
+  let logBytes = 0
+  let logsTruncated = false
+  const emit = vm.newFunction('emit', (levelHandle, textHandle) => {
+    if (logsTruncated) return
+    const level = vm.getString(levelHandle)
+    const text = vm.getString(textHandle)
+    const line = level === 'log' ? text : `[${level}] ${text}`
+    const size = Buffer.byteLength(line) + 1
+    if (logBytes + size > maxOutputBytes) {
+      logsTruncated = true
+      const room = Math.max(0, maxOutputBytes - logBytes)
+      if (room > 0) logs.push(Buffer.from(line).subarray(0, room).toString())
+      logs.push(`[logs truncated at ${maxOutputBytes} bytes]`)
+      return
+    }
+    logBytes += size
+    logs.push(line)
+  })
+  const callHost = vm.newFunction('callHost', (nameHandle, argsHandle) => {
+    const name = vm.getString(nameHandle)
+    const argsJson = vm.getString(argsHandle)
+    const deferred = vm.newPromise()
+    const id = nextCallId++
+    pendingCalls.set(id, (reply) => {
+      if (!vm.alive) return
+      if (reply.ok) {
+        if (reply.json === undefined) deferred.resolve(vm.undefined)
+        else {
+          const value = vm.newString(reply.json)
+          deferred.resolve(value)
+          value.dispose()
+        }
+      } else {
+        const error = vm.newError(String(reply.message))
+        deferred.reject(error)
+        error.dispose()
+      }
+      deferred.dispose()
+    })
+    report({ type: 'host-call', id, name, argsJson })
+    return deferred.handle
+  })
+  const namesHandle = vm.unwrapResult(vm.evalCode(JSON.stringify(globalNames), 'names.json'))
+  const preludeFn = vm.unwrapResult(vm.evalCode(prelude, 'spindle-prelude.js', { type: 'global' }))
+  const toJson = vm.unwrapResult(vm.callFunction(preludeFn, vm.undefined, emit, callHost, namesHandle))
+  for (const handle of [namesHandle, preludeFn, emit, callHost]) handle.dispose()
+
+  const finish = (message) => report({ ...message, logs, logsTruncated })
+
+  let evaluated = vm.evalCode(code, 'sandbox.js', { type: 'global' })
+  if (evaluated.error && /\bawait\b/.test(code)) {
+    // Top-level await: run the code as the body of an async function (use `return` for the result).
+    const first = classify(vm, evaluated.error)
+    if (first.kind === 'error' && /^SyntaxError/.test(first.detail)) {
+      evaluated.error.dispose()
+      evaluated = vm.evalCode(`(async () => {\n${code}\n})()`, 'sandbox.js', { type: 'global' })
+    }
+  }
+  if (evaluated.error) return finish({ type: 'done', ok: false, ...classify(vm, evaluated.error) })
+  let value = evaluated.value
+
+  // Settle a returned promise: run guest jobs, wait for granted host calls, stay inside the deadline.
+  for (;;) {
+    const state = vm.getPromiseState(value)
+    if (state.type === 'fulfilled') {
+      if (!state.notAPromise) {
+        value.dispose()
+        value = state.value
+      }
+      break
+    }
+    if (state.type === 'rejected') return finish({ type: 'done', ok: false, ...classify(vm, state.error) })
+    const jobs = runtime.executePendingJobs()
+    if (jobs.error) return finish({ type: 'done', ok: false, ...classify(vm, jobs.error) })
+    if (Date.now() > deadline) return finish({ type: 'done', ok: false, kind: 'timeout' })
+    if (jobs.value === 0) {
+      if (pendingCalls.size === 0) return finish({ type: 'done', ok: false, kind: 'error', detail: 'the returned promise never settles' })
+      await new Promise((resolve) => {
+        const timer = setTimeout(done, Math.max(0, deadline - Date.now()) + 1)
+        function done() {
+          clearTimeout(timer)
+          wakeUp = undefined
+          resolve()
+        }
+        wakeUp = done
+      })
+    }
+  }
+
+  const jsonResult = vm.callFunction(toJson, vm.undefined, value)
+  if (jsonResult.error) {
+    const problem = classify(vm, jsonResult.error)
+    if (problem.kind !== 'error') return finish({ type: 'done', ok: false, ...problem })
+    return finish({ type: 'done', ok: false, kind: 'not-serializable', detail: problem.detail })
+  }
+  const json = vm.typeof(jsonResult.value) === 'string' ? vm.getString(jsonResult.value) : undefined
+  if (json !== undefined && Buffer.byteLength(json) > maxOutputBytes) {
+    return finish({ type: 'done', ok: false, kind: 'output', detail: `${Buffer.byteLength(json)} bytes` })
+  }
+  finish({ type: 'done', ok: true, json })
+}
+
+main().catch((error) => {
+  report({ type: 'done', ok: false, kind: 'crash', detail: String(error && error.stack ? error.stack : error), logs: [], logsTruncated: false })
+})
