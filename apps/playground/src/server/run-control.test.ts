@@ -1,0 +1,109 @@
+// Approvals, kill (a simulated crash) and resume, cancel, and the session gate, on a real SQLite file.
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startTestPlayground, type TestPlayground } from '../test-support/test-playground.js'
+
+let playground: TestPlayground
+
+beforeAll(async () => {
+  playground = await startTestPlayground({ demo: { chunkDelayMs: 6 } })
+})
+afterAll(() => playground.stop())
+
+async function start(text: string, sessionId?: string) {
+  const id = sessionId ?? (await playground.call('POST', '/api/sessions', {})).body.session.id
+  const started = await playground.call('POST', `/api/sessions/${id}/messages`, { text })
+  expect(started.status).toBe(202)
+  return { sessionId: id, ...started.body }
+}
+
+const seqsOf = (detail: any) => detail.events.map((event: { seq: number }) => event.seq)
+const gapFree = (detail: any) => seqsOf(detail).every((seq: number, index: number) => seq === index + 1)
+
+describe('approvals', () => {
+  it('a delete waits for approval; approving runs it once and the run completes', async () => {
+    const sandboxFile = join(playground.dataDir, 'sandbox', 'todo.txt')
+    expect(existsSync(sandboxFile)).toBe(true)
+    const { runId } = await start('delete todo.txt')
+    const suspended = await playground.waitForRun(runId, (detail) => detail.run.status === 'suspended')
+    const request = suspended.events.find((event: { type: string }) => event.type === 'approval.requested')
+    expect(request).toMatchObject({ toolName: 'delete_file', args: { path: 'todo.txt' } })
+    expect(existsSync(sandboxFile)).toBe(true)
+    const wrong = await playground.call('POST', `/api/runs/${runId}/approve`, { callId: 'nope', approved: true })
+    expect(wrong.status).toBe(404)
+    expect(wrong.body.error.message).toContain(`Calls awaiting approval: ${request.callId}`)
+    const early = await playground.call('POST', `/api/runs/${runId}/resume`, {})
+    expect(early.status).toBe(400)
+    expect(early.body.error.message).toContain('approve or deny first')
+    expect((await playground.call('POST', `/api/runs/${runId}/approve`, { callId: request.callId, approved: true })).status).toBe(200)
+    const done = await playground.waitForRun(runId, (detail) => detail.run.status === 'completed')
+    expect(done.events.at(-1)).toMatchObject({ type: 'run.finished', text: 'Deleted todo.txt.' })
+    expect(existsSync(sandboxFile)).toBe(false)
+    expect(done.journal).toEqual([expect.objectContaining({ toolName: 'delete_file', status: 'succeeded', attempt: 1 })])
+    expect(gapFree(done)).toBe(true)
+  })
+
+  it('a denial goes back to the model with the reason', async () => {
+    const { runId } = await start('write keep.txt with "draft"')
+    const suspended = await playground.waitForRun(runId, (detail) => detail.run.status === 'suspended')
+    const request = suspended.events.find((event: { type: string }) => event.type === 'approval.requested')
+    expect(request.toolName).toBe('write_file')
+    await playground.call('POST', `/api/runs/${runId}/approve`, { callId: request.callId, approved: false, reason: 'not today' })
+    const done = await playground.waitForRun(runId, (detail) => detail.run.status === 'completed')
+    expect(done.events.at(-1).text).toContain('did not run: The user denied this call: not today')
+    expect(existsSync(join(playground.dataDir, 'sandbox', 'keep.txt'))).toBe(false)
+  })
+})
+
+describe('kill and resume', () => {
+  it('kill stops a streaming run like a crash (interrupted, log kept); resume finishes it with a gap-free log', async () => {
+    const { runId, sessionId } = await start('tell me a long story')
+    await playground.waitForRun(runId, (detail) => detail.run.status === 'running')
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    const killed = await playground.call('POST', `/api/runs/${runId}/kill`, {})
+    expect(killed.status).toBe(200)
+    const interrupted = await playground.call('GET', `/api/runs/${runId}`)
+    expect(interrupted.body.run.status).toBe('interrupted')
+    expect(seqsOf(interrupted.body).at(-1)).toBe(killed.body.lastSeq)
+    expect(interrupted.body.events.some((event: { type: string }) => event.type === 'run.finished')).toBe(false)
+    const gate = await playground.call('GET', `/api/sessions/${sessionId}/gate`)
+    expect(gate.body.gate.holder).toBeUndefined()
+    expect((await playground.call('POST', `/api/runs/${runId}/resume`, {})).status).toBe(202)
+    const done = await playground.waitForRun(runId, (detail) => detail.run.status === 'completed')
+    expect(gapFree(done)).toBe(true)
+    expect(done.events.filter((event: { type: string }) => event.type === 'run.resumed')).toHaveLength(1)
+    expect(done.events.filter((event: { type: string }) => event.type === 'run.finished')).toHaveLength(1)
+    expect(done.events.at(-1).text).toContain('The moral: write it down first.')
+    const messages = await playground.call('GET', `/api/sessions/${sessionId}/messages`)
+    expect(messages.body.entries.map((entry: { message: { role: string } }) => entry.message.role)).toEqual(['user', 'assistant'])
+  })
+
+  it('cancel ends a running run for good', async () => {
+    const { runId } = await start('tell me a long story')
+    await playground.waitForRun(runId, (detail) => detail.run.status === 'running')
+    const cancelled = await playground.call('POST', `/api/runs/${runId}/cancel`, {})
+    expect(cancelled.body).toEqual({ cancelled: true })
+    const detail = await playground.waitForRun(runId, (body) => body.run.status === 'cancelled')
+    expect(detail.run.finishReason).toBe('cancelled')
+    expect((await playground.call('POST', `/api/runs/${runId}/resume`, {})).status).toBe(400)
+  })
+})
+
+describe('session gate', () => {
+  it('a second message while a run holds the session is queued, then runs', async () => {
+    const first = await start('tell me a long story')
+    const gate = await playground.call('GET', `/api/sessions/${first.sessionId}/gate`)
+    expect(gate.body.gate.holder).toBe(first.runId)
+    const second = await start('what is 2 + 2?', first.sessionId)
+    expect(second).toMatchObject({ queued: true })
+    const queued = await playground.call('GET', `/api/sessions/${first.sessionId}/gate`)
+    expect(queued.body.gate.queued).toBe(1)
+    await playground.waitForRun(first.runId, (detail) => detail.run.status === 'completed')
+    await playground.manager.settle()
+    const runs = await playground.call('GET', `/api/sessions/${first.sessionId}/runs`)
+    expect(runs.body.runs.map((run: { status: string }) => run.status)).toEqual(['completed', 'completed'])
+    const messages = await playground.call('GET', `/api/sessions/${first.sessionId}/messages`)
+    expect(messages.body.entries.at(-1).message.content[0].text).toBe('2 + 2 = 4')
+  })
+})
