@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ConfigurationError } from '../errors/errors.js'
 import { cosineSimilarity } from '../stores/cosine.js'
 import { hashEmbedding } from './hash-embedding.js'
 
@@ -12,6 +13,11 @@ describe('hashEmbedding', () => {
     expect(model.dimensions).toBe(256)
     expect(model.modelId).toBe('hash-256')
     expect(hashEmbedding({ dimensions: 64 }).modelId).toBe('hash-64')
+  })
+
+  it('rejects dimensions that are not a positive integer', () => {
+    for (const dimensions of [0, -4, 1.5, Number.NaN]) expect(() => hashEmbedding({ dimensions })).toThrow(ConfigurationError)
+    expect(() => hashEmbedding({ dimensions: 0 })).toThrow(/positive integer, got 0/)
   })
 
   it('returns one vector of the configured dimension per text, in order', async () => {

@@ -1,4 +1,5 @@
 // hashEmbedding: a deterministic, offline EmbeddingModel (feature hashing of words and character trigrams).
+import { ConfigurationError } from '../errors/errors.js'
 import type { EmbeddingModel } from '../spec/language-model.js'
 import { createHash } from 'node:crypto'
 
@@ -14,6 +15,9 @@ export interface HashEmbeddingOptions {
  */
 export function hashEmbedding(options: HashEmbeddingOptions = {}): EmbeddingModel {
   const dimensions = options.dimensions ?? 256
+  if (!Number.isInteger(dimensions) || dimensions < 1) {
+    throw new ConfigurationError(`[spindle/core] hashEmbedding: dimensions must be a positive integer, got ${dimensions}`)
+  }
   return {
     specificationVersion: 'v1',
     provider: 'spindle',
@@ -26,7 +30,7 @@ export function hashEmbedding(options: HashEmbeddingOptions = {}): EmbeddingMode
 }
 
 function embedText(text: string, dimensions: number): number[] {
-  const vector = new Array<number>(dimensions).fill(0)
+  const vector = Array.from({ length: dimensions }, () => 0)
   const normalized = text.toLowerCase().normalize('NFKC')
   const words = normalized.match(/[\p{L}\p{N}]+/gu) ?? []
   for (const word of words) {
