@@ -126,9 +126,11 @@ describe('embedding', () => {
       openaiEmbeddingsResponse([[3]]),
     )
     const model = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1`, retry: { initialDelayMs: 5 } }).embedding('e', { maxBatchSize: 2 })
+    expect(model.dimensions).toBe(0)
     const result = await model.embed(['a', 'b', 'c'])
     expect(result.embeddings).toEqual([[1], [2], [3]])
     expect(server.requests.map((request) => request.body.input)).toEqual([['a', 'b'], ['c'], ['c']])
+    expect(model.dimensions).toBe(1)
   })
 
   it('maps a 401 without echoing the key', async () => {

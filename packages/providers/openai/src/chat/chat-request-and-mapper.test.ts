@@ -86,6 +86,21 @@ describe('ChatStreamMapper', () => {
     expect(parts.filter((part) => part.type === 'tool-call-end')).toHaveLength(1)
   })
 
+  it('keeps apart parallel calls that a server sends all at index 0, each with its own id', () => {
+    const mapper = new ChatStreamMapper(errors)
+    const parts = [
+      ...mapper.map(chunk({ tool_calls: [{ index: 0, id: 'call_a', function: { name: 'f', arguments: '{"x":1}' } }] })),
+      ...mapper.map(chunk({ tool_calls: [{ index: 0, id: 'call_b', function: { name: 'g', arguments: '{"y":' } }] })),
+      ...mapper.map(chunk({ tool_calls: [{ index: 0, function: { arguments: '2}' } }] })),
+      ...mapper.map(chunk({}, 'tool_calls')),
+      ...mapper.end(),
+    ]
+    const args = new Map<string, string>()
+    for (const part of parts) if (part.type === 'tool-call-delta') args.set(part.id, (args.get(part.id) ?? '') + part.argsDelta)
+    expect(Object.fromEntries(args)).toEqual({ call_a: '{"x":1}', call_b: '{"y":2}' })
+    expect(parts.filter((part) => part.type === 'tool-call-end').map((part) => part.type === 'tool-call-end' && part.id)).toEqual(['call_a', 'call_b'])
+  })
+
   it('throws StreamInterruptedError when no finish_reason came', () => {
     const mapper = new ChatStreamMapper(errors)
     mapper.map(chunk({ content: 'half' }))

@@ -24,6 +24,9 @@ interface ReasoningDelta {
 export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
   readonly #errors: ErrorMappingContext
   readonly #calls = new Map<number, PendingCall>()
+  /** Wire index → key in #calls, when a reused index started a new call. */
+  readonly #keyByIndex = new Map<number, number>()
+  #nextSyntheticKey = -1
   #metadataSent = false
   #finishReason: string | undefined
   #usage: Usage | undefined
@@ -47,10 +50,17 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
     if (delta.content) parts.push({ type: 'text-delta', delta: delta.content })
     if (delta.refusal) parts.push({ type: 'text-delta', delta: delta.refusal })
     for (const toolDelta of delta.tool_calls ?? []) {
-      let call = this.#calls.get(toolDelta.index)
+      let key = this.#keyByIndex.get(toolDelta.index) ?? toolDelta.index
+      let call = this.#calls.get(key)
+      // Some compatible servers send every parallel call at index 0: a new id there is a new call.
+      if (call?.started && toolDelta.id && toolDelta.id !== call.id) {
+        key = this.#nextSyntheticKey--
+        this.#keyByIndex.set(toolDelta.index, key)
+        call = undefined
+      }
       if (!call) {
         call = { id: undefined, name: undefined, started: false, buffered: '' }
-        this.#calls.set(toolDelta.index, call)
+        this.#calls.set(key, call)
       }
       if (toolDelta.id && !call.started) call.id = toolDelta.id
       if (toolDelta.function?.name && !call.started) call.name = (call.name ?? '') + toolDelta.function.name
@@ -70,7 +80,7 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
       for (const [index, call] of this.#calls) {
         if (!call.started) {
           // A server that never sent an id still gets a stable one.
-          call.id ??= `call_${index}`
+          call.id ??= `call_${Math.abs(index)}`
           call.name ??= 'unknown'
           call.started = true
           parts.push({ type: 'tool-call-start', id: call.id, name: call.name })

@@ -22,8 +22,8 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
   readonly specificationVersion = 'v1' as const
   readonly provider: string
   readonly modelId: string
-  readonly dimensions: number
   readonly maxBatchSize: number
+  #dimensions: number
   readonly #settings: ResolvedProviderSettings
   readonly #requestedDimensions: number | undefined
 
@@ -32,8 +32,13 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
     this.modelId = modelId
     this.#settings = settings
     this.#requestedDimensions = embeddingSettings.dimensions
-    this.dimensions = embeddingSettings.dimensions ?? knownDimensions[modelId] ?? 0
+    this.#dimensions = embeddingSettings.dimensions ?? knownDimensions[modelId] ?? 0
     this.maxBatchSize = embeddingSettings.maxBatchSize ?? 2048
+  }
+
+  /** Vector size: from the settings or the known models, else learned from the first response (0 until then). */
+  get dimensions(): number {
+    return this.#dimensions
   }
 
   async embed(texts: string[], options: { signal?: AbortSignal } = {}): Promise<{ embeddings: number[][]; usage?: { tokens: number } }> {
@@ -54,6 +59,7 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
           )
           const ordered = [...response.data].sort((a, b) => a.index - b.index)
           for (const item of ordered) embeddings.push(item.embedding)
+          if (!this.#dimensions && ordered[0]) this.#dimensions = ordered[0].embedding.length
           tokens += response.usage?.prompt_tokens ?? 0
           break
         } catch (caught) {
