@@ -7,7 +7,8 @@ const { parentPort, workerData } = require('node:worker_threads')
 const { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } = require('quickjs-emscripten')
 
 const { code, memoryLimitBytes, maxStackBytes, timeLimitMs, maxOutputBytes, globalNames, wasmModule } = workerData
-const deadline = Date.now() + timeLimitMs
+// The clock starts when the guest code starts, not while the sandbox is being set up.
+let deadline = Infinity
 
 // The guest-side prelude: console and granted functions, all formatting done inside the guest.
 const prelude = `(function (emit, callHost, names) {
@@ -139,6 +140,7 @@ async function main() {
 
   const finish = (message) => report({ ...message, logs, logsTruncated })
 
+  deadline = Date.now() + timeLimitMs
   let evaluated = vm.evalCode(code, 'sandbox.js', { type: 'global' })
   if (evaluated.error && /\bawait\b/.test(code)) {
     // Top-level await: run the code as the body of an async function (use `return` for the result).
