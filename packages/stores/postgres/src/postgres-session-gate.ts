@@ -302,7 +302,8 @@ export class PostgresSessionGate implements SessionGate {
   }
 
   #wake(sessionId: string): void {
-    for (const wake of [...(this.#wakers.get(sessionId) ?? [])]) wake()
+    // Each waker removes itself; deleting the visited entry of a Set during for…of is safe.
+    for (const wake of this.#wakers.get(sessionId) ?? []) wake()
   }
 
   async #query<R = Record<string, unknown>>(text: string, values: unknown[]): Promise<{ rows: R[] }> {
