@@ -33,6 +33,13 @@ describe('createOpenAI', () => {
     expect(provider.chat('my-local', { capabilities: { contextWindow: 8192, tools: false } }).capabilities).toMatchObject({ contextWindow: 8192, tools: false })
   })
 
+  it('rejects invalid options with a clear ConfigurationError', () => {
+    expect(() => createOpenAI({ maxRetries: -1 })).toThrow(/maxRetries must be an integer/)
+    expect(() => createOpenAI({ timeouts: { idleMs: Number.NaN } })).toThrow(/idleMs must be a number/)
+    expect(() => createOpenAI({ name: 'has:colon' })).toThrow(/prefixes model ids/)
+    expect(() => createOpenAI({ baseURL: 'localhost:11434' })).toThrow(/must start with http/)
+  })
+
   it('exports a default instance', () => {
     expect(openai.name).toBe('openai')
     expect(openai('gpt-5.4').provider).toBe('openai')

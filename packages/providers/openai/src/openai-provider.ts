@@ -1,6 +1,6 @@
 // createOpenAI: a callable provider (`openai('gpt-5.4')`) with `.responses`, `.chat`, `.embedding`,
 // that is also an Extensions plugin registering itself in the ProviderRegistry (`openai:gpt-5.4`).
-import type { EmbeddingModel, Extensions, LanguageModel, Plugin, ProviderFactory } from '@spindle/core'
+import { ConfigurationError, type EmbeddingModel, type Extensions, type LanguageModel, type Plugin, type ProviderFactory } from '@spindle/core'
 import { OpenAIChatModel } from './chat/openai-chat-model.js'
 import { OpenAIEmbeddingModel, type OpenAIEmbeddingSettings } from './embedding/openai-embedding-model.js'
 import { lazyClient, type OpenAIModelSettings, type ResolvedProviderSettings } from './openai-settings.js'
@@ -68,6 +68,7 @@ export interface OpenAIProvider extends ProviderFactory, Plugin {
  */
 export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvider {
   const name = options.name ?? 'openai'
+  validateOptions(options, name)
   const isOpenAI = name === 'openai'
   const lazy = lazyClient({
     name,
@@ -110,6 +111,18 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     plugin: () => provider,
   })
   return provider
+}
+
+function validateOptions(options: OpenAIProviderOptions, name: string): void {
+  const fail = (message: string) => {
+    throw new ConfigurationError(`[spindle/${name}] createOpenAI: ${message}`)
+  }
+  if (!/^[a-zA-Z0-9_.-]+$/.test(name)) fail(`name "${name}" must be letters, digits, "_", "-" or "." (it prefixes model ids as "${name}:model")`)
+  if (options.maxRetries !== undefined && !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)) fail('maxRetries must be an integer >= 0')
+  for (const [key, value] of Object.entries({ ...options.retry, ...options.timeouts })) {
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) fail(`${key} must be a number of milliseconds >= 0`)
+  }
+  if (options.baseURL !== undefined && !/^https?:\/\//.test(options.baseURL)) fail(`baseURL "${options.baseURL}" must start with http:// or https://`)
 }
 
 /** The default provider: the key comes from `OPENAI_API_KEY` at the first call. */
