@@ -25,6 +25,14 @@ function safeList(dir: string): string[] {
   }
 }
 
+function hasTypeTests(dir: string): boolean {
+  try {
+    return readdirSync(dir, { recursive: true, encoding: 'utf8' }).some((file) => file.endsWith('.test-d.ts') && !file.includes('node_modules'))
+  } catch {
+    return false
+  }
+}
+
 function projectName(dir: string): string {
   try {
     return JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')).name ?? dir
@@ -46,7 +54,8 @@ export default defineConfig({
           root: join(root, dir),
           include: ['**/*.test.ts', '**/*.test.tsx'],
           exclude: ['**/node_modules/**', '**/dist/**'],
-          typecheck: { enabled: true, include: ['**/*.test-d.ts'], tsconfig: join(root, 'tsconfig.test.json') },
+          // Type tests only where a package has them, so no project pays for a type check it does not use.
+          typecheck: { enabled: hasTypeTests(join(root, dir)), include: ['**/*.test-d.ts'], tsconfig: join(root, 'tsconfig.test.json') },
         },
       })),
     testTimeout: 20_000,

@@ -360,7 +360,7 @@ describe('Agent.asTool', () => {
     expect(researcher.agentRuntime).not.toBe(agentRuntime)
     const runs = await agentRuntime.runs.listRuns({ limit: 10 })
     const subRun = runs.find((run) => run.id !== output.runId)
-    expect(subRun?.metadata).toEqual({ parentRunId: output.runId })
+    expect(subRun?.request.parentRunId).toBe(output.runId)
   })
 
   it('a sub-agent failure becomes a tool error the caller model sees', async () => {
@@ -370,5 +370,30 @@ describe('Agent.asTool', () => {
     const output = await lead.generate({ prompt: 'go' })
     expect(output.text).toBe('recovered')
     expect(JSON.stringify(leadModel.calls[1]!.messages.at(-1))).toMatch(/agent \\"broken\\" ended with error/)
+  })
+})
+
+describe('asTool nesting', () => {
+  it("a sub-agent's events are nested in the parent's stream with parentRunId", async () => {
+    const { Agent: AgentClass } = await import('./agent.js')
+    const { AgentRuntime: Runtime, mockModel: scripted } = await import('../index.js')
+    const agentRuntime = new Runtime()
+    const researcher = new AgentClass({ name: 'researcher', model: scripted([{ text: 'Paris has 2.1M people.' }]), agentRuntime })
+    const lead = new AgentClass({
+      name: 'lead',
+      model: scripted([{ toolCalls: [{ name: 'researcher', args: { prompt: 'population of Paris?' } }] }, { text: 'About 2.1 million.' }]),
+      tools: { researcher: researcher.asTool() },
+      agentRuntime,
+    })
+    const stream = agentRuntime.stream({ agent: lead, input: 'How many people live in Paris?' })
+    const events = []
+    for await (const event of stream) events.push(event)
+    const output = await stream.result
+    const nested = events.filter((event) => event.runId !== output.runId)
+    expect(nested.length).toBeGreaterThan(3)
+    expect(nested.every((event) => event.parentRunId === output.runId)).toBe(true)
+    expect(nested.some((event) => event.type === 'text.delta')).toBe(true)
+    expect(nested.at(-1)).toMatchObject({ type: 'run.finished', text: 'Paris has 2.1M people.' })
+    expect(output.text).toBe('About 2.1 million.')
   })
 })

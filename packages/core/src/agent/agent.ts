@@ -113,13 +113,19 @@ export class Agent implements AgentSpec {
         const host = context?.nested
         const parentRuntime = !this.#explicitRuntime && isAgentRuntime(host?.agentRuntime) ? host.agentRuntime : this.agentRuntime
         const caller = context?.runtime ?? RuntimeStore.current()
-        const output = await this.#generateOn(parentRuntime, {
-          prompt,
-          // A borrowed view: the sub-run reads the caller's values but must not run the caller's cleanups.
-          runtime: caller?.snapshot({ inheritCleanups: false }),
-          signal: context?.signal,
-          metadata: host ? { parentRunId: host.parentRunId } : undefined,
-        })
+        const request: RunRequest = {
+          ...this.#request({
+            prompt,
+            // A borrowed view: the sub-run reads the caller's values but must not run the caller's cleanups.
+            runtime: caller?.snapshot({ inheritCleanups: false }),
+            signal: context?.signal,
+          }),
+          parentRunId: host?.parentRunId,
+        }
+        // The sub-run's events are nested in the parent's stream (each keeps its own runId and seq).
+        const stream = RuntimeStore.runWithResources(parentRuntime.extensions.runtimeResources, () => parentRuntime.stream(request))
+        for await (const event of stream) host?.forward?.(event)
+        const output = await stream.result
         if (output.finishReason === 'error' || output.finishReason === 'cancelled') {
           throw new ToolExecutionError(`[spindle/core] agent "${this.name}" ended with ${output.finishReason}: ${output.error?.message ?? 'no answer'}`, {
             details: { runId: output.runId, finishReason: output.finishReason },

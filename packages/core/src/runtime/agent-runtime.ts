@@ -14,7 +14,7 @@ import { Extensions } from '../extensions/extensions.js'
 import { InProcessSessionGate } from '../gate/in-process-session-gate.js'
 import { createRuntimePolicy, mergePolicy, type RuntimePolicy, type RuntimePolicyInput } from '../policy/runtime-policy.js'
 import type { ProviderRegistry } from '../providers/provider-registry.js'
-import type { RuntimeStore } from '../runtime-store/runtime-store.js'
+import { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { EventBus } from '../spec/event-bus.js'
 import type { AgentEvent, AgentEventType, LaggedEvent } from '../spec/events.js'
 import type { JsonObject } from '../spec/json.js'
@@ -235,13 +235,18 @@ export class AgentRuntime {
     return { resumed, interrupted }
   }
 
+  /**
+   * The request's store is cloned for the call and its cleanups run when the call ends, however it ends; a
+   * failing cleanup rejects the call (cleanup errors are never silent). Runtime resources registered on the
+   * extensions are in scope for `runtime.load()` during the run.
+   */
   async #withRuntimeStore<T>(runtime: RuntimeStore<any> | undefined, body: (scoped: RuntimeStore | undefined) => Promise<T>): Promise<T> {
-    if (!runtime) return body(undefined)
-    // The request's store is cloned for the call and its cleanups run when the call ends, however it ends.
+    const resources = this.extensions.runtimeResources
+    if (!runtime) return resources ? RuntimeStore.runWithResources(resources, () => body(undefined)) : body(undefined)
     const scoped = runtime.snapshot() as RuntimeStore
     let result: T
     try {
-      result = await scoped.run(() => body(scoped))
+      result = await scoped.run(() => body(scoped), { resources })
     } catch (error) {
       await scoped.dispose().catch(() => {})
       throw error
@@ -311,6 +316,7 @@ export class AgentRuntime {
         runtime,
         channel,
         signal: controller.signal,
+        parentRunId: request.parentRunId,
       })
       return await this.#track(runId, controller, lease, policy, () =>
         execution.execute(async () => {
@@ -357,8 +363,25 @@ export class AgentRuntime {
       const window = await this.#window(run.sessionId)
       const state: RunState = snapshot ? (structuredClone(snapshot.state) as unknown as RunState) : initialRunState(runId, run.sessionId, 1)
       if (!snapshot) state.lastSeq = 0
-      const logged = await this.runs.listEvents(runId, { after: state.eventSeq })
-      if (logged.length) state.eventSeq = logged[logged.length - 1]!.seq
+      // Events are flushed before each snapshot, so only the snapshot's own `snapshot.saved` may be missing (a
+      // crash right after the save): its seq is then taken again and the log stays gap-free.
+      const logged = await this.runs.listEvents(runId, { after: Math.max(0, state.eventSeq - 1) })
+      state.eventSeq = logged.length ? logged[logged.length - 1]!.seq : Math.max(0, state.eventSeq - 1)
+      const end = logged[logged.length - 1]
+      if (end && (end.type === 'run.failed' || (end.type === 'run.finished' && end.finishReason !== 'awaiting_approval'))) {
+        // The process died after logging the run's end, before recording it on the run: record it now.
+        const { finishReason } = end
+        const ended = await this.runs.updateRun(runId, {
+          status: finishReason === 'cancelled' ? 'cancelled' : finishReason === 'error' ? 'failed' : 'completed',
+          finishReason,
+          step: state.step,
+          usage: state.usage,
+          finishedAt: end.timestamp,
+          lease: undefined,
+          ...(end.type === 'run.failed' ? { error: end.error } : {}),
+        })
+        return await outputFromStore(ended, this.#stores())
+      }
       await this.runs.updateRun(runId, { status: 'running', lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs } })
       this.#agents.set(runId, agent)
       const previous = await this.sessions.listEntries(run.sessionId, { after: state.firstSeq - 1, before: state.lastSeq + 1 })
@@ -376,8 +399,15 @@ export class AgentRuntime {
       })
       return await this.#track(runId, controller, lease, policy, () =>
         execution.execute(async () => {
+          // A run killed before anything reached its log: its start is logged now.
+          if (state.eventSeq === 0) execution.emit({ type: 'run.started', agent: agent.name, modelId: `${model.provider}:${model.modelId}`, input: run.request.input ?? null })
           execution.emit({ type: 'run.resumed', fromStep: state.step })
-          await execution.replay(window.entries.filter((entry) => entry.seq > state.lastSeq))
+          const entries = window.entries.filter((entry) => entry.seq > state.lastSeq)
+          if (!snapshot && !entries.some((entry) => entry.runId === runId)) {
+            // The process died between creating the run and appending its input: append it now.
+            await execution.appendInput((run.request.input ?? []) as unknown as ModelMessage[])
+            await execution.checkpoint()
+          } else await execution.replay(entries)
         }),
       )
     } finally {
@@ -400,6 +430,7 @@ export class AgentRuntime {
       channel: EventChannel<AgentEvent> | undefined
       signal: AbortSignal
       messages?: ModelMessage[]
+      parentRunId?: string
     },
   ): RunExecution {
     return new RunExecution(
@@ -425,6 +456,7 @@ export class AgentRuntime {
         channel: init.channel,
         signal: init.signal,
         messages: init.messages ?? [],
+        parentRunId: init.parentRunId,
       },
     )
   }
@@ -521,6 +553,7 @@ function serializeRequest(request: RunRequest, input: ModelMessage[], model: Lan
       tools: toolEntries(request.agent.tools).map(([name]) => name),
     },
     ...(request.resourceId ? { resourceId: request.resourceId } : {}),
+    ...(request.parentRunId ? { parentRunId: request.parentRunId } : {}),
   }
 }
 

@@ -13,7 +13,7 @@ import type { EventBus } from '../spec/event-bus.js'
 import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
 import type { LanguageModel } from '../spec/language-model.js'
 import type { ModelMessage, ToolResultPart } from '../spec/messages.js'
-import type { FinishReason } from '../spec/run-store.js'
+import type { FinishReason, RunPatch } from '../spec/run-store.js'
 import type { SessionLease } from '../spec/session-gate.js'
 import type { SessionEntry, SessionEntryInput } from '../spec/session-store.js'
 import type { Stores } from '../spec/stores.js'
@@ -179,7 +179,7 @@ export class RunExecution {
       runtime: this.#init.runtime,
       signal: this.#init.signal,
       emit: this.emit,
-      nested: { agentRuntime: this.#deps.agentRuntime, parentRunId: state.runId },
+      nested: { agentRuntime: this.#deps.agentRuntime, parentRunId: state.runId, forward: (event) => this.#init.channel?.push(event) },
     })
     await this.#appendResults(outcomes)
     let next = await this.#advance({ type: 'tools', executed: outcomes.filter((outcome) => outcome.executed).length })
@@ -358,6 +358,9 @@ export class RunExecution {
   }
 
   async #saveSnapshot(): Promise<void> {
+    // Events first: a crash between the snapshot and its event then loses only `snapshot.saved`, whose seq a
+    // resume takes again (the event log stays gap-free).
+    await this.#flushEvents()
     this.state = { ...this.state, eventSeq: this.#seq + 1, lastSeq: this.#init.window.lastSeq }
     const version = this.state.step
     // The snapshot.saved event takes the seq reserved above, so a resume continues after it.
@@ -369,14 +372,8 @@ export class RunExecution {
       createdAt: Date.now(),
     })
     this.emit({ type: 'snapshot.saved', step: this.state.step, version })
-    await Promise.all([
-      this.#flushEvents(),
-      this.#deps.stores.runs.updateRun(this.runId, {
-        step: this.state.step,
-        usage: this.state.usage,
-        lease: { owner: this.#deps.ownerId, expiresAt: Date.now() + this.#deps.policy.leaseMs },
-      }),
-    ])
+    // The run record is not rewritten per step: the snapshot holds step and usage, the heartbeat renews the lease.
+    await this.#flushEvents()
   }
 
   async #flushEvents(): Promise<void> {
@@ -390,28 +387,39 @@ export class RunExecution {
       if (call.approval === 'required') this.emit({ type: 'approval.requested', step: this.state.step, callId: call.callId, toolName: call.toolName, args: call.args })
     }
     await this.#saveSnapshot()
-    await this.#deps.stores.runs.updateRun(this.runId, { status: 'suspended', finishReason: 'awaiting_approval', lease: undefined })
+    await this.#deps.stores.runs.updateRun(this.runId, {
+      status: 'suspended',
+      finishReason: 'awaiting_approval',
+      step: this.state.step,
+      usage: this.state.usage,
+      lease: undefined,
+    })
     return this.#terminal_('awaiting_approval')
   }
 
   async #finish(reason: FinishReason, unanswered: PendingCall[]): Promise<RunOutput> {
     await this.#closeCalls(unanswered, `the run ended (${reason})`)
     await this.#saveSnapshot()
-    const status = reason === 'cancelled' ? 'cancelled' : reason === 'error' ? 'failed' : 'completed'
-    await this.#deps.stores.runs.updateRun(this.runId, {
-      status,
+    return this.#terminal_(reason, this.#endPatch(reason))
+  }
+
+  #endPatch(reason: FinishReason): RunPatch {
+    return {
+      status: reason === 'cancelled' ? 'cancelled' : reason === 'error' ? 'failed' : 'completed',
       finishReason: reason,
       step: this.state.step,
       usage: this.state.usage,
       finishedAt: Date.now(),
       lease: undefined,
       ...(this.state.error ? { error: this.state.error } : {}),
-    })
-    return this.#terminal_(reason)
+    }
   }
 
-  /** Emits the one terminal event and flushes the log. */
-  async #terminal_(reason: FinishReason): Promise<RunOutput> {
+  /**
+   * Emits the one terminal event and flushes the log, then records the end on the run (`end`): a crash in
+   * between leaves a logged end that `resume()` records, never an ended run whose log lacks its end.
+   */
+  async #terminal_(reason: FinishReason, end?: RunPatch): Promise<RunOutput> {
     this.#terminal = true
     const output = this.output(reason)
     if (reason === 'error') {
@@ -420,6 +428,10 @@ export class RunExecution {
       this.emit({ type: 'run.finished', finishReason: reason, text: output.text, usage: output.usage, steps: output.steps })
     }
     await this.#flushEvents().catch(() => {})
+    if (end) {
+      // When this fails the run stays `running`: recover() finds the logged end and records it.
+      await this.#deps.stores.runs.updateRun(this.runId, end).catch(() => {})
+    }
     return output
   }
 
@@ -453,20 +465,8 @@ export class RunExecution {
     } catch {
       // The store itself may be what failed: the terminal event is still emitted below.
     }
-    try {
-      await this.#deps.stores.runs.updateRun(this.runId, {
-        status: finalReason === 'cancelled' ? 'cancelled' : finalReason === 'error' ? 'failed' : 'completed',
-        finishReason: finalReason,
-        step: this.state.step,
-        usage: this.state.usage,
-        finishedAt: Date.now(),
-        lease: undefined,
-        ...(this.state.error ? { error: this.state.error } : {}),
-      })
-    } catch {
-      // Same as above: recover() treats a run left `running` with an expired lease as interrupted.
-    }
-    return this.#terminal_(finalReason)
+    // Same as above: a run left `running` is found by recover().
+    return this.#terminal_(finalReason, this.#endPatch(finalReason))
   }
 }
 

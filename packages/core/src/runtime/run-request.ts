@@ -36,6 +36,8 @@ export interface RunRequest {
   idempotencyKey?: string
   /** The user / tenant the session belongs to (used when the session is created). */
   resourceId?: string
+  /** Set on a sub-agent's run (`agent.asTool()`): its events carry it as `parentRunId`. */
+  parentRunId?: string
 }
 
 export interface RunOutput {
@@ -87,4 +89,5 @@ export const runRequestSchema = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
   idempotencyKey: z.string().min(1).max(500).optional(),
   resourceId: z.string().min(1).max(200).optional(),
+  parentRunId: z.string().min(1).optional(),
 })

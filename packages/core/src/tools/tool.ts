@@ -1,6 +1,7 @@
 // The Tool spec: what `defineTool` produces and `ToolRuntime` executes.
 import type { z } from 'zod'
 import type { ArtifactStore } from '../spec/artifact-store.js'
+import type { AgentEvent } from '../spec/events.js'
 import type { ExecutionRecord } from '../spec/execution-store.js'
 import type { JsonSchema, JsonValue } from '../spec/json.js'
 import type { RuntimeStore } from '../runtime-store/runtime-store.js'
@@ -39,6 +40,8 @@ export interface ToolExecutionContext {
 export interface NestedRunHost {
   readonly agentRuntime: unknown
   readonly parentRunId: string
+  /** Forwards a sub-run's event into the parent run's `stream()` (the event keeps its own runId and seq). */
+  forward?(event: AgentEvent): void
 }
 
 export type ReconcileDecision =

@@ -1,4 +1,5 @@
 // In-memory ArtifactStore: content-addressed (sha-256) blobs, de-duplicated, streamed out in chunks and ranges.
+import { cloneValue } from '../clone-value.js'
 import { NotFoundError } from '../../errors/errors.js'
 import type { ArtifactRecord, ArtifactSource, ArtifactStore, PutArtifactOptions } from '../../spec/artifact-store.js'
 import { clampArtifactRange, collectArtifactSource } from '../artifact-bytes.js'
@@ -21,24 +22,24 @@ export class MemoryArtifactStore implements ArtifactStore {
     const existing = this.#artifacts.get(id)
     if (existing !== undefined) {
       // The first put's metadata wins; new keys are added.
-      existing.record.metadata = { ...structuredClone(options.metadata ?? {}), ...existing.record.metadata }
-      return structuredClone(existing.record)
+      existing.record.metadata = { ...cloneValue(options.metadata ?? {}), ...existing.record.metadata }
+      return cloneValue(existing.record)
     }
     const record: ArtifactRecord = {
       id,
       size,
       mediaType: options.mediaType ?? (typeof source === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream'),
       ...(options.name !== undefined && { name: options.name }),
-      metadata: structuredClone(options.metadata ?? {}),
+      metadata: cloneValue(options.metadata ?? {}),
       createdAt: Date.now(),
     }
     this.#artifacts.set(id, { record, bytes })
-    return structuredClone(record)
+    return cloneValue(record)
   }
 
   async head(id: string): Promise<ArtifactRecord | undefined> {
     const artifact = this.#artifacts.get(id)
-    return artifact === undefined ? undefined : structuredClone(artifact.record)
+    return artifact === undefined ? undefined : cloneValue(artifact.record)
   }
 
   read(id: string, range?: { start?: number; end?: number }): AsyncIterable<Uint8Array> {
@@ -65,6 +66,6 @@ export class MemoryArtifactStore implements ArtifactStore {
     if (options.before !== undefined) records = records.filter((record) => record.createdAt < options.before!)
     records.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
     if (options.limit !== undefined) records = records.slice(0, Math.max(0, options.limit))
-    return structuredClone(records)
+    return cloneValue(records)
   }
 }

@@ -1,4 +1,5 @@
 // In-memory EmbeddingStore: exact cosine top-k per namespace, one vector dimension per namespace.
+import { cloneValue } from '../clone-value.js'
 import { StoreError } from '../../errors/errors.js'
 import type { EmbeddingMatch, EmbeddingQuery, EmbeddingRecord, EmbeddingStore } from '../../spec/embedding-store.js'
 import type { JsonObject } from '../../spec/json.js'
@@ -18,7 +19,7 @@ export class MemoryEmbeddingStore implements EmbeddingStore {
   readonly #namespaces = new Map<string | undefined, { dimension: number; count: number }>()
 
   async upsert(records: Array<Omit<EmbeddingRecord, 'metadata'> & { metadata?: JsonObject }>): Promise<void> {
-    const copies = structuredClone(records).map(
+    const copies = cloneValue(records).map(
       (record): EmbeddingRecord => ({
         id: record.id,
         vector: record.vector,
@@ -62,12 +63,12 @@ export class MemoryEmbeddingStore implements EmbeddingStore {
       )
     }
     const candidates = [...this.#records.values()].filter((record) => record.namespace === query.namespace)
-    return structuredClone(rankEmbeddingMatches(candidates, query))
+    return cloneValue(rankEmbeddingMatches(candidates, query))
   }
 
   async get(id: string): Promise<EmbeddingRecord | undefined> {
     const record = this.#records.get(id)
-    return record === undefined ? undefined : structuredClone(record)
+    return record === undefined ? undefined : cloneValue(record)
   }
 
   async delete(ids: string[]): Promise<void> {

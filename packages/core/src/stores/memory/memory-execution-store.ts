@@ -1,4 +1,5 @@
 // In-memory ExecutionStore: the tool-call journal (started → succeeded / failed / cancelled, never overwritten).
+import { cloneValue } from '../clone-value.js'
 import { NotFoundError } from '../../errors/errors.js'
 import type { ExecutionRecord, ExecutionStatus, ExecutionStore, NewExecution } from '../../spec/execution-store.js'
 import type { JsonValue } from '../../spec/json.js'
@@ -19,10 +20,10 @@ export class MemoryExecutionStore implements ExecutionStore {
     const existing = this.#records.get(execution.key)
     if (existing !== undefined) {
       if (existing.status === 'started') existing.attempt += 1
-      return { record: structuredClone(existing), created: false }
+      return { record: cloneValue(existing), created: false }
     }
     const record: ExecutionRecord = {
-      ...structuredClone({
+      ...cloneValue({
         key: execution.key,
         runId: execution.runId,
         step: execution.step,
@@ -38,7 +39,7 @@ export class MemoryExecutionStore implements ExecutionStore {
     const keys = this.#byRun.get(record.runId)
     if (keys === undefined) this.#byRun.set(record.runId, [record.key])
     else keys.push(record.key)
-    return { record: structuredClone(record), created: true }
+    return { record: cloneValue(record), created: true }
   }
 
   async finish(
@@ -47,22 +48,22 @@ export class MemoryExecutionStore implements ExecutionStore {
   ): Promise<ExecutionRecord> {
     const record = this.#records.get(key)
     if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Execution "${key}" was never started; call start before finish`)
-    if (record.status !== 'started') return structuredClone(record)
-    const copy = structuredClone(outcome)
+    if (record.status !== 'started') return cloneValue(record)
+    const copy = cloneValue(outcome)
     record.status = copy.status
     if (copy.result !== undefined) record.result = copy.result
     if (copy.error !== undefined) record.error = copy.error
     record.finishedAt = Date.now()
-    return structuredClone(record)
+    return cloneValue(record)
   }
 
   async get(key: string): Promise<ExecutionRecord | undefined> {
     const record = this.#records.get(key)
-    return record === undefined ? undefined : structuredClone(record)
+    return record === undefined ? undefined : cloneValue(record)
   }
 
   async listByRun(runId: string): Promise<ExecutionRecord[]> {
     const keys = this.#byRun.get(runId) ?? []
-    return keys.map((key) => structuredClone(this.#records.get(key)!))
+    return keys.map((key) => cloneValue(this.#records.get(key)!))
   }
 }

@@ -1,4 +1,5 @@
 // In-memory RunStore: run records with idempotency keys, and each run's event log keyed by seq.
+import { cloneValue } from '../clone-value.js'
 import { DuplicateError, NotFoundError } from '../../errors/errors.js'
 import type { AgentEvent } from '../../spec/events.js'
 import type { ListRunsOptions, NewRun, RunPatch, RunRecord, RunStore } from '../../spec/run-store.js'
@@ -25,7 +26,7 @@ export class MemoryRunStore implements RunStore {
       )
     }
     const now = Date.now()
-    const record: RunRecord = structuredClone({
+    const record: RunRecord = cloneValue({
       id: run.id,
       sessionId: run.sessionId,
       status: run.status ?? 'queued',
@@ -39,12 +40,12 @@ export class MemoryRunStore implements RunStore {
     })
     this.#runs.set(run.id, record)
     if (keyIndex !== undefined) this.#idempotencyKeys.set(keyIndex, run.id)
-    return structuredClone(record)
+    return cloneValue(record)
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
     const record = this.#runs.get(id)
-    return record === undefined ? undefined : structuredClone(record)
+    return record === undefined ? undefined : cloneValue(record)
   }
 
   async findRunByIdempotencyKey(sessionId: string, key: string): Promise<RunRecord | undefined> {
@@ -55,7 +56,7 @@ export class MemoryRunStore implements RunStore {
   async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
     const record = this.#runs.get(id)
     if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Run "${id}" does not exist; create it with createRun first`)
-    const copy = structuredClone(patch) as Record<string, unknown>
+    const copy = cloneValue(patch) as Record<string, unknown>
     const target = record as unknown as Record<string, unknown>
     // A key present with `undefined` clears the field (e.g. releasing a lease); an absent key leaves it.
     for (const key of Object.keys(patch)) {
@@ -63,7 +64,7 @@ export class MemoryRunStore implements RunStore {
       else target[key] = copy[key]
     }
     record.updatedAt = Math.max(Date.now(), record.updatedAt)
-    return structuredClone(record)
+    return cloneValue(record)
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
@@ -76,11 +77,11 @@ export class MemoryRunStore implements RunStore {
     )
     records.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
     if (options.limit !== undefined) records = records.slice(0, Math.max(0, options.limit))
-    return structuredClone(records)
+    return cloneValue(records)
   }
 
   async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
-    const copies = structuredClone(events)
+    const copies = cloneValue(events)
     let log = this.#events.get(runId)
     if (log === undefined) {
       log = new Map()
@@ -95,7 +96,7 @@ export class MemoryRunStore implements RunStore {
     const after = options.after ?? Number.NEGATIVE_INFINITY
     let events = [...log.values()].filter((event) => event.seq > after).sort((a, b) => a.seq - b.seq)
     if (options.limit !== undefined) events = events.slice(0, Math.max(0, options.limit))
-    return structuredClone(events)
+    return cloneValue(events)
   }
 }
 

@@ -1,4 +1,5 @@
 // In-memory SessionStore: sessions and their append-only log, gap-free sequence numbers and fencing.
+import { cloneValue } from '../clone-value.js'
 import { randomUUID } from 'node:crypto'
 import { DuplicateError, NotFoundError, StaleFenceError } from '../../errors/errors.js'
 import type { JsonObject } from '../../spec/json.js'
@@ -40,18 +41,18 @@ export class MemorySessionStore implements SessionStore {
       id,
       ...(input.resourceId !== undefined && { resourceId: input.resourceId }),
       ...(input.title !== undefined && { title: input.title }),
-      metadata: structuredClone(input.metadata ?? {}),
+      metadata: cloneValue(input.metadata ?? {}),
       lastSeq: 0,
       createdAt: now,
       updatedAt: now,
     }
     this.#sessions.set(id, { record, entries: [] })
-    return structuredClone(record)
+    return cloneValue(record)
   }
 
   async getSession(id: string): Promise<SessionRecord | undefined> {
     const state = this.#sessions.get(id)
-    return state === undefined ? undefined : structuredClone(state.record)
+    return state === undefined ? undefined : cloneValue(state.record)
   }
 
   async listSessions(options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
@@ -60,15 +61,15 @@ export class MemorySessionStore implements SessionStore {
     if (options.before !== undefined) records = records.filter((record) => record.updatedAt < options.before!)
     records.sort((a, b) => b.updatedAt - a.updatedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
     if (options.limit !== undefined) records = records.slice(0, Math.max(0, options.limit))
-    return structuredClone(records)
+    return cloneValue(records)
   }
 
   async updateSession(id: string, patch: { title?: string; metadata?: JsonObject }): Promise<SessionRecord> {
     const state = this.#require(id)
     if (patch.title !== undefined) state.record.title = patch.title
-    if (patch.metadata !== undefined) state.record.metadata = structuredClone(patch.metadata)
+    if (patch.metadata !== undefined) state.record.metadata = cloneValue(patch.metadata)
     state.record.updatedAt = Math.max(Date.now(), state.record.updatedAt)
-    return structuredClone(state.record)
+    return cloneValue(state.record)
   }
 
   async deleteSession(id: string): Promise<void> {
@@ -78,7 +79,7 @@ export class MemorySessionStore implements SessionStore {
   async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
     const state = this.#require(sessionId)
     // Copy first, so a value that cannot be cloned fails before anything (the fence included) is written.
-    const copies = structuredClone(entries)
+    const copies = cloneValue(entries)
     if (options.fence !== undefined) {
       if (state.fence !== undefined && options.fence < state.fence) {
         throw new StaleFenceError(
@@ -96,7 +97,7 @@ export class MemorySessionStore implements SessionStore {
       state.record.lastSeq += appended.length
       state.record.updatedAt = Math.max(now, state.record.updatedAt)
     }
-    return structuredClone(appended)
+    return cloneValue(appended)
   }
 
   async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {
@@ -111,7 +112,7 @@ export class MemorySessionStore implements SessionStore {
     )
     if (options.order === 'desc') entries = entries.reverse()
     if (options.limit !== undefined) entries = entries.slice(0, Math.max(0, options.limit))
-    return structuredClone(entries)
+    return cloneValue(entries)
   }
 
   #require(id: string): SessionState {

@@ -1,4 +1,5 @@
 // In-memory SnapshotStore: per-run snapshots keyed by version.
+import { cloneValue } from '../clone-value.js'
 import type { RunSnapshot, SnapshotStore } from '../../spec/snapshot-store.js'
 
 /**
@@ -13,7 +14,7 @@ export class MemorySnapshotStore implements SnapshotStore {
   readonly #runs = new Map<string, Map<number, RunSnapshot>>()
 
   async save(snapshot: RunSnapshot): Promise<void> {
-    const copy = structuredClone(snapshot)
+    const copy = cloneValue(snapshot)
     let versions = this.#runs.get(copy.runId)
     if (versions === undefined) {
       versions = new Map()
@@ -24,16 +25,16 @@ export class MemorySnapshotStore implements SnapshotStore {
 
   async latest(runId: string): Promise<RunSnapshot | undefined> {
     const all = this.#sorted(runId)
-    return all.length === 0 ? undefined : structuredClone(all[all.length - 1])
+    return all.length === 0 ? undefined : cloneValue(all[all.length - 1])
   }
 
   async get(runId: string, version: number): Promise<RunSnapshot | undefined> {
     const snapshot = this.#runs.get(runId)?.get(version)
-    return snapshot === undefined ? undefined : structuredClone(snapshot)
+    return snapshot === undefined ? undefined : cloneValue(snapshot)
   }
 
   async list(runId: string): Promise<RunSnapshot[]> {
-    return structuredClone(this.#sorted(runId))
+    return cloneValue(this.#sorted(runId))
   }
 
   async deleteRun(runId: string): Promise<void> {
