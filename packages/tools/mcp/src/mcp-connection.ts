@@ -1,0 +1,173 @@
+// One MCP client connection that can be restarted: a server that died (process exit, closed
+// HTTP endpoint) is reconnected once on the next call; a call cut by the death fails clearly.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { McpToolError } from './mcp-tool-error.js'
+
+export type McpTransportOptions =
+  | {
+      type: 'stdio'
+      command: string
+      args?: string[]
+      /** Extra environment variables (merged over the SDK's safe default environment). */
+      env?: Record<string, string>
+      cwd?: string
+      /** What to do with the server's stderr (default `inherit`). */
+      stderr?: 'inherit' | 'ignore'
+    }
+  | {
+      type: 'http'
+      url: string
+      headers?: Record<string, string>
+      fetch?: typeof fetch
+    }
+
+export interface McpServerTool {
+  name: string
+  description?: string
+  inputSchema?: unknown
+  annotations?: Record<string, unknown>
+}
+
+const connectionClosedCode = -32000
+const requestTimeoutCode = -32001
+
+export class McpConnection {
+  #client: Client | undefined
+  #connecting: Promise<Client> | undefined
+  #dead = false
+  #closed = false
+  #generation = 0
+
+  constructor(
+    readonly serverName: string,
+    private readonly transportOptions: McpTransportOptions,
+    private readonly connectTimeoutMs: number,
+  ) {}
+
+  /** How many times a connection was established (1 after the first connect; more after restarts). */
+  get generation(): number {
+    return this.#generation
+  }
+
+  get serverVersion(): { name: string; version: string } | undefined {
+    const info = this.#client?.getServerVersion()
+    return info ? { name: info.name, version: info.version } : undefined
+  }
+
+  async connect(): Promise<Client> {
+    if (this.#closed) throw new McpToolError('mcp_closed', `the connection to MCP server "${this.serverName}" was closed; create the tools again`)
+    if (this.#client && !this.#dead) return this.#client
+    this.#connecting ??= this.#open().finally(() => {
+      this.#connecting = undefined
+    })
+    return this.#connecting
+  }
+
+  async #open(): Promise<Client> {
+    const previous = this.#client
+    this.#client = undefined
+    if (previous) await previous.close().catch(() => {})
+    const transport = this.#createTransport()
+    const client = new Client({ name: 'spindle-tools-mcp', version: '0.0.0' }, { capabilities: {} })
+    client.onclose = () => {
+      if (this.#client === client) this.#dead = true
+    }
+    const timeout = AbortSignal.timeout(this.connectTimeoutMs)
+    try {
+      await client.connect(transport, { signal: timeout, timeout: this.connectTimeoutMs })
+    } catch (error) {
+      await client.close().catch(() => {})
+      throw new McpToolError(
+        'mcp_connect_failed',
+        `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): ${messageOf(error)}`,
+        { cause: error, isRetryable: true },
+      )
+    }
+    this.#client = client
+    this.#dead = false
+    this.#generation++
+    return client
+  }
+
+  #createTransport(): Transport {
+    const options = this.transportOptions
+    if (options.type === 'stdio') {
+      return new StdioClientTransport({ command: options.command, args: options.args, env: options.env, cwd: options.cwd, stderr: options.stderr ?? 'inherit' })
+    }
+    return new StreamableHTTPClientTransport(new URL(options.url), {
+      requestInit: options.headers ? { headers: options.headers } : undefined,
+      fetch: options.fetch,
+    })
+  }
+
+  #describeTarget(): string {
+    const options = this.transportOptions
+    return options.type === 'stdio' ? `command ${options.command}` : options.url
+  }
+
+  async listTools(): Promise<McpServerTool[]> {
+    const client = await this.connect()
+    const tools: McpServerTool[] = []
+    let cursor: string | undefined
+    for (let page = 0; page < 100; page++) {
+      const listed = await client.listTools(cursor ? { cursor } : undefined)
+      tools.push(...(listed.tools as McpServerTool[]))
+      cursor = listed.nextCursor
+      if (!cursor) break
+    }
+    return tools
+  }
+
+  /** Calls a tool; restarts a dead server first (once), and reports a death during the call. */
+  async callTool(toolName: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<unknown> {
+    const label = `the tool "${toolName}" on MCP server "${this.serverName}"`
+    let client: Client
+    try {
+      client = await this.connect()
+    } catch (error) {
+      if (McpToolError.isInstance(error) && error.code === 'mcp_closed') throw error
+      throw new McpToolError('mcp_unavailable', `MCP server "${this.serverName}" is not available and could not be restarted: ${messageOf(error)}`, { cause: error, isRetryable: true })
+    }
+    try {
+      // The SDK validates the result's shape (and structured output against the tool's outputSchema).
+      return await client.callTool({ name: toolName, arguments: args }, undefined, { signal: options.signal, timeout: options.timeoutMs })
+    } catch (error) {
+      const code = (error as { code?: unknown }).code
+      if (options.signal?.aborted) throw new McpToolError('mcp_aborted', `the call to ${label} was cancelled`, { cause: error })
+      if (code === requestTimeoutCode) {
+        throw new McpToolError('mcp_timeout', `${label} did not answer within ${options.timeoutMs} ms; its outcome is unknown`, { cause: error })
+      }
+      if (code === connectionClosedCode || this.#dead || isTransportFailure(error)) {
+        this.#dead = true
+        throw new McpToolError(
+          'mcp_connection_lost',
+          `MCP server "${this.serverName}" went away during the call to ${label} (it may have crashed), so the outcome is unknown; the server will be restarted on the next call`,
+          { cause: error, isRetryable: true },
+        )
+      }
+      throw new McpToolError('mcp_protocol_error', `${label} failed: ${messageOf(error)}`, { cause: error })
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    const client = this.#client
+    this.#client = undefined
+    if (client) await client.close().catch(() => {})
+  }
+}
+
+/** Network-level failures (no JSON-RPC error code): the HTTP server is gone or the session was lost. */
+function isTransportFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'number' && code < 0) return false // a JSON-RPC error answered by the server
+  const message = messageOf(error)
+  return error instanceof TypeError || /ECONNREFUSED|ECONNRESET|fetch failed|socket hang up|Session not found|Error POSTing to endpoint \(HTTP (404|5\d\d)\)/i.test(message)
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

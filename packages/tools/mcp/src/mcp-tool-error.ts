@@ -1,0 +1,21 @@
+// The one error class of @spindle/tools-mcp: a stable code per failure, a message the model can act on.
+import { SpindleError, type SpindleErrorOptions } from '@spindle/core'
+
+export type McpToolErrorCode =
+  | 'mcp_connect_failed'
+  | 'mcp_unavailable'
+  | 'mcp_connection_lost'
+  | 'mcp_tool_error'
+  | 'mcp_protocol_error'
+  | 'mcp_invalid_arguments'
+  | 'mcp_timeout'
+  | 'mcp_aborted'
+  | 'mcp_closed'
+
+/** Thrown by MCP tools; the kernel returns its message to the model as a tool error. */
+export class McpToolError extends SpindleError {
+  constructor(code: McpToolErrorCode, message: string, options?: SpindleErrorOptions) {
+    super(code, `[spindle/tools-mcp] ${message}`, options)
+    this.name = 'McpToolError'
+  }
+}

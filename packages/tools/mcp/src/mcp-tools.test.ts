@@ -1,0 +1,245 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildServer } from './__fixtures__/build-server.js'
+import { mcpTools, McpToolError, prefixedToolName, type McpToolSet, type McpTransportOptions } from './index.js'
+
+const context = { runId: 'r', sessionId: 's', step: 0, callId: 'c', toolName: 't', idempotencyKey: 'r:0:c', signal: new AbortController().signal, runtime: undefined } as unknown as ToolExecutionContext
+const packageDir = fileURLToPath(new URL('..', import.meta.url))
+
+function stdio(fixture: string): McpTransportOptions {
+  return {
+    type: 'stdio',
+    command: process.execPath,
+    args: ['--import', 'tsx', fileURLToPath(new URL(`./__fixtures__/${fixture}`, import.meta.url))],
+    cwd: packageDir,
+    stderr: 'ignore',
+  }
+}
+
+async function call(tool: Tool | undefined, args: unknown, signal?: AbortSignal): Promise<any> {
+  expect(tool, 'the tool should exist').toBeDefined()
+  const parsed = parseToolInput(tool!, args)
+  if (!parsed.success) throw new Error(`invalid arguments: ${parsed.error}`)
+  return tool!.execute(parsed.value, signal ? { ...context, signal } : context)
+}
+
+async function failure(promise: Promise<unknown>): Promise<McpToolError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  )
+  expect(error, 'the call should have failed').toBeDefined()
+  expect(SpindleError.isInstance(error)).toBe(true)
+  expect((error as Error).message).toMatch(/^\[spindle\/tools-mcp\] /)
+  return error as McpToolError
+}
+
+describe('mcpTools over stdio against a real MCP server', () => {
+  let fx: McpToolSet
+  beforeAll(async () => {
+    fx = await mcpTools({ name: 'fx', transport: stdio('stdio-server.ts'), timeoutMs: 10_000 })
+  }, 60_000)
+  afterAll(async () => {
+    await fx?.close()
+  })
+
+  it('lists the server tools under prefixed, provider-safe names', () => {
+    expect(Object.keys(fx.tools).sort()).toEqual(['fx_add', 'fx_bad_name_with_spaces_', 'fx_crash', 'fx_echo', 'fx_fail', 'fx_media', 'fx_pid', 'fx_slow', 'fx_throws'])
+    expect(fx.serverToolNames.fx_bad_name_with_spaces_).toBe('bad.name with spaces!')
+    expect(fx.serverInfo).toEqual({ name: 'fixture-server', version: '1.2.3' })
+    expect(fx.tools.fx_echo.description).toBe('Echoes the text back')
+    expect(fx.tools.fx_echo.id).toBe('mcp.fx.echo')
+    const schema = (fx.tools.fx_echo.inputSchema as { jsonSchema: Record<string, unknown> }).jsonSchema
+    expect(schema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] })
+  })
+
+  it('forwards calls and maps text and structured content', async () => {
+    expect(await call(fx.tools.fx_echo, { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'echo: hi' }] })
+    expect(await call(fx.tools.fx_add, { a: 2, b: 3 })).toEqual({ content: [{ type: 'text', text: '5' }], structuredContent: { sum: 5 } })
+    expect(await call(fx.tools.fx_bad_name_with_spaces_, {})).toEqual({ content: [{ type: 'text', text: 'ok' }] })
+  })
+
+  it('maps image, resource and resource-link content to JSON', async () => {
+    expect(await call(fx.tools.fx_media, {})).toEqual({
+      content: [
+        { type: 'text', text: 'here you go' },
+        { type: 'image', mimeType: 'image/png', data: Buffer.from('png-bytes').toString('base64') },
+        { type: 'resource', uri: 'file:///report.txt', mimeType: 'text/plain', text: 'report body' },
+        { type: 'resource_link', uri: 'file:///other.txt', name: 'other' },
+      ],
+    })
+  })
+
+  it('returns arguments that do not match the JSON Schema to the model, without calling the server', () => {
+    const wrongType = parseToolInput(fx.tools.fx_echo, { text: 5 })
+    expect(wrongType).toEqual({ success: false, error: 'invalid arguments for fx_echo: text must be string, got integer' })
+    const missing = parseToolInput(fx.tools.fx_add, { a: 1 })
+    expect(missing.success).toBe(false)
+    expect((missing as { error: string }).error).toContain('b is required')
+  })
+
+  it('does not trust annotations: readOnlyHint still gets the operator default (external, approval, not idempotent)', () => {
+    expect(fx.tools.fx_add).toMatchObject({ effect: 'external', needsApproval: true, idempotent: false })
+    expect(fx.tools.fx_echo).toMatchObject({ effect: 'external', needsApproval: true, idempotent: false })
+  })
+
+  it('turns isError results and handler exceptions into clear tool errors', async () => {
+    const reported = await failure(call(fx.tools.fx_fail, {}))
+    expect(reported.code).toBe('mcp_tool_error')
+    expect(reported.message).toContain('the tool "fail" on MCP server "fx" reported an error: it broke: disk full')
+    const thrown = await failure(call(fx.tools.fx_throws, {}))
+    expect(thrown.code).toBe('mcp_tool_error')
+    expect(thrown.message).toContain('kaboom inside the tool')
+  })
+
+  it('stops a call past the time limit, and a cancelled call', async () => {
+    const quick = await mcpTools({ name: 'q', transport: stdio('stdio-server.ts'), timeoutMs: 300, toolFilter: ['slow'] })
+    try {
+      expect(Object.keys(quick.tools)).toEqual(['q_slow'])
+      expect((await failure(call(quick.tools.q_slow, { ms: 5000 }))).code).toBe('mcp_timeout')
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 50)
+      expect((await failure(call(quick.tools.q_slow, { ms: 5000 }, controller.signal))).code).toBe('mcp_aborted')
+    } finally {
+      await quick.close()
+    }
+  }, 60_000)
+
+  it('reports a server that dies mid-call, restarts it on the next call, and refuses calls after close()', async () => {
+    const own = await mcpTools({ name: 'own', transport: stdio('stdio-server.ts'), toolFilter: ['crash', 'pid'] })
+    const firstPid = (await call(own.tools.own_pid, {})).content[0].text
+    const lost = await failure(call(own.tools.own_crash, {}))
+    expect(lost.code).toBe('mcp_connection_lost')
+    expect(lost.message).toContain('went away during the call')
+    expect(lost.message).toContain('outcome is unknown')
+    const secondPid = (await call(own.tools.own_pid, {})).content[0].text
+    expect(secondPid).not.toBe(firstPid)
+    expect(own.connections).toBe(2)
+    await own.close()
+    expect((await failure(call(own.tools.own_pid, {}))).code).toBe('mcp_closed')
+  }, 60_000)
+})
+
+describe('operator options decide effect, approval and exposure', () => {
+  it('applies per-tool decisions and filters', async () => {
+    const fx = await mcpTools({
+      name: 'ops',
+      transport: stdio('stdio-server.ts'),
+      effect: (tool) => (tool.name === 'add' ? 'read' : 'irreversible'),
+      idempotent: (tool) => tool.name === 'add',
+      toolFilter: (tool) => ['add', 'echo'].includes(tool.name),
+    })
+    try {
+      expect(Object.keys(fx.tools).sort()).toEqual(['ops_add', 'ops_echo'])
+      expect(fx.tools.ops_add).toMatchObject({ effect: 'read', needsApproval: false, idempotent: true })
+      expect(fx.tools.ops_echo).toMatchObject({ effect: 'irreversible', needsApproval: true, idempotent: false })
+    } finally {
+      await fx.close()
+    }
+  }, 60_000)
+})
+
+describe('malformed MCP servers', () => {
+  let garbage: McpToolSet
+  beforeAll(async () => {
+    garbage = await mcpTools({ name: 'junk', transport: stdio('garbage-server.ts'), timeoutMs: 1500 })
+  }, 60_000)
+  afterAll(async () => {
+    await garbage?.close()
+  })
+
+  it('refuses a result whose content is not an array', async () => {
+    const error = await failure(call(garbage.tools.junk_not_array, {}))
+    expect(error.code).toBe('mcp_protocol_error')
+    expect(error.message).toContain('the tool "not_array" on MCP server "junk" failed')
+  })
+
+  it('refuses a content item without a type', async () => {
+    expect((await failure(call(garbage.tools.junk_bad_item, {}))).code).toBe('mcp_protocol_error')
+  })
+
+  it('skips a non-JSON line on stdout and still reads the answer', async () => {
+    expect(await call(garbage.tools.junk_noise, {})).toEqual({ content: [{ type: 'text', text: 'after noise' }] })
+  })
+
+  it('times out a call that is never answered', async () => {
+    expect((await failure(call(garbage.tools.junk_silent, {}))).code).toBe('mcp_timeout')
+  })
+
+  it('passes a JSON-RPC error on with its message', async () => {
+    const error = await failure(call(garbage.tools.junk_rpc_error, {}))
+    expect(error.code).toBe('mcp_protocol_error')
+    expect(error.message).toContain('internal server meltdown')
+  })
+
+  it('fails clearly when the server cannot be started or reached', async () => {
+    const missing = await failure(mcpTools({ name: 'none', transport: { type: 'stdio', command: '/nonexistent/mcp-server', stderr: 'ignore' }, connectTimeoutMs: 5000 }))
+    expect(missing.code).toBe('mcp_connect_failed')
+    expect(missing.message).toContain('could not connect to MCP server "none"')
+    const refused = await failure(mcpTools({ name: 'down', transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' }, connectTimeoutMs: 5000 }))
+    expect(refused.code).toBe('mcp_connect_failed')
+  }, 30_000)
+})
+
+describe('mcpTools over streamable HTTP on 127.0.0.1', () => {
+  let server: http.Server
+  let port = 0
+  const authorizations: Array<string | undefined> = []
+
+  async function listen(): Promise<void> {
+    server = http.createServer(async (request, response) => {
+      authorizations.push(request.headers.authorization)
+      const mcp = buildServer()
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
+      response.on('close', () => {
+        void transport.close()
+        void mcp.close()
+      })
+      await mcp.connect(transport)
+      await transport.handleRequest(request, response)
+    })
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+    port = (server.address() as AddressInfo).port
+  }
+
+  async function stop(): Promise<void> {
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+
+  beforeAll(listen)
+  afterAll(stop)
+
+  it('lists and calls tools with the configured headers, survives the server going away and coming back', async () => {
+    const remote = await mcpTools({ name: 'web', transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { authorization: 'Bearer secret' } } })
+    try {
+      expect(Object.keys(remote.tools)).toContain('web_echo')
+      expect(await call(remote.tools.web_echo, { text: 'over http' })).toEqual({ content: [{ type: 'text', text: 'echo: over http' }] })
+      expect(authorizations.length).toBeGreaterThan(0)
+      expect(authorizations.every((value) => value === 'Bearer secret')).toBe(true)
+      expect(remote.tools.web_add).toMatchObject({ effect: 'external', needsApproval: true })
+
+      await stop()
+      expect((await failure(call(remote.tools.web_echo, { text: 'x' }))).code).toBe('mcp_connection_lost')
+      expect((await failure(call(remote.tools.web_echo, { text: 'x' }))).code).toBe('mcp_unavailable')
+
+      await listen()
+      expect(await call(remote.tools.web_echo, { text: 'back' })).toEqual({ content: [{ type: 'text', text: 'echo: back' }] })
+      expect(remote.connections).toBe(2)
+    } finally {
+      await remote.close()
+    }
+  }, 60_000)
+})
+
+describe('prefixedToolName', () => {
+  it('sanitizes and caps names', () => {
+    expect(prefixedToolName('git hub', 'search.issues')).toBe('git_hub_search_issues')
+    expect(prefixedToolName('s', 'x'.repeat(100))).toHaveLength(64)
+    expect(prefixedToolName('s', 'ünïcode')).toBe('s__n_code')
+  })
+})

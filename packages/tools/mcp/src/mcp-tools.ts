@@ -1,0 +1,163 @@
+// mcpTools(): connects to an MCP server and exposes each of its tools as a Spindle tool.
+// The server's annotations (readOnlyHint, destructiveHint…) are untrusted: the operator's
+// options decide effect, approval and idempotency.
+import { ConfigurationError, defineTool, jsonSchema, toolNamePattern, type JsonSchema, type Tool, type ToolEffect } from '@spindle/core'
+import { checkJsonSchema } from './json-schema-check.js'
+import { toCallResult, type McpCallResult } from './mcp-content.js'
+import { McpConnection, type McpServerTool, type McpTransportOptions } from './mcp-connection.js'
+import { McpToolError } from './mcp-tool-error.js'
+
+/** What the operator's callbacks see about a server tool (annotations included, as untrusted hints). */
+export interface McpToolInfo {
+  server: string
+  name: string
+  description: string
+  inputSchema: JsonSchema
+  annotations: Record<string, unknown> | undefined
+}
+
+type PerTool<T> = T | ((tool: McpToolInfo) => T)
+
+export interface McpToolsOptions {
+  transport: McpTransportOptions
+  /** A short server name; tool names become `${name}_${tool}`. */
+  name: string
+  /** Effect class of every tool (default `external`), or decided per tool. */
+  effect?: PerTool<ToolEffect>
+  /** Ask a human before each call (default: true unless the operator's effect is `read`). */
+  needsApproval?: PerTool<boolean>
+  /** Safe to re-run on resume (default false). */
+  idempotent?: PerTool<boolean>
+  /** Which server tools to expose: a list of server tool names, or a predicate. */
+  toolFilter?: readonly string[] | ((tool: McpToolInfo) => boolean)
+  /** Per-call time limit (default 60 s). */
+  timeoutMs?: number
+  /** Time allowed to connect and initialize (default 20 s). */
+  connectTimeoutMs?: number
+  /** Longest server description passed on to the model (default 2000 characters). */
+  maxDescriptionChars?: number
+}
+
+export interface McpToolSet {
+  readonly name: string
+  /** The Spindle tools, keyed by the name the model sees. */
+  readonly tools: Record<string, Tool<Record<string, unknown>, McpCallResult>>
+  /** The server tools behind them: model-facing name → server tool name. */
+  readonly serverToolNames: Record<string, string>
+  readonly serverInfo: { name: string; version: string } | undefined
+  /** How many times the server was (re)connected. */
+  readonly connections: number
+  close(): Promise<void>
+}
+
+/**
+ * Connects to an MCP server and wraps its tools.
+ *
+ * @example
+ * const github = await mcpTools({ name: 'gh', transport: { type: 'stdio', command: 'github-mcp' }, toolFilter: ['search_issues'] })
+ * await runtime.run({ input, agent: { model, tools: github.tools } })
+ * await github.close()
+ */
+export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
+  if (!options?.name || typeof options.name !== 'string') throw new ConfigurationError('[spindle/tools-mcp] mcpTools needs a server `name`, e.g. { name: "github", transport: … }')
+  if (!options.transport || (options.transport.type !== 'stdio' && options.transport.type !== 'http')) {
+    throw new ConfigurationError('[spindle/tools-mcp] `transport` must be { type: "stdio", command, args?, env? } or { type: "http", url, headers? }')
+  }
+  const timeoutMs = options.timeoutMs ?? 60_000
+  const maxDescriptionChars = options.maxDescriptionChars ?? 2000
+  const connection = new McpConnection(options.name, options.transport, options.connectTimeoutMs ?? 20_000)
+  let serverTools: McpServerTool[]
+  try {
+    serverTools = await connection.listTools()
+  } catch (error) {
+    await connection.close()
+    if (McpToolError.isInstance(error)) throw error
+    throw new McpToolError('mcp_protocol_error', `MCP server "${options.name}" could not list its tools: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+  }
+
+  const tools: Record<string, Tool<Record<string, unknown>, McpCallResult>> = {}
+  const serverToolNames: Record<string, string> = {}
+  for (const serverTool of serverTools) {
+    const info: McpToolInfo = {
+      server: options.name,
+      name: String(serverTool.name),
+      description: typeof serverTool.description === 'string' ? serverTool.description : '',
+      inputSchema: normalizeInputSchema(serverTool.inputSchema),
+      annotations: typeof serverTool.annotations === 'object' && serverTool.annotations !== null ? { ...serverTool.annotations } : undefined,
+    }
+    if (!passesFilter(options.toolFilter, info)) continue
+    const modelName = uniqueName(prefixedToolName(options.name, info.name), tools)
+    const effect = decide(options.effect, info, 'external')
+    const label = `the tool "${info.name}" on MCP server "${options.name}"`
+    tools[modelName] = defineTool<Record<string, unknown>, McpCallResult>({
+      name: modelName,
+      id: `mcp.${options.name}.${info.name}`,
+      description: describe(info, maxDescriptionChars),
+      inputSchema: jsonSchema<Record<string, unknown>>(info.inputSchema, (value) => {
+        const problems = checkJsonSchema(info.inputSchema, value)
+        if (problems.length > 0) return { success: false, error: `invalid arguments for ${modelName}: ${problems.join('; ')}` }
+        return { success: true, value: value as Record<string, unknown> }
+      }),
+      effect,
+      idempotent: decide(options.idempotent, info, false),
+      needsApproval: decide(options.needsApproval, info, effect !== 'read'),
+      timeoutMs: timeoutMs + 1000,
+      async execute(input, context) {
+        const raw = await connection.callTool(info.name, input ?? {}, { signal: context?.signal, timeoutMs })
+        return toCallResult(raw, label)
+      },
+    })
+    serverToolNames[modelName] = info.name
+  }
+
+  return {
+    name: options.name,
+    tools,
+    serverToolNames,
+    get serverInfo() {
+      return connection.serverVersion
+    },
+    get connections() {
+      return connection.generation
+    },
+    close: () => connection.close(),
+  }
+}
+
+/** `${server}_${tool}`, with every character outside `[a-zA-Z0-9_-]` replaced and cut to 64. */
+export function prefixedToolName(server: string, tool: string): string {
+  const cleaned = `${server}_${tool}`.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64)
+  return toolNamePattern.test(cleaned) ? cleaned : 'mcp_tool'
+}
+
+function uniqueName(base: string, taken: Record<string, unknown>): string {
+  if (!Object.hasOwn(taken, base)) return base
+  for (let index = 2; ; index++) {
+    const suffix = `_${index}`
+    const candidate = `${base.slice(0, 64 - suffix.length)}${suffix}`
+    if (!Object.hasOwn(taken, candidate)) return candidate
+  }
+}
+
+function normalizeInputSchema(schema: unknown): JsonSchema {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return { type: 'object', properties: {} }
+  const copy = JSON.parse(JSON.stringify(schema)) as JsonSchema
+  if (copy.type === undefined) copy.type = 'object'
+  return copy
+}
+
+function describe(info: McpToolInfo, maxChars: number): string {
+  const text = info.description.trim() || `Tool "${info.name}" of the MCP server "${info.server}".`
+  return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text
+}
+
+function passesFilter(filter: McpToolsOptions['toolFilter'], info: McpToolInfo): boolean {
+  if (!filter) return true
+  if (typeof filter === 'function') return filter(info)
+  return filter.includes(info.name)
+}
+
+function decide<T>(option: PerTool<T> | undefined, info: McpToolInfo, fallback: T): T {
+  if (option === undefined) return fallback
+  return typeof option === 'function' ? (option as (tool: McpToolInfo) => T)(info) : option
+}
