@@ -42,8 +42,10 @@ function projectName(dir: string): string {
 }
 
 export default defineConfig({
-  resolve: { conditions: ['@spindle/source', 'module', 'node', 'import', 'default'] },
-  ssr: { resolve: { conditions: ['@spindle/source', 'module', 'node', 'import', 'default'] } },
+  // Only the source condition: Node receives these for external packages too, and 'import' there breaks CJS
+  // packages (pg requiring pg-pool would get its ES module).
+  resolve: { conditions: ['@spindle/source'] },
+  ssr: { resolve: { conditions: ['@spindle/source'] } },
   test: {
     projects: packageDirs
       .filter((dir) => existsSync(join(root, dir)))

@@ -44,6 +44,10 @@ export interface ExecuteCallsInput {
   nested?: ToolExecutionContext['nested']
 }
 
+interface StepInput extends ExecuteCallsInput {
+  stepAborted: Promise<never>
+}
+
 export interface ExecuteCallsResult {
   outcomes: ToolCallOutcome[]
   /** Set when a policy violation must end the run (`policy.onViolation === 'stop'`). */
@@ -58,7 +62,24 @@ export class ToolRuntime {
     return new ToolScope(this.registry, runTools, registryNames)
   }
 
-  async executeCalls(input: ExecuteCallsInput): Promise<ExecuteCallsResult> {
+  async executeCalls(callsInput: ExecuteCallsInput): Promise<ExecuteCallsResult> {
+    // One listener on the run's signal per step (not per call) ends every pending call on abort.
+    let onAbort: (() => void) | undefined
+    const stepAborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(callsInput.signal.reason)
+      if (callsInput.signal.aborted) onAbort()
+      else callsInput.signal.addEventListener('abort', onAbort, { once: true })
+    })
+    stepAborted.catch(() => {})
+    const input: StepInput = { ...callsInput, stepAborted }
+    try {
+      return await this.#executeAll(input)
+    } finally {
+      callsInput.signal.removeEventListener('abort', onAbort!)
+    }
+  }
+
+  async #executeAll(input: StepInput): Promise<ExecuteCallsResult> {
     const outcomes = new Array<ToolCallOutcome>(input.calls.length)
     let violation: string | undefined
     let next = 0
@@ -76,7 +97,7 @@ export class ToolRuntime {
     return { outcomes, violation }
   }
 
-  async #executeOne(call: PendingCall, input: ExecuteCallsInput): Promise<ToolCallOutcome> {
+  async #executeOne(call: PendingCall, input: StepInput): Promise<ToolCallOutcome> {
     const started = performance.now()
     const fail = (code: string, message: string, executed = false): ToolCallOutcome => {
       const error = { code, message }
@@ -120,10 +141,22 @@ export class ToolRuntime {
     }
 
     input.emit({ type: 'tool.started', step: input.step, callId: call.callId, toolName: call.toolName })
-    const controller = new AbortController()
-    const onRunAbort = () => controller.abort(input.signal.reason)
-    if (input.signal.aborted) controller.abort(input.signal.reason)
-    else input.signal.addEventListener('abort', onRunAbort, { once: true })
+    // The call's AbortSignal is created only if the tool reads it: most tools never do, and an
+    // AbortController plus its listeners is a measurable share of a step.
+    let controller: AbortController | undefined
+    const callSignal = (): AbortSignal => {
+      if (!controller) {
+        controller = new AbortController()
+        if (input.signal.aborted) controller.abort(input.signal.reason)
+        else {
+          const forward = () => controller!.abort(input.signal.reason)
+          input.signal.addEventListener('abort', forward, { once: true })
+          detach = () => input.signal.removeEventListener('abort', forward)
+        }
+      }
+      return controller.signal
+    }
+    let detach: (() => void) | undefined
     const timeoutMs = tool.timeoutMs ?? input.policy.toolTimeoutMs
     let timer: NodeJS.Timeout | undefined
     const context: ToolExecutionContext = {
@@ -133,22 +166,23 @@ export class ToolRuntime {
       callId: call.callId,
       toolName: call.toolName,
       idempotencyKey,
-      signal: controller.signal,
+      get signal() {
+        return callSignal()
+      },
       runtime: input.runtime,
       artifacts: input.artifacts,
       nested: input.nested,
     }
     try {
-      const aborted = new Promise<never>((_, reject) => {
+      const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           const error = new ToolTimeoutError(`Tool "${call.toolName}" timed out after ${timeoutMs} ms.`)
-          controller.abort(error)
+          controller?.abort(error)
           reject(error)
         }, timeoutMs)
-        controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true })
       })
-      aborted.catch(() => {})
-      let value = await Promise.race([Promise.resolve().then(() => tool.execute(parsed.value, context)), aborted])
+      deadline.catch(() => {})
+      let value = await Promise.race([Promise.resolve().then(() => tool.execute(parsed.value, context)), deadline, input.stepAborted])
       if (tool.outputSchema) value = tool.outputSchema.parse(value)
       const result = toJsonValue(value)
       if (input.signal.aborted) throw input.signal.reason
@@ -168,7 +202,7 @@ export class ToolRuntime {
       return fail(code, `Tool "${call.toolName}" failed: ${message}`, true)
     } finally {
       if (timer) clearTimeout(timer)
-      input.signal.removeEventListener('abort', onRunAbort)
+      detach?.()
     }
   }
 
