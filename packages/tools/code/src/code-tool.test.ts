@@ -1,6 +1,6 @@
 import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
 import { describe, expect, it } from 'vitest'
-import { codeTool, CodeToolError, type CodeToolResult } from './index.js'
+import { codeTool, CodeToolError, codeToolSet, type CodeToolResult } from './index.js'
 
 const context = { runId: 'r', sessionId: 's', step: 0, callId: 'c', toolName: 'run_code', idempotencyKey: 'r:0:c', signal: new AbortController().signal, runtime: undefined } as unknown as ToolExecutionContext
 
@@ -76,6 +76,8 @@ describe('codeTool: normal use', () => {
 
   it('declares a read-only, idempotent tool without grants', () => {
     expect(tool).toMatchObject({ name: 'run_code', effect: 'read', idempotent: true, needsApproval: false })
+    expect(Object.keys(codeToolSet())).toEqual(['run_code'])
+    expect(Object.keys(codeToolSet({ name: 'js' }))).toEqual(['js'])
   })
 })
 

@@ -48,7 +48,7 @@ export function codeTool(options: CodeToolOptions = {}): Tool<{ code: string }, 
     maxStackBytes: positive('maxStackBytes', options.maxStackBytes, 256 * 1024),
     hardKillGraceMs: 3000,
   }
-  const globals = { ...(options.globals ?? {}) }
+  const globals = { ...options.globals }
   for (const [name, fn] of Object.entries(globals)) {
     if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) || reservedNames.has(name)) {
       throw new ConfigurationError(`[spindle/tools-code] "${name}" cannot be granted as a global; use a plain identifier that is not a built-in`)
@@ -76,4 +76,15 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (value === undefined) return fallback
   if (!Number.isFinite(value) || value <= 0) throw new ConfigurationError(`[spindle/tools-code] ${name} must be a positive number (got ${value})`)
   return value
+}
+
+/**
+ * The code tool as a `ToolSet` keyed by the name the model sees.
+ *
+ * @example
+ * runtime.run({ input, agent: { model, tools: { ...codeToolSet(), ...fileToolSet({ root }) } } })
+ */
+export function codeToolSet(options: CodeToolOptions = {}): Record<string, Tool> {
+  const tool = codeTool(options)
+  return { [tool.name]: tool }
 }

@@ -62,7 +62,7 @@ function classify(vm, errorHandle) {
   let dumped
   try {
     dumped = vm.dump(errorHandle)
-  } catch (error) {
+  } catch {
     dumped = { name: 'InternalError', message: 'out of memory' }
   }
   const name = dumped && typeof dumped === 'object' ? String(dumped.name ?? 'Error') : 'Error'
@@ -145,7 +145,7 @@ async function main() {
   if (evaluated.error && /\bawait\b/.test(code)) {
     // Top-level await: run the code as the body of an async function (use `return` for the result).
     const first = classify(vm, evaluated.error)
-    if (first.kind === 'error' && /^SyntaxError/.test(first.detail)) {
+    if (first.kind === 'error' && first.detail.startsWith('SyntaxError')) {
       evaluated.error.dispose()
       evaluated = vm.evalCode(`(async () => {\n${code}\n})()`, 'sandbox.js', { type: 'global' })
     }
