@@ -7,7 +7,7 @@ import type { Context } from 'hono'
 import { streamSSE } from 'hono/streaming'
 import type { ResetNotice } from './run-fence.js'
 
-const gapPollMs = 150
+const gapPollMs = 100
 const heartbeatMs = 15_000
 
 export function runEventsStream(c: Context, runtime: AgentRuntime, runId: string, after: number): Response {

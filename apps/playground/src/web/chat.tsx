@@ -18,7 +18,10 @@ export function Chat(props: {
   const groups = groupEntries(props.entries)
   const liveIndex = groups.findIndex((group) => group.runId === props.runId)
   const liveLength = live.reduce((sum, item) => sum + (item.kind === 'assistant' ? item.text.length : 1), 0)
-  useEffect(() => bottom.current?.scrollIntoView({ block: 'end' }), [liveLength, props.entries.length])
+  // A block body: newer Chromium returns a promise from scrollIntoView, which must not become the effect's cleanup.
+  useEffect(() => {
+    bottom.current?.scrollIntoView({ block: 'end' })
+  }, [liveLength, props.entries.length])
 
   const send = async () => {
     const value = text.trim()

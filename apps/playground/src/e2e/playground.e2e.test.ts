@@ -1,0 +1,138 @@
+// End to end in a real headless Chromium: chat with streaming and the timeline, approvals, reload mid-run, kill and resume.
+import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error -- a plain .mjs script without type declarations
+import { buildWebIfNeeded } from '../../scripts/start.mjs'
+import { appRoot } from '../server/config.js'
+import { startTestPlayground, type TestPlayground } from '../test-support/test-playground.js'
+import { launchChromium, missingBrowserReason } from './browser.js'
+
+const skipReason = missingBrowserReason()
+const suite = skipReason ? describe.skip : describe
+const shots = mkdtempSync(join(tmpdir(), 'spindle-shots-'))
+const moral = 'The moral: write it down first.'
+
+let playground: TestPlayground
+let browser: Browser
+let context: BrowserContext
+let page: Page
+
+/** Saves a screenshot; with UPDATE_SCREENSHOTS=1 it also replaces the README's copy in docs/screenshots. */
+async function screenshot(name: string): Promise<void> {
+  const file = join(shots, `${name}.png`)
+  await page.screenshot({ path: file })
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    const target = join(appRoot, '..', '..', 'docs', 'screenshots')
+    mkdirSync(target, { recursive: true })
+    copyFileSync(file, join(target, `${name}.png`))
+  }
+}
+
+async function newSession(): Promise<void> {
+  await page.getByRole('button', { name: '+ New session' }).click()
+  await page.waitForFunction(() => !location.hash.includes('/s/'))
+}
+
+async function send(text: string): Promise<string> {
+  await page.getByLabel('Message').fill(text)
+  await page.getByLabel('Message').press('Enter')
+  await page.waitForFunction(() => /\/r\/run_/.test(location.hash))
+  return decodeURIComponent(page.url().split('/r/')[1]!)
+}
+
+const assistantText = () => page.locator('[data-testid=assistant]').last().innerText()
+const runStatus = page_locator('[data-testid=run-status]')
+
+function page_locator(selector: string) {
+  return () => page.locator(selector)
+}
+
+async function eventSeqs(): Promise<number[]> {
+  await page.getByRole('button', { name: /^events/ }).click()
+  return page.locator('[data-testid=event-log] li').evaluateAll((items) => items.map((item) => Number(item.getAttribute('data-seq'))))
+}
+
+suite(skipReason ? `playground e2e (skipped: ${skipReason})` : 'playground e2e in headless Chromium', () => {
+  beforeAll(async () => {
+    await buildWebIfNeeded()
+    playground = await startTestPlayground({ demo: { chunkDelayMs: 12 } })
+    browser = await launchChromium()
+    context = await browser.newContext({ viewport: { width: 1440, height: 860 } })
+    page = await context.newPage()
+    await page.goto(playground.url)
+    await page.getByTestId('demo-label').waitFor()
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await playground?.stop()
+  })
+
+  it('sends a message, streams the answer, and shows the tool call in the timeline', async () => {
+    expect(page.url()).not.toContain('token=')
+    expect(await page.getByTestId('demo-label').innerText()).toBe('Demo model — scripted, offline')
+    await send('What is 12 * (3 + 4)?')
+    await page.locator('[data-testid=assistant]', { hasText: '12 * (3 + 4) = 84' }).waitFor()
+    await page.locator('[data-testid=timeline-tool]', { hasText: 'calculator' }).waitFor()
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    expect(await page.locator('[data-testid=tool-chip]').first().innerText()).toContain('calculator')
+    await page.locator('[data-testid=timeline-tool]').first().click()
+    expect(await page.getByTestId('timeline').innerText()).toContain('"value": 84')
+    await screenshot('chat-and-timeline')
+  })
+
+  it('asks before a gated tool runs, and continues once approved', async () => {
+    await newSession()
+    await send('delete todo.txt')
+    const approval = page.getByTestId('approval')
+    await approval.waitFor()
+    expect(await approval.innerText()).toContain('delete_file')
+    await runStatus().filter({ hasText: 'suspended' }).waitFor()
+    await screenshot('approval')
+    await approval.getByRole('button', { name: 'Approve' }).click()
+    await page.locator('[data-testid=assistant]', { hasText: 'Deleted todo.txt.' }).waitFor()
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    expect(await approval.count()).toBe(0)
+  })
+
+  it('a reload mid-run loses nothing: the stream continues and every event arrives once', async () => {
+    await newSession()
+    const runId = await send('Tell me a long story')
+    await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 30)
+    const partial = await assistantText()
+    expect(partial).not.toContain(moral)
+    await page.reload()
+    await page.locator('[data-testid=assistant]', { hasText: moral }).waitFor()
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    const finished = await page.evaluate(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).events.at(-1), runId)
+    // Deltas streamed before the reload come back from the log (at the next flush), in their place.
+    await page.waitForFunction((text) => [...document.querySelectorAll('[data-testid=assistant]')].at(-1)?.textContent === text, finished.text, { timeout: 5000 })
+    expect(await assistantText()).toBe(finished.text)
+    const seqs = await eventSeqs()
+    expect(seqs).toEqual(seqs.map((_, index) => index + 1))
+    expect(seqs.at(-1)).toBe(finished.seq)
+    await screenshot('event-log')
+    await page.getByRole('button', { name: /^timeline/ }).click()
+  })
+
+  it('kills a running run and resumes it to the end', async () => {
+    await newSession()
+    await send('Tell me a long story')
+    await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 20)
+    await page.getByRole('button', { name: 'Kill' }).click()
+    await runStatus().filter({ hasText: 'interrupted' }).waitFor()
+    await page.getByRole('button', { name: 'Resume' }).click()
+    await page.locator('[data-testid=assistant]', { hasText: moral }).waitFor()
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    expect(await page.locator('.status', { hasText: 'Resumed from step' }).count()).toBe(1)
+    expect((await assistantText()).match(/Once upon a time/g)).toHaveLength(1)
+    const seqs = await eventSeqs()
+    expect(seqs).toEqual(seqs.map((_, index) => index + 1))
+    await page.getByRole('button', { name: /^snapshots/ }).click()
+    await page.getByTestId('snapshots').getByRole('button', { name: 'View' }).last().click()
+    await screenshot('kill-resume-snapshots')
+  })
+})
