@@ -1,0 +1,127 @@
+// The crash test's child process: recovers the runs a killed predecessor left `running`, then works through
+// the remaining tasks (two at a time) on one SQLite file. At the planned freeze point it announces `PAUSE <point>`
+// on stdout and blocks synchronously, so the parent's SIGKILL lands exactly there.
+// Usage: node --conditions=@spindle/source --import tsx crash-child.ts '<json ChildConfig>'
+import { writeSync } from 'node:fs'
+import { AgentRuntime, Extensions, InProcessSessionGate, type LanguageModel, type SessionGate, type Stores } from '@spindle/core'
+import { sqliteStores } from '../index.js'
+import { crashAgent, crashTask } from './crash-workload.js'
+import { type ChildConfig, type FreezePoint, storeFreezePoints } from './freeze-points.js'
+
+const config = JSON.parse(process.argv[2]!) as ChildConfig
+const counts = new Map<FreezePoint, number>()
+
+function reached(point: FreezePoint): void {
+  const count = (counts.get(point) ?? 0) + 1
+  counts.set(point, count)
+  if (config.freeze?.point !== point || config.freeze.occurrence !== count) return
+  announce(`PAUSE ${point}`)
+  // Frozen: nothing else in this process runs until the parent's SIGKILL (or, if it never comes, 20 s).
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20_000)
+  announce(`UNFROZEN ${point}`)
+}
+
+function announce(line: string): void {
+  const buffer = Buffer.from(`${line}\n`)
+  for (let written = 0; written < buffer.length; ) {
+    try {
+      written += writeSync(1, buffer, written)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error
+    }
+  }
+}
+
+/** Wraps each store method named in `storeFreezePoints` so that a freeze can happen just before or after it. */
+function withFreezePoints(stores: Stores): Stores {
+  const wrapped: Record<string, unknown> = {}
+  for (const [name, store] of Object.entries(stores) as Array<[string, object]>) {
+    wrapped[name] = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver)
+        if (typeof value !== 'function') return value
+        const points = storeFreezePoints.filter((entry) => entry.store === name && entry.method === property)
+        if (!points.length) return value.bind(target)
+        return async (...args: unknown[]) => {
+          for (const entry of points) if (entry.when === 'before') reached(entry.point)
+          const result = await value.apply(target, args)
+          for (const entry of points) if (entry.when === 'after') reached(entry.point)
+          return result
+        }
+      },
+    })
+  }
+  return wrapped as unknown as Stores
+}
+
+/** Freezes after the consumer has taken a text delta: the model is mid-stream. */
+function withStreamFreeze(model: LanguageModel): LanguageModel {
+  return {
+    ...model,
+    capabilities: model.capabilities,
+    async *stream(request, options) {
+      for await (const part of model.stream(request, options)) {
+        yield part
+        if (part.type === 'text-delta') reached('model-stream')
+      }
+    },
+  }
+}
+
+/**
+ * The default in-process gate numbers its fencing tokens from 1 in every process, below the fence the SQLite
+ * store kept from the killed process, so every append after a restart fails with StaleFenceError. Until the
+ * gate itself starts above earlier processes' tokens, offset them by this process's start time (microseconds).
+ */
+function restartSafeGate(): SessionGate {
+  const inner = new InProcessSessionGate()
+  const epoch = Date.now() * 1000
+  return {
+    specificationVersion: 'v1',
+    acquire: async (sessionId, options) => {
+      const lease = await inner.acquire(sessionId, options)
+      return { sessionId: lease.sessionId, owner: lease.owner, token: epoch + lease.token, signal: lease.signal, release: () => lease.release() }
+    },
+    state: async (sessionId) => {
+      const state = await inner.state(sessionId)
+      return { ...state, token: state.token === undefined ? undefined : epoch + state.token }
+    },
+  }
+}
+
+const stores = sqliteStores({ path: config.databasePath, busyTimeoutMs: 10_000 })
+const extensions = new Extensions().setStores(withFreezePoints(stores))
+if (!config.defaultGate) extensions.gate = restartSafeGate()
+// A stable owner id: the restarted worker is the same worker, so recover() takes its runs back without waiting
+// for their leases to expire.
+const runtime = new AgentRuntime(extensions, { maxSteps: 10 }, { ownerId: 'crash-worker' })
+const agent = crashAgent(config.seed, config.ledgerPath, { afterSideEffect: () => reached('tool-side-effect') })
+agent.model = withStreamFreeze(agent.model as LanguageModel)
+
+const progress = (async () => {
+  for await (const event of runtime.subscribe({ capacity: 4096 })) announce(`EVENT ${event.type}`)
+})()
+void progress
+
+announce('READY')
+const { resumed } = await runtime.recover({ agents: [agent] })
+announce(`RECOVERED ${resumed.length}`)
+
+let next = 0
+const lane = async () => {
+  while (next < config.runs) {
+    const task = crashTask(config.seed, next++)
+    const existing = await runtime.runs.findRunByIdempotencyKey(task.sessionId, task.idempotencyKey)
+    if (existing) {
+      if (existing.status === 'running') throw new Error(`task #${task.index}: run ${existing.id} is still running after recover()`)
+      continue
+    }
+    const output = await runtime.run({ agent, sessionId: task.sessionId, idempotencyKey: task.idempotencyKey, input: task.input })
+    announce(`RUN ${task.index} ${output.finishReason}`)
+  }
+}
+await Promise.all([lane(), lane()])
+announce('DONE')
+await extensions.dispose()
+stores.close()
+process.exit(0)

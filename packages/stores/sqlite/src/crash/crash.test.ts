@@ -1,0 +1,27 @@
+// The multi-process crash test: child processes run agents on one SQLite file and are SIGKILLed at seeded
+// points (mid model stream, between a side effect and its journal write, around snapshots and other writes);
+// the next child recovers and goes on. SPINDLE_CRASH_RUNS sets the task count (default 20; CI runs 200),
+// SPINDLE_CRASH_SEED replays a seed.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, expect, it } from 'vitest'
+import { checkCrashInvariants } from './check-crash-invariants.js'
+import { runCrashCampaign } from './crash-harness.js'
+
+const runs = Number(process.env.SPINDLE_CRASH_RUNS ?? 20)
+const seed = Number(process.env.SPINDLE_CRASH_SEED ?? Math.floor(Math.random() * 2 ** 31))
+const directory = mkdtempSync(join(tmpdir(), 'spindle-crash-'))
+afterAll(() => rmSync(directory, { recursive: true, force: true }))
+
+it(`${runs} runs survive SIGKILL at random points and finish exactly once (seed ${seed})`, { timeout: 120_000 + runs * 3_000 }, async () => {
+  console.log(`[crash test] seed ${seed} (replay with SPINDLE_CRASH_SEED=${seed}), ${runs} runs`)
+  const databasePath = join(directory, 'crash.db')
+  const ledgerPath = join(directory, 'ledger.jsonl')
+  const report = await runCrashCampaign({ databasePath, ledgerPath, seed, runs })
+  const { violations, figures } = await checkCrashInvariants({ databasePath, ledgerPath, seed, runs })
+  console.log(`[crash test] ${JSON.stringify({ ...report, ...figures })}`)
+  expect(violations).toEqual([])
+  expect(report.kills).toBeGreaterThan(0)
+  expect(figures.toolCalls).toBeGreaterThan(runs)
+})
