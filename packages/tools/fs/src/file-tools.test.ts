@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync, lstatSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -275,6 +276,13 @@ describe('fileTools: hostile input', () => {
     expect(patchTooBig.code).toBe('fs_too_large')
     // Oversized files are skipped by search rather than read whole.
     expect((await call(small.searchFiles, { query: 'export' })).matches).toEqual([])
+  })
+
+  it('does not hang on a named pipe (FIFO) inside the root', async () => {
+    execFileSync('mkfifo', [path.join(root, 'pipe')])
+    expect((await refusal(call(tools.readFile, { path: 'pipe' }))).code).toBe('fs_not_a_file')
+    expect((await call(tools.searchFiles, { query: 'anything' })).matches).toEqual([])
+    expect((await refusal(call(tools.writeFile, { path: 'pipe', content: 'x' }))).code).toBe('fs_not_a_file')
   })
 
   it('refuses to write over a directory or the root', async () => {

@@ -39,7 +39,7 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): Tool<z.in
       const target = await resolveConfined(options.root, input.path)
       if (!target.exists) throw new FileToolError('fs_not_found', `"${input.path}" does not exist; use list_files to see what is there`)
       // O_NOFOLLOW: if the checked path was swapped for a symlink since, the open fails.
-      const handle = await open(target.real, constants.O_RDONLY | constants.O_NOFOLLOW).catch((error: unknown) => {
+      const handle = await open(target.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((error: unknown) => {
         throw ioError(input.path, error)
       })
       try {

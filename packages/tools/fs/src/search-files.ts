@@ -78,7 +78,7 @@ export function createSearchFilesTool(options: ResolvedFileToolsOptions): Tool<z
 
 /** The file's text, or undefined when it is too large, binary or unreadable. */
 async function readSmallText(file: string, maxBytes: number): Promise<string | undefined> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => undefined)
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => undefined)
   if (!handle) return undefined
   try {
     const stats = await handle.stat()
