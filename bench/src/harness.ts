@@ -1,0 +1,196 @@
+// The bench harness: interleaved variants with a rotated order, warm-up, medians over repeated samples,
+// CPU time, sampled allocation (V8 sampling heap profiler) and result rows for latest.json.
+import { Session } from 'node:inspector/promises'
+
+export interface ResultRow {
+  suite: string
+  case: string
+  variant: string
+  n: number
+  metric: string
+  unit: string
+  median: number
+  min: number
+  max: number
+}
+
+export interface Summary {
+  median: number
+  min: number
+  max: number
+}
+
+/** Median (mean of the two middle values for an even count), min and max. */
+export function summarize(values: readonly number[]): Summary {
+  if (!values.length) throw new Error('[spindle/bench] summarize() needs at least one value')
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = sorted.length >> 1
+  const median = sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+  return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! }
+}
+
+/** The items rotated left by `offset` (round r starts with item r mod length), so no variant always runs first. */
+export function rotate<T>(items: readonly T[], offset: number): T[] {
+  if (!items.length) return []
+  const shift = ((offset % items.length) + items.length) % items.length
+  return [...items.slice(shift), ...items.slice(0, shift)]
+}
+
+export interface Variant {
+  name: string
+  /** One measured operation; it must assert its own result (throw when the work was not done). */
+  run(): Promise<void> | void
+  /** Untimed, before each sample (e.g. a fresh pre-filled session). */
+  before?(): Promise<void> | void
+  /** Untimed, after each sample. */
+  after?(): Promise<void> | void
+}
+
+export interface MeasureOptions {
+  /** Recorded rounds; each round runs every variant once (one sample), in a rotated order. */
+  rounds: number
+  /** Unrecorded rounds first. */
+  warmup: number
+  /** Units of work per operation (steps, chunks, ops), so figures are per unit. */
+  unitsPerRun: number
+  /** Operations per sample, to keep tiny operations above timer resolution. */
+  runsPerSample?: number
+}
+
+export interface Samples {
+  /** Wall time per unit, µs. */
+  wall: number[]
+  /** CPU time (user + system) per unit, µs. */
+  cpu: number[]
+}
+
+/** Runs the variants interleaved: round r runs them in the order rotated by r. Returns per-unit samples per variant. */
+export async function measure(variants: readonly Variant[], options: MeasureOptions): Promise<Map<string, Samples>> {
+  const samples = new Map<string, Samples>(variants.map((variant) => [variant.name, { wall: [], cpu: [] }]))
+  const runsPerSample = options.runsPerSample ?? 1
+  const units = runsPerSample * options.unitsPerRun
+  for (let round = 0; round < options.warmup + options.rounds; round++) {
+    for (const variant of rotate(variants, round)) {
+      await variant.before?.()
+      const cpuStart = process.cpuUsage()
+      const start = performance.now()
+      for (let index = 0; index < runsPerSample; index++) await variant.run()
+      const wall = ((performance.now() - start) * 1000) / units
+      const cpuUsed = process.cpuUsage(cpuStart)
+      await variant.after?.()
+      if (round < options.warmup) continue
+      const target = samples.get(variant.name)!
+      target.wall.push(wall)
+      target.cpu.push((cpuUsed.user + cpuUsed.system) / units)
+    }
+  }
+  return samples
+}
+
+let profilerSession: Session | undefined
+
+async function profiler(): Promise<Session> {
+  if (!profilerSession) {
+    profilerSession = new Session()
+    profilerSession.connect()
+    await profilerSession.post('HeapProfiler.enable')
+  }
+  return profilerSession
+}
+
+interface SamplingNode {
+  selfSize: number
+  children: SamplingNode[]
+}
+
+function totalSelfSize(node: SamplingNode): number {
+  let total = node.selfSize
+  for (const child of node.children) total += totalSelfSize(child)
+  return total
+}
+
+/**
+ * Bytes allocated per unit, measured with V8's sampling heap profiler including objects that minor and major
+ * GCs already collected (Node 20 has no `total_allocated_bytes`): an unbiased estimate of everything allocated
+ * while `operation` ran, whether it survived or not. One sample per call of `repeat` operations.
+ */
+export async function allocatedPerUnit(operation: () => Promise<void> | void, options: { repeat: number; unitsPerRun: number; samplingInterval?: number }): Promise<number> {
+  const session = await profiler()
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: options.samplingInterval ?? 512,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never)
+  let bytes = 0
+  try {
+    for (let index = 0; index < options.repeat; index++) await operation()
+  } finally {
+    const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } }
+    bytes = totalSelfSize(profile.head)
+  }
+  return bytes / (options.repeat * options.unitsPerRun)
+}
+
+/** Full GC (the process runs with --expose-gc), then the used heap in bytes. */
+export function heapAfterGc(): number {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (!gc) throw new Error('[spindle/bench] run node with --expose-gc (pnpm bench does)')
+  gc()
+  gc()
+  return process.memoryUsage().heapUsed
+}
+
+/** Collects rows and prints one markdown table per case group. */
+export class Report {
+  readonly rows: ResultRow[] = []
+  readonly sections: string[] = []
+
+  add(row: Omit<ResultRow, 'median' | 'min' | 'max'>, values: readonly number[] | number): ResultRow {
+    const summary = typeof values === 'number' ? { median: values, min: values, max: values } : summarize(values)
+    const full = { ...row, ...summary }
+    this.rows.push(full)
+    return full
+  }
+
+  /** Prints (and keeps for BENCHMARKS.md) a markdown table. */
+  table(title: string, header: string[], lines: Array<Array<string | number>>, note?: string): void {
+    const text = [
+      `### ${title}`,
+      '',
+      `| ${header.join(' | ')} |`,
+      `| ${header.map((_, index) => (lines.some((line) => typeof line[index] === 'string' && !/^[-\d.,]+ \(/.test(line[index] as string) && line[index] !== '—') ? '---' : '---:')).join(' | ')} |`,
+      ...lines.map((line) => `| ${line.map((cell) => (typeof cell === 'number' ? formatNumber(cell) : cell)).join(' | ')} |`),
+      ...(note ? ['', note] : []),
+      '',
+    ].join('\n')
+    this.sections.push(text)
+    process.stdout.write(`${text}\n`)
+  }
+
+  note(text: string): void {
+    this.sections.push(`${text}\n`)
+    process.stdout.write(`${text}\n\n`)
+  }
+}
+
+/** Three significant digits, thousands separated. */
+export function formatNumber(value: number): string {
+  if (!Number.isFinite(value)) return String(value)
+  if (Number.isInteger(value) && Math.abs(value) >= 1) return value.toLocaleString('en-US')
+  const magnitude = Math.abs(value)
+  const digits = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : magnitude >= 1 ? 2 : 3
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+}
+
+/** `median (min–max)` for a table cell. */
+export function cell(summary: Summary): string {
+  return `${formatNumber(summary.median)} (${formatNumber(summary.min)}–${formatNumber(summary.max)})`
+}
+
+export function check(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`[spindle/bench] assertion failed: ${message}`)
+}
+
+export interface BenchConfig {
+  quick: boolean
+}

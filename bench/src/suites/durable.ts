@@ -1,0 +1,139 @@
+// Suite 2 — durable: per-step cost of a run on a session with 10 / 1,000 / 10,000 prior messages, SQLite
+// (and PostgreSQL when DATABASE_URL answers) vs in-memory, first run on the session (cold window) and the next
+// (warm), against LangGraph.js with its SQLite checkpointer.
+import { AgentRuntime, Extensions, type SessionEntryInput, type Stores } from '@spindle/core'
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite'
+import { sqliteStores } from '@spindle/store-sqlite'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type BenchConfig, cell, measure, type Report, type Variant } from '../harness.js'
+import { langgraphDurable } from '../peers/langgraph.js'
+import { policyFor, spindleRun } from '../workload.js'
+
+const stepsPerRun = 10
+let sessionCounter = 0
+
+/** Appends `count` alternating user / assistant messages to a new session, in batches of 500. */
+async function prefilledSession(stores: Pick<Stores, 'sessions'>, count: number): Promise<string> {
+  const id = `bench_${process.pid}_${++sessionCounter}`
+  await stores.sessions.createSession({ id, metadata: {} })
+  for (let start = 0; start < count; start += 500) {
+    const batch: SessionEntryInput[] = []
+    for (let index = start; index < Math.min(count, start + 500); index++) {
+      batch.push({
+        kind: 'message',
+        message: index % 2 ? { role: 'assistant', content: [{ type: 'text', text: `answer ${index}` }] } : { role: 'user', content: `question ${index}` },
+      })
+    }
+    await stores.sessions.append(id, batch)
+  }
+  return id
+}
+
+async function postgresRuntime(): Promise<{ runtime: AgentRuntime; close(): Promise<void> } | string> {
+  const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+  const module = (await import('@spindle/store-postgres')) as Partial<typeof import('@spindle/store-postgres')>
+  if (typeof module.postgresStores !== 'function') return '`postgresStores` is not exported by @spindle/store-postgres yet'
+  const schema = `bench_${process.pid}`
+  const stores = module.postgresStores({ connectionString: url, schema })
+  const extensions = new Extensions().use(stores)
+  try {
+    await Promise.race([extensions.ready(), new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 5 s')), 5_000).unref())])
+  } catch (error) {
+    await stores.close().catch(() => {})
+    return `PostgreSQL not reachable at ${url.replace(/\/\/[^@]*@/, '//')}: ${(error as Error).message}`
+  }
+  return {
+    runtime: new AgentRuntime(extensions, policyFor(stepsPerRun)),
+    async close() {
+      await stores.pool.query(`drop schema if exists "${schema}" cascade`).catch(() => {})
+      await extensions.dispose()
+    },
+  }
+}
+
+export async function durableSuite(config: BenchConfig, report: Report): Promise<void> {
+  const histories = config.quick ? [10, 1_000] : [10, 1_000, 10_000]
+  const rounds = config.quick ? 3 : 7
+  const directory = mkdtempSync(join(tmpdir(), 'spindle-bench-durable-'))
+  const lines: Array<Array<string | number>> = []
+  const notes: string[] = []
+  const sqlite = sqliteStores({ path: join(directory, 'spindle.db') })
+  const sqliteRuntime = new AgentRuntime(new Extensions().use(sqlite), policyFor(stepsPerRun))
+  const memoryExtensions = new Extensions()
+  const memoryRuntime = new AgentRuntime(memoryExtensions, policyFor(stepsPerRun))
+  let postgres = await postgresRuntime()
+  if (typeof postgres === 'string' && postgres !== 'failed') notes.push(`PostgreSQL: not measured — ${postgres}.`)
+  if (typeof postgres !== 'string') {
+    // The PostgreSQL stores are still in progress: a failing run is reported, never measured.
+    try {
+      await spindleRun(postgres.runtime, stepsPerRun, { sessionId: await prefilledSession(postgres.runtime, 10) })
+    } catch (error) {
+      notes.push(`PostgreSQL: not measured — a probe run failed: ${(error as Error).message.replace(/run_[0-9a-f-]+/g, 'run_…')}`)
+      await postgres.close()
+      postgres = 'failed'
+    }
+  }
+  const checkpointer = SqliteSaver.fromConnString(join(directory, 'langgraph.db'))
+  try {
+    const runtimes: Array<{ name: string; runtime: AgentRuntime }> = [
+      { name: 'spindle in-memory', runtime: memoryRuntime },
+      { name: 'spindle SQLite', runtime: sqliteRuntime },
+      ...(typeof postgres === 'string' ? [] : [{ name: 'spindle PostgreSQL', runtime: postgres.runtime }]),
+    ]
+    for (const history of histories) {
+      const sessions = new Map<string, string>()
+      const variants: Variant[] = []
+      for (const { name, runtime } of runtimes) {
+        // Cold: the first run on the pre-filled session (loads its context window from the store).
+        variants.push({
+          name: `${name} (cold)`,
+          before: async () => void sessions.set(name, await prefilledSession(runtime, history)),
+          run: async () => void (await spindleRun(runtime, stepsPerRun, { sessionId: sessions.get(name)! })),
+        })
+        // Warm: the next run on the same session (window cached between runs).
+        variants.push({
+          name: `${name} (warm)`,
+          before: async () => {
+            const id = await prefilledSession(runtime, history)
+            await spindleRun(runtime, stepsPerRun, { sessionId: id })
+            sessions.set(`${name} warm`, id)
+          },
+          run: async () => void (await spindleRun(runtime, stepsPerRun, { sessionId: sessions.get(`${name} warm`)! })),
+        })
+      }
+      let thread = ''
+      if (!config.quick || history <= 10) variants.push({
+        name: 'langgraph SqliteSaver',
+        before: async () => {
+          thread = `thread_${++sessionCounter}`
+          await langgraphDurable(checkpointer, thread, stepsPerRun, history)
+        },
+        run: () => langgraphDurable(checkpointer, thread, stepsPerRun),
+      })
+      const samples = await measure(variants, { rounds, warmup: 1, unitsPerRun: stepsPerRun })
+      for (const variant of variants) {
+        const { wall, cpu } = samples.get(variant.name)!
+        const base = { suite: 'durable', case: `${stepsPerRun}-step run on a session with prior history`, variant: variant.name, n: history }
+        const wallRow = report.add({ ...base, metric: 'wall per step', unit: 'µs' }, wall)
+        const cpuRow = report.add({ ...base, metric: 'cpu per step', unit: 'µs' }, cpu)
+        lines.push([variant.name, history, cell(wallRow), cell(cpuRow)])
+      }
+    }
+  } finally {
+    if (typeof postgres !== 'string') await postgres.close()
+    await sqliteRuntime.extensions.dispose()
+    ;(checkpointer as unknown as { db: { close(): void } }).db.close()
+    rmSync(directory, { recursive: true, force: true })
+  }
+  report.table(
+    `Durable: per step of a ${stepsPerRun}-step run, by prior history (messages) — median (min–max)`,
+    ['variant', 'history', 'wall µs/step', 'CPU µs/step'],
+    lines,
+    [
+      'cold = the first run on a pre-filled session (its context window is read from the store); warm = the next run on that session. SQLite: a WAL file database on local disk, synchronous=NORMAL (the package defaults). LangGraph: `createReactAgent` with `SqliteSaver` from `@langchain/langgraph-checkpoint-sqlite`, thread pre-filled with `updateState`.',
+      ...notes,
+    ].join(' '),
+  )
+}

@@ -1,0 +1,153 @@
+// Suite 1 — kernel: per-step wall time, CPU time and allocation for N = 1…1,000 steps, run and stream, in-memory
+// stores, against the bare loop and the peers; then retained heap across 1,000 runs.
+import { AgentRuntime, Extensions, type AgentRuntime as Runtime } from '@spindle/core'
+import { sqliteStores } from '@spindle/store-sqlite'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { allocatedPerUnit, type BenchConfig, cell, heapAfterGc, measure, type Report, summarize, type Variant } from '../harness.js'
+import { aiSdkGenerate, aiSdkStream } from '../peers/ai-sdk.js'
+import { langgraphInvoke, langgraphStream } from '../peers/langgraph.js'
+import { openaiAgentsRun, openaiAgentsStream } from '../peers/openai-agents.js'
+import { bareLoop, memoryRuntime, policyFor, spindleRun, spindleStream } from '../workload.js'
+
+interface KernelVariant {
+  name: string
+  peer: boolean
+  run(steps: number): Promise<unknown>
+  fresh?(steps: number): void
+}
+
+/** The Spindle variants, each on its own runtime (fresh per sample, so the in-memory stores do not grow across samples). */
+export function spindleVariants(): KernelVariant[] {
+  let runRuntime: Runtime = memoryRuntime(1)
+  let streamRuntime: Runtime = memoryRuntime(1)
+  return [
+    { name: 'spindle run', peer: false, fresh: (steps) => void (runRuntime = memoryRuntime(steps)), run: (steps) => spindleRun(runRuntime, steps) },
+    { name: 'spindle stream', peer: false, fresh: (steps) => void (streamRuntime = memoryRuntime(steps)), run: (steps) => spindleStream(streamRuntime, steps) },
+  ]
+}
+
+const peerVariants: KernelVariant[] = [
+  { name: 'ai-sdk generateText', peer: true, run: aiSdkGenerate },
+  { name: 'ai-sdk streamText', peer: true, run: aiSdkStream },
+  { name: 'langgraph invoke', peer: true, run: langgraphInvoke },
+  { name: 'langgraph stream', peer: true, run: langgraphStream },
+  { name: 'openai-agents run', peer: true, run: openaiAgentsRun },
+  { name: 'openai-agents stream', peer: true, run: openaiAgentsStream },
+]
+
+/** Peers whose N=100 median is above this (µs/step) are not run at N=1,000 (a single run would take minutes). */
+const peerLimitAt1000 = 2_000
+
+export async function kernelSuite(config: BenchConfig, report: Report): Promise<void> {
+  const sizes = config.quick ? [1, 10, 100] : [1, 10, 100, 1_000]
+  const variants: KernelVariant[] = [{ name: 'bare loop', peer: false, run: bareLoop }, ...spindleVariants(), ...peerVariants]
+  const wallAt = new Map<string, number>()
+  const lines: Array<Array<string | number>> = []
+  for (const steps of sizes) {
+    const active = variants.filter((variant) => {
+      if (!variant.peer) return true
+      if (config.quick) return steps <= 10
+      if (steps < 1_000) return true
+      const at100 = wallAt.get(`${variant.name}@100`)
+      return at100 !== undefined && at100 <= peerLimitAt1000
+    })
+    const runsPerSample = config.quick ? (steps === 1 ? 5 : 1) : steps === 1 ? 20 : steps === 10 ? 4 : 1
+    const rounds = config.quick ? 3 : steps >= 1_000 ? 7 : steps >= 100 ? 9 : 15
+    const samples = await measure(
+      active.map<Variant>((variant) => ({
+        name: variant.name,
+        before: () => variant.fresh?.(steps),
+        run: async () => void (await variant.run(steps)),
+      })),
+      { rounds: variant1000Rounds(active, steps, rounds), warmup: config.quick ? 1 : 2, unitsPerRun: steps, runsPerSample },
+    )
+    for (const variant of active) {
+      const { wall, cpu } = samples.get(variant.name)!
+      const allocation: number[] = []
+      const allocationSamples = variant.peer || config.quick ? 1 : 3
+      for (let index = 0; index < allocationSamples; index++) {
+        variant.fresh?.(steps)
+        allocation.push(await allocatedPerUnit(() => variant.run(steps).then(() => {}), { repeat: Math.max(1, Math.ceil((config.quick ? 5 : variant.peer ? 20 : 200) / steps)), unitsPerRun: steps }))
+      }
+      const base = { suite: 'kernel', case: 'in-memory, one tool call per step', variant: variant.name, n: steps }
+      const wallRow = report.add({ ...base, metric: 'wall per step', unit: 'µs' }, wall)
+      const cpuRow = report.add({ ...base, metric: 'cpu per step', unit: 'µs' }, cpu)
+      const allocRow = report.add({ ...base, metric: 'allocated per step', unit: 'KB' }, allocation.map((bytes) => bytes / 1024))
+      wallAt.set(`${variant.name}@${steps}`, wallRow.median)
+      lines.push([variant.name, steps, cell(wallRow), cell(cpuRow), cell(allocRow)])
+    }
+    for (const variant of variants.filter((candidate) => candidate.peer && !active.includes(candidate))) {
+      const at100 = wallAt.get(`${variant.name}@100`)
+      lines.push([variant.name, steps, config.quick ? 'not run in --quick' : `not run: ${at100 === undefined ? '' : `${Math.round(at100)} µs/step at N=100, `}a single run would take minutes`, '', ''])
+    }
+  }
+  report.table(
+    'Kernel: per step, in-memory stores (a step = one model call with one tool call; median (min–max))',
+    ['variant', 'N', 'wall µs/step', 'CPU µs/step', 'allocated KB/step'],
+    lines,
+    'CPU = user + system time of the process (`process.cpuUsage`) per step. Allocation = V8 sampling heap profiler (512-byte interval) counting objects already collected by minor and major GCs, divided by steps.',
+  )
+  const ratioLines: Array<Array<string | number>> = []
+  for (const name of ['bare loop', 'spindle run', 'spindle stream']) {
+    const at10 = wallAt.get(`${name}@10`)
+    const at1000 = wallAt.get(`${name}@1000`)
+    if (at10 === undefined || at1000 === undefined) continue
+    report.add({ suite: 'kernel', case: 'growth N=1000 / N=10', variant: name, n: 1_000, metric: 'ratio', unit: 'x' }, at1000 / at10)
+    ratioLines.push([name, at10, at1000, at1000 / at10])
+  }
+  report.table('Kernel: growth with history (wall per step, medians)', ['variant', 'N=10 µs/step', 'N=1,000 µs/step', 'ratio'], ratioLines)
+  await retainedGrowth(config, report)
+}
+
+function variant1000Rounds(active: KernelVariant[], steps: number, rounds: number): number {
+  // Peers at N=1,000 take seconds per run: fewer rounds then (still interleaved and rotated).
+  return steps >= 1_000 && active.some((variant) => variant.peer) ? Math.min(rounds, 3) : rounds
+}
+
+/** Retained JS heap after GC across 1,000 runs: with in-memory stores (which keep every log by design) and SQLite (logs off-heap). */
+async function retainedGrowth(config: BenchConfig, report: Report): Promise<void> {
+  const total = config.quick ? 150 : 1_000
+  const warm = config.quick ? 50 : 300 // past the window cache (256 sessions) so a bounded cache is not counted as growth
+  const lines: Array<Array<string | number>> = []
+  const directory = mkdtempSync(join(tmpdir(), 'spindle-bench-retained-'))
+  try {
+    const cases: Array<{ name: string; runtime: () => AgentRuntime; dispose?: () => Promise<void> }> = [
+      { name: 'spindle run, in-memory stores', runtime: () => memoryRuntime(10) },
+      {
+        name: 'spindle run, SQLite stores',
+        runtime: () => new AgentRuntime(new Extensions().use(sqliteStores({ path: join(directory, 'retained.db') })), policyFor(10)),
+      },
+    ]
+    for (const entry of cases) {
+      const runtime = entry.runtime()
+      for (let index = 0; index < warm; index++) await spindleRun(runtime, 1)
+      const start = heapAfterGc()
+      for (let index = warm; index < total; index++) await spindleRun(runtime, 1)
+      const end = heapAfterGc()
+      const perRun = (end - start) / (total - warm)
+      report.add({ suite: 'kernel', case: `retained heap after GC over runs ${warm}–${total}`, variant: entry.name, n: total, metric: 'retained per run', unit: 'B' }, perRun)
+      lines.push([entry.name, total - warm, Math.round(start / 1024), Math.round(end / 1024), perRun])
+      await runtime.extensions.dispose()
+    }
+    {
+      for (let index = 0; index < warm; index++) await bareLoop(1)
+      const start = heapAfterGc()
+      for (let index = warm; index < total; index++) await bareLoop(1)
+      const end = heapAfterGc()
+      const perRun = (end - start) / (total - warm)
+      report.add({ suite: 'kernel', case: `retained heap after GC over runs ${warm}–${total}`, variant: 'bare loop', n: total, metric: 'retained per run', unit: 'B' }, perRun)
+      lines.push(['bare loop', total - warm, Math.round(start / 1024), Math.round(end / 1024), perRun])
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true })
+  }
+  report.table(
+    `Kernel: retained heap across ${total} runs (1 step each, new session per run; heap after full GC)`,
+    ['variant', 'runs measured', 'heap before KB', 'heap after KB', 'retained B/run'],
+    lines,
+    'In-memory stores keep every session log, run record, event log and snapshot by design (they are the database), so that row is the data, not a leak; with SQLite the data lives off the JS heap, so that row shows what the kernel itself retains.',
+  )
+  void summarize
+}
