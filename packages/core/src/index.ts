@@ -75,7 +75,9 @@ export {
 export type { EventBus, SubscribeOptions } from './spec/event-bus.js'
 export type { AcquireOptions, SessionGate, SessionGateState, SessionLease } from './spec/session-gate.js'
 
-export { Extensions, type RunQueue } from './extensions/extensions.js'
+export { Extensions } from './extensions/extensions.js'
+export type { RunJob, RunQueue, WorkOptions } from './spec/run-queue.js'
+export { InProcessRunQueue } from './runtime/in-process-run-queue.js'
 export { definePlugin, type Plugin } from './extensions/define-plugin.js'
 
 export { ProviderRegistry, type ProviderFactory } from './providers/provider-registry.js'

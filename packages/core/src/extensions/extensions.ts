@@ -4,18 +4,14 @@ import type { CompactionStrategy } from '../compaction/compaction-strategy.js'
 import type { ContextAdapter } from '../context/context-adapter.js'
 import { ProviderRegistry } from '../providers/provider-registry.js'
 import type { EventBus } from '../spec/event-bus.js'
+import type { RunQueue } from '../spec/run-queue.js'
 import type { SessionGate } from '../spec/session-gate.js'
 import type { Stores } from '../spec/stores.js'
 import { ToolRegistry } from '../tools/tool-registry.js'
 import type { RuntimeResourceRegistry } from '../runtime-store/resource-registry-types.js'
 import type { Plugin } from './define-plugin.js'
 
-/** A run queue (PostgreSQL provides one); the kernel only needs to enqueue. */
-export interface RunQueue {
-  readonly specificationVersion: 'v1'
-  enqueue(job: { runId: string; sessionId: string }): Promise<void>
-  close?(): Promise<void>
-}
+export type { RunQueue } from '../spec/run-queue.js'
 
 /**
  * @example

@@ -31,6 +31,8 @@ import { type AdmissionHook, admitRequest } from './admission.js'
 import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
 import { initialRunState, type RunState } from './run-state.js'
 import { RunExecution } from './run-execution.js'
+import { InProcessRunQueue } from './in-process-run-queue.js'
+import type { RunQueue } from '../spec/run-queue.js'
 import { outputFromStore } from './output-from-store.js'
 
 export interface AgentRuntimeOptions {
@@ -72,6 +74,7 @@ export class AgentRuntime {
   readonly #defaultStores: Stores
   readonly #defaultGate = new InProcessSessionGate()
   readonly #defaultBus = new InProcessEventBus()
+  readonly #defaultQueue = new InProcessRunQueue()
   readonly #active = new Map<string, ActiveRun>()
   readonly #agents = new Map<string, AgentSpec>()
   readonly #windows = new Map<string, ContextWindow>()
@@ -119,6 +122,10 @@ export class AgentRuntime {
   /** The broadcast bus behind `subscribe()`. */
   get events(): EventBus {
     return this.extensions.events ?? this.#defaultBus
+  }
+  /** Where `enqueue()` puts runs for `work()`. */
+  get queue(): RunQueue {
+    return this.extensions.queue ?? this.#defaultQueue
   }
   get compaction(): CompactionService {
     const strategy = this.extensions.compaction ?? truncateCompaction()
@@ -198,6 +205,67 @@ export class AgentRuntime {
     return true
   }
 
+  /**
+   * Admits a request and queues its run; returns at once with the run id (the same id for the same
+   * `idempotencyKey` on a session). Workers execute it with `work()`.
+   */
+  async enqueue(request: RunRequest): Promise<{ runId: string; sessionId: string }> {
+    await this.extensions.ready()
+    const policy = mergePolicy(this.policy, request.agent?.policy)
+    const input = await admitRequest(request, policy, this.#options.admission ?? [])
+    const model = this.#resolveModel(request.model ?? request.agent.model)
+    const sessionId = request.sessionId ?? `ses_${randomUUID()}`
+    if (request.idempotencyKey) {
+      const existing = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
+      if (existing && Date.now() - existing.createdAt < policy.idempotencyTtlMs) return { runId: existing.id, sessionId }
+    }
+    if (!(await this.sessions.getSession(sessionId))) {
+      await this.sessions.createSession({ id: sessionId, resourceId: request.resourceId, metadata: request.metadata ?? {} }).catch((error: unknown) => {
+        // Another process created it in between: fine.
+        if (!(SpindleError.isInstance(error) && error.code === 'duplicate')) throw error
+      })
+    }
+    const runId = `run_${randomUUID()}`
+    try {
+      await this.runs.createRun({
+        id: runId,
+        sessionId,
+        status: 'queued',
+        idempotencyKey: request.idempotencyKey,
+        metadata: request.metadata ?? {},
+        request: serializeRequest(request, input, model),
+      })
+    } catch (error) {
+      if (request.idempotencyKey && SpindleError.isInstance(error) && error.code === 'duplicate') {
+        const winner = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
+        if (winner) return { runId: winner.id, sessionId }
+      }
+      throw error
+    }
+    this.#agents.set(runId, request.agent)
+    await this.queue.enqueue({ runId, sessionId })
+    return { runId, sessionId }
+  }
+
+  /**
+   * Executes queued runs until `signal` aborts, then finishes the runs in flight (graceful shutdown).
+   * `agents` gives the agents by name when their tools or models are not in the registries.
+   */
+  async work(options: { concurrency?: number; signal: AbortSignal; agents?: AgentSpec[] }): Promise<void> {
+    await this.extensions.ready()
+    const queue = this.queue
+    if (!queue.work) throw new ConfigurationError('[spindle/core] the configured run queue cannot be worked from this process (it has no work() method)')
+    await queue.work(
+      async (job) => {
+        const run = await this.runs.getRun(job.runId)
+        const name = (run?.request.agent as JsonObject | undefined)?.name
+        const agent = options.agents?.find((candidate) => candidate.name === name)
+        await this.resume(job.runId, { agent })
+      },
+      { concurrency: options.concurrency ?? 1, signal: options.signal },
+    )
+  }
+
   /** A bounded broadcast of every run's events; a slow subscriber gets `lagged` and never slows a run. */
   subscribe(filter?: SubscribeFilter): AsyncIterable<AgentEvent | LaggedEvent> {
     if (typeof filter === 'function' || filter === undefined) return this.events.subscribe({ filter })
@@ -217,7 +285,9 @@ export class AgentRuntime {
   async recover(options: { mode?: 'resume' | 'interrupt'; agents?: AgentSpec[] } = {}): Promise<{ resumed: RunOutput[]; interrupted: string[] }> {
     await this.extensions.ready()
     const now = Date.now()
-    const stale = (await this.runs.listRuns({ status: 'running', limit: 1000 })).filter(
+    // Queued runs are recovered too when the queue lived in this process's memory (it died with it).
+    const statuses: RunRecord['status'][] = this.extensions.queue ? ['running'] : ['running', 'queued']
+    const stale = (await this.runs.listRuns({ status: statuses, limit: 1000 })).filter(
       (run) => !this.#active.has(run.id) && (!run.lease || run.lease.expiresAt <= now || run.lease.owner === this.ownerId),
     )
     const resumed: RunOutput[] = []
@@ -382,7 +452,11 @@ export class AgentRuntime {
         })
         return await outputFromStore(ended, this.#stores())
       }
-      await this.runs.updateRun(runId, { status: 'running', lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs } })
+      await this.runs.updateRun(runId, {
+        status: 'running',
+        lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs },
+        ...(run.status === 'queued' ? { startedAt: Date.now() } : {}),
+      })
       this.#agents.set(runId, agent)
       const previous = await this.sessions.listEntries(run.sessionId, { after: state.firstSeq - 1, before: state.lastSeq + 1 })
       const execution = this.#execution(policy, {
@@ -400,8 +474,9 @@ export class AgentRuntime {
       return await this.#track(runId, controller, lease, policy, () =>
         execution.execute(async () => {
           // A run killed before anything reached its log: its start is logged now.
+          // A queued run starts here; a run killed before anything reached its log has its start logged now.
           if (state.eventSeq === 0) execution.emit({ type: 'run.started', agent: agent.name, modelId: `${model.provider}:${model.modelId}`, input: run.request.input ?? null })
-          execution.emit({ type: 'run.resumed', fromStep: state.step })
+          if (run.status !== 'queued') execution.emit({ type: 'run.resumed', fromStep: state.step })
           const entries = window.entries.filter((entry) => entry.seq > state.lastSeq)
           if (!snapshot && !entries.some((entry) => entry.runId === runId)) {
             // The process died between creating the run and appending its input: append it now.
@@ -443,6 +518,9 @@ export class AgentRuntime {
         compaction: this.compaction,
         ownerId: this.ownerId,
         agentRuntime: this,
+        observers: this.extensions.observers,
+        redactor: this.extensions.redactor,
+        prices: this.extensions.prices,
       },
       {
         state: init.state,

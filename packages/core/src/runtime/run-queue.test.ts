@@ -1,0 +1,60 @@
+// enqueue() returns at once; work() executes queued runs with bounded concurrency and shuts down gracefully.
+import { describe, expect, it } from 'vitest'
+import { AgentRuntime, Extensions, InProcessRunQueue, memoryStores, mockModel } from '../index.js'
+
+describe('run queue', () => {
+  it('enqueue returns a run id at once (the same id for the same idempotency key); work() runs them', async () => {
+    const queue = new InProcessRunQueue()
+    const extensions = new Extensions().setStores(memoryStores())
+    extensions.queue = queue
+    const runtime = new AgentRuntime(extensions)
+    const agent = { name: 'echo', model: mockModel((request) => ({ text: `echo: ${JSON.stringify(request.messages.at(-1)?.content)}`, delayMs: 10 })) }
+    const first = await runtime.enqueue({ agent, input: 'one', sessionId: 's1', idempotencyKey: 'k1' })
+    const again = await runtime.enqueue({ agent, input: 'one', sessionId: 's1', idempotencyKey: 'k1' })
+    const second = await runtime.enqueue({ agent, input: 'two', sessionId: 's2' })
+    expect(again.runId).toBe(first.runId)
+    expect((await runtime.runs.getRun(first.runId))?.status).toBe('queued')
+    expect(queue.size).toBe(2)
+    const controller = new AbortController()
+    const working = runtime.work({ concurrency: 2, signal: controller.signal })
+    const done = async (runId: string) => {
+      for (;;) {
+        const run = await runtime.runs.getRun(runId)
+        if (run?.status === 'completed') return run
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    }
+    await Promise.all([done(first.runId), done(second.runId)])
+    controller.abort()
+    await working
+    const log = await runtime.runs.listEvents(first.runId)
+    expect(log[0]?.type).toBe('run.started')
+    expect(log.some((event) => event.type === 'run.resumed')).toBe(false)
+    expect(log.at(-1)).toMatchObject({ type: 'run.finished', text: 'echo: "one"' })
+    const entries = await runtime.sessions.listEntries('s1')
+    expect(entries.map((entry) => entry.kind === 'message' && entry.message.role)).toEqual(['user', 'assistant'])
+  })
+
+  it('graceful shutdown finishes the runs in flight and leaves the rest queued', async () => {
+    const runtime = new AgentRuntime()
+    const agent = { name: 'slow', model: mockModel(() => ({ text: 'done', delayMs: 40 })) }
+    const ids = []
+    for (let i = 0; i < 4; i++) ids.push((await runtime.enqueue({ agent, input: `job ${i}` })).runId)
+    const controller = new AbortController()
+    const working = runtime.work({ concurrency: 1, signal: controller.signal })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    controller.abort()
+    await working
+    const statuses = await Promise.all(ids.map(async (id) => (await runtime.runs.getRun(id))?.status))
+    expect(statuses).toEqual(['completed', 'queued', 'queued', 'queued'])
+    // A restarted worker process would recover the queued runs of an in-memory queue.
+    const { resumed } = await runtime.recover({ agents: [agent] })
+    expect(resumed.map((output) => output.text)).toEqual(['done', 'done', 'done'])
+  })
+
+  it('work() refuses a queue without work()', async () => {
+    const extensions = new Extensions()
+    extensions.queue = { specificationVersion: 'v1', enqueue: async () => {} }
+    await expect(new AgentRuntime(extensions).work({ signal: AbortSignal.timeout(10) })).rejects.toThrow(/no work\(\) method/)
+  })
+})
