@@ -17,6 +17,8 @@ export interface GuardedFetchOptions extends UrlGuardOptions {
   maxRedirects?: number
   /** Headers sent with every request (e.g. a User-Agent). */
   headers?: Record<string, string>
+  /** Extra trusted CA certificates (PEM) for https, e.g. an internal CA. Certificates are always verified. */
+  ca?: string | Buffer | Array<string | Buffer>
 }
 
 export interface GuardedRequest {
@@ -87,7 +89,7 @@ export async function guardedFetch(request: GuardedRequest, options: GuardedFetc
       if (signal.aborted) fail(signal.reason)
       const target = await vetUrl(current, options)
       const outgoing = { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }
-      const response = await sendPinned({ target, method, headers: outgoing, body, signal })
+      const response = await sendPinned({ target, method, headers: outgoing, body, signal, ca: options.ca })
       const location = response.headers.location
       if (redirectStatuses.has(response.statusCode ?? 0) && location) {
         response.destroy()

@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import http from 'node:http'
+import https from 'node:https'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
@@ -272,6 +277,49 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
     const writer = httpFetch({ allowedMethods: ['GET', 'POST'] })
     expect(writer).toMatchObject({ effect: 'external', idempotent: false, needsApproval: true })
     expect(Object.keys(webTools())).toEqual(['http_fetch', 'web_page'])
+  })
+})
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+// Reason for the skip: the certificate is generated at run time with the openssl binary (no key is committed).
+describe.skipIf(!hasOpenssl())('httpFetch over https with the connection pinned to the checked address', () => {
+  it('keeps SNI and certificate verification on the host name while connecting to the vetted IP', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'spindle-tls-'))
+    try {
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=secure.test', '-addext', 'subjectAltName=DNS:secure.test'], { stdio: 'ignore' })
+      const cert = readFileSync(path.join(dir, 'cert.pem'))
+      const servernames: Array<string | false | undefined> = []
+      const server = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert }, (request, response) => {
+        servernames.push((request.socket as unknown as { servername?: string | false }).servername)
+        response.end(`tls ok for ${request.headers.host}`)
+      })
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      const port = (server.address() as AddressInfo).port
+      try {
+        const lookup: LookupFunction = async () => [{ address: '127.0.0.1', family: 4 }]
+        const tool = httpFetch({ allowHosts: ['secure.test', '127.0.0.1'], lookup, ca: cert })
+        const result = await call(tool, { url: `https://secure.test:${port}/` })
+        expect(result.body).toBe(`tls ok for secure.test:${port}`)
+        expect(servernames).toEqual(['secure.test'])
+        // Without the CA the certificate is not trusted: verification stays on.
+        const untrusted = await refusal(call(httpFetch({ allowHosts: ['secure.test', '127.0.0.1'], lookup }), { url: `https://secure.test:${port}/` }))
+        expect(untrusted.code).toBe('web_request_failed')
+        expect(untrusted.message).toMatch(/self[- ]signed|certificate/i)
+      } finally {
+        server.closeAllConnections()
+        await new Promise<void>((resolve) => server.close(() => resolve()))
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -2,7 +2,7 @@
 // returns the vetted IP, while Host and TLS SNI keep the original name (no DNS rebinding).
 import http, { type IncomingMessage } from 'node:http'
 import https from 'node:https'
-import type { LookupFunction as NetLookupFunction } from 'node:net'
+import { isIP, type LookupFunction as NetLookupFunction } from 'node:net'
 import type { VettedTarget } from './url-guard.js'
 
 export interface PinnedRequest {
@@ -11,6 +11,8 @@ export interface PinnedRequest {
   headers: Record<string, string>
   body?: Buffer
   signal: AbortSignal
+  /** Extra trusted CA certificates for https (PEM). */
+  ca?: string | Buffer | Array<string | Buffer>
 }
 
 /** Resolves every lookup to the vetted address, whatever name is asked. */
@@ -36,7 +38,8 @@ export function sendPinned(request: PinnedRequest): Promise<IncomingMessage> {
       headers: request.headers,
       agent: false,
       lookup: pinnedLookup(target.address, target.family),
-      ...(secure ? { servername: target.hostname } : {}),
+      ...(secure && !isIP(target.hostname) ? { servername: target.hostname } : {}),
+      ...(secure && request.ca ? { ca: request.ca } : {}),
       signal: request.signal,
     })
     outgoing.once('response', resolve)
