@@ -90,14 +90,15 @@ export function App() {
     setError(undefined)
     try {
       let sessionId = route.sessionId
-      if (!sessionId) {
-        sessionId = (await api<{ session: { id: string } }>('/sessions', { body: {} })).session.id
-        setRoute({ sessionId })
-      }
+      // A new session is shown once its run exists: one route change, no extra requests before the first token.
+      if (!sessionId) sessionId = (await api<{ session: { id: string } }>('/sessions', { body: {} })).session.id
       const started = await api<{ runId?: string; queued: boolean }>(`/sessions/${encodeURIComponent(sessionId)}/messages`, { body: { text, model } })
       setQueued(started.queued)
       if (started.runId) setRoute({ sessionId, runId: started.runId })
-      else waitForQueued(sessionId, route.runId)
+      else {
+        setRoute({ sessionId, runId: route.runId })
+        waitForQueued(sessionId, route.runId)
+      }
       setRefresh((value) => value + 1)
     } catch (failure) {
       fail((failure as Error).message)
