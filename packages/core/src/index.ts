@@ -154,6 +154,8 @@ export { ContextPipeline, type BuiltContext, type ContextPipelineOptions } from 
 export { ContextWindow } from './context/context-window.js'
 export { historyAdapter, instructionsAdapter } from './context/builtin-adapters.js'
 export { countMessageTokens, countMessagesTokens, estimateTokenizer, type Tokenizer } from './context/tokenizer.js'
+export { readArtifactTool, type ReadArtifactInput, type ReadArtifactToolOptions } from './context/read-artifact-tool.js'
+export { calibratedTokenizer, tokenizerForModel, tokenizerProfiles, type CalibratedTokenizer, type CalibratedTokenizerOptions } from './context/calibrated-tokenizer.js'
 export { CompactionService, type CompactionServiceOptions, type CompactRequest } from './compaction/compaction-service.js'
 export { truncateCompaction } from './compaction/truncate-compaction.js'
 export { safeCutPoints } from './compaction/safe-boundary.js'

@@ -4,6 +4,8 @@ import type { ModelMessage } from '../spec/messages.js'
 export interface Tokenizer {
   readonly name: string
   count(text: string): number
+  /** Optional feedback: a request's estimated token count and the input tokens the provider reported for it. */
+  observe?(estimatedTokens: number, actualTokens: number): void
 }
 
 /** ~4 characters per token for Latin text, denser for CJK; errs on the high side so budgets hold. */
