@@ -167,3 +167,9 @@ export { toJsonValue } from './tools/to-json-value.js'
 // Agent: the seeds' `new Agent({ name, instructions, model, tools })` on an AgentRuntime.
 export { Agent, type AgentCallOptions, type AgentOptions, type AgentToolOptions } from './agent/agent.js'
 export type { AgentStream } from './agent/agent-stream.js'
+
+// Observability: synchronous event observers (tracing, metrics), secret redaction, model prices and cost.
+export { notifyObservers, type RuntimeObserver } from './observability/runtime-observer.js'
+export { createRedactor, defaultSecretPatterns, type Redactor, type RedactorOptions } from './observability/redactor.js'
+export { costOf, findModelPrice, priceTable, priceUsage, type ModelPrice, type PriceTable } from './observability/price-table.js'
+export { sessionUsage, type SessionUsage } from './observability/session-usage.js'

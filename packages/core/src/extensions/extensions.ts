@@ -10,6 +10,9 @@ import type { Stores } from '../spec/stores.js'
 import { ToolRegistry } from '../tools/tool-registry.js'
 import type { RuntimeResourceRegistry } from '../runtime-store/resource-registry-types.js'
 import type { Plugin } from './define-plugin.js'
+import type { RuntimeObserver } from '../observability/runtime-observer.js'
+import { createRedactor, type Redactor } from '../observability/redactor.js'
+import { priceTable, type PriceTable } from '../observability/price-table.js'
 
 export type { RunQueue } from '../spec/run-queue.js'
 
@@ -30,6 +33,15 @@ export class Extensions {
   queue: RunQueue | undefined
   /** Runtime resources scoped to these extensions (take precedence over the module-level registry). */
   runtimeResources: RuntimeResourceRegistry | undefined
+  /** Synchronous observers of every event of every run (tracing, metrics); see `addObserver`. */
+  readonly observers: RuntimeObserver[] = []
+  /**
+   * Hides secrets from events, run errors and snapshots (on by default, reading the environment when the
+   * extensions are created); `false` turns redaction off.
+   */
+  redactor: Redactor | false = createRedactor()
+  /** Model prices used to fill `usage.costUsd` per step: a copy of `priceTable` that you extend or override. */
+  prices: PriceTable = { ...priceTable }
 
   readonly #named = new Map<string, unknown>()
   readonly #plugins: Plugin[] = []
@@ -82,6 +94,12 @@ export class Extensions {
       throw new DuplicateError(`[spindle/core] context adapter "${adapter.name}" is already registered`)
     }
     this.context.push(adapter)
+    return this
+  }
+
+  /** Adds an observer called synchronously for every event (after redaction); its errors never break a run. */
+  addObserver(observer: RuntimeObserver): this {
+    this.observers.push(observer)
     return this
   }
 

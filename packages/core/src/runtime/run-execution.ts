@@ -24,6 +24,9 @@ import type { RunOutput } from './run-request.js'
 import type { PendingCall, RunState } from './run-state.js'
 import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
 import { hashArgs } from './hash-args.js'
+import { notifyObservers, type RuntimeObserver } from '../observability/runtime-observer.js'
+import type { Redactor } from '../observability/redactor.js'
+import { priceUsage, type PriceTable } from '../observability/price-table.js'
 
 export interface RunExecutionDeps {
   stores: Stores
@@ -34,6 +37,10 @@ export interface RunExecutionDeps {
   compaction: CompactionService
   ownerId: string
   agentRuntime: unknown
+  /** Observability (extensions.observers / redactor / prices): synchronous observers, secret redaction, model prices. */
+  observers?: readonly RuntimeObserver[]
+  redactor?: Redactor | false
+  prices?: PriceTable
 }
 
 export interface RunExecutionInit {
@@ -90,11 +97,13 @@ export class RunExecution {
 
   /** Emits one event: to the lossless stream, the broadcast bus, and the buffer flushed to the run's event log. */
   emit = (payload: AgentEventPayload): void => {
-    const event = { ...payload, runId: this.state.runId, sessionId: this.state.sessionId, seq: ++this.#seq, timestamp: Date.now() } as AgentEvent
+    const raw = { ...payload, runId: this.state.runId, sessionId: this.state.sessionId, seq: ++this.#seq, timestamp: Date.now() } as AgentEvent
+    const event = this.#deps.redactor ? this.#deps.redactor.redactEvent(raw) : raw
     if (this.#init.parentRunId) event.parentRunId = this.#init.parentRunId
     this.#events.push(event)
     this.#init.channel?.push(event)
     this.#deps.bus.publish(event)
+    notifyObservers(this.#deps.observers, event)
   }
 
   #pressure = (): Promise<void> | undefined => this.#init.channel?.whenWritable()
@@ -158,7 +167,7 @@ export class RunExecution {
     }
     await this.#append([{ kind: 'message', message: result.message, runId: this.runId }])
     const toolCalls = await this.#prepareCalls(result.toolCalls)
-    const next = await this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: result.usage })
+    const next = await this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: priceUsage(result.usage, this.#deps.prices, model) })
     if (next.action !== 'run-tools') this.#stepFinished(step, result.finishReason, stepStarted)
     return next
   }
@@ -452,9 +461,10 @@ export class RunExecution {
   async #fail(error: unknown): Promise<RunOutput> {
     if (this.#terminal) return this.output(this.state.finishReason ?? 'error')
     const reason = this.#init.signal.aborted ? abortReason(this.#init.signal.reason) : undefined
-    const serialized = SpindleError.isInstance(error)
+    const raw = SpindleError.isInstance(error)
       ? { code: error.code, message: error.message }
       : { code: 'error', message: error instanceof Error ? error.message : String(error) }
+    const serialized = this.#deps.redactor ? this.#deps.redactor.redactError(raw) : raw
     const result = transition(this.state, reason ? { type: 'aborted', reason } : { type: 'error', error: serialized }, this.#limits)
     this.state = result.state
     const finalReason = result.next.action === 'finish' ? result.next.reason : 'error'

@@ -1,0 +1,92 @@
+// A planted key (in the input, a tool result, a tool error and a provider error) is searched for in every
+// output channel. Redacted: stream, subscribe, run event log, run record (error), snapshots, observers, the
+// run output's error. Kept (documented): the session log, the run record's copy of the input and the tool
+// journal — the model's memory and the resume data, which a resumed run must replay unchanged. Tool call
+// arguments are resume data too (a snapshot's pending calls), so they are not planted here. Known limit: each
+// text delta is redacted on its own, so a key the model streams split across two deltas is not caught.
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { AgentRuntime, createRedactor, defineTool, Extensions, mockModel, ProviderError, type AgentEvent } from '../index.js'
+
+const planted = 'sk-ant-api03-PLANTEDplantedPLANTED0123'
+const envSecret = 'hunter2-payments-secret'
+
+async function plantedRun(extensions: Extensions) {
+  const observed: AgentEvent[] = []
+  extensions.addObserver({ onEvent: (event) => observed.push(event) })
+  const runtime = new AgentRuntime(extensions, { modelRetry: { maxRetries: 0 } })
+  const leak = defineTool({ name: 'leak', description: 'returns secrets', inputSchema: z.object({}), execute: () => ({ token: planted, other: envSecret }) })
+  const fail = defineTool({
+    name: 'fail',
+    description: 'fails with a secret',
+    inputSchema: z.object({}),
+    execute: () => {
+      throw new Error(`upstream refused Authorization: Bearer ${planted} (${envSecret})`)
+    },
+  })
+  const model = mockModel([
+    { text: `echo ${planted}`, chunkSize: 1000, toolCalls: [{ name: 'leak', args: {}, id: 'c1' }, { name: 'fail', args: {}, id: 'c2' }] },
+    { error: new ProviderError(`401: invalid x-api-key ${planted} / ${envSecret}`, { status: 401 }) },
+  ])
+  const controller = new AbortController()
+  const subscribed: unknown[] = []
+  const subscription = (async () => {
+    for await (const event of runtime.subscribe({ capacity: 10_000, signal: controller.signal })) subscribed.push(event)
+  })().catch(() => {})
+  const stream = runtime.stream({ agent: { name: 'a', model, tools: { leak, fail } }, input: `my key is ${planted} and ${envSecret}`, sessionId: 'ses_leak' })
+  const streamed: AgentEvent[] = []
+  for await (const event of stream) streamed.push(event)
+  const output = await stream.result
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  controller.abort()
+  await subscription
+  return { runtime, output, streamed, subscribed, observed }
+}
+
+describe('redaction across output channels', () => {
+  it('no channel for observation carries the planted secrets', async () => {
+    const extensions = new Extensions()
+    extensions.redactor = createRedactor({ env: { PAYMENTS_API_TOKEN: envSecret } })
+    const { runtime, output, streamed, subscribed, observed } = await plantedRun(extensions)
+    expect(output.finishReason).toBe('error')
+    const run = await runtime.runs.getRun(output.runId)
+    const { request, ...runWithoutRequest } = run!
+    const channels: Record<string, unknown> = {
+      stream: streamed,
+      subscribe: subscribed,
+      eventLog: await runtime.runs.listEvents(output.runId),
+      runRecord: runWithoutRequest,
+      snapshots: await runtime.snapshots.list(output.runId),
+      observers: observed,
+      outputError: output.error,
+    }
+    for (const [name, value] of Object.entries(channels)) {
+      const text = JSON.stringify(value)
+      expect(text, name).not.toContain(planted)
+      expect(text, name).not.toContain(envSecret)
+      expect(text.length, name).toBeGreaterThan(10)
+    }
+    // The channels were really searched: the places the secrets were planted show the marker instead.
+    const types = new Set(streamed.map((event) => event.type))
+    for (const type of ['run.started', 'text.delta', 'tool.call', 'tool.result', 'tool.error', 'run.failed'] as const) expect(types.has(type), type).toBe(true)
+    expect(JSON.stringify(streamed.find((event) => event.type === 'tool.result'))).toContain('[REDACTED]')
+    expect(JSON.stringify(streamed.find((event) => event.type === 'tool.error'))).toContain('Authorization: [REDACTED]')
+    expect(run?.error?.message).toContain('invalid x-api-key [REDACTED]')
+    expect(observed).toEqual(streamed)
+    // Decision, documented: the session log is the model's memory (and the tool journal / the request's input
+    // copy are resume data): they keep the content, or a resumed run would replay altered arguments and results.
+    const log = JSON.stringify(await runtime.sessions.listEntries('ses_leak'))
+    expect(log).toContain(planted)
+    expect(JSON.stringify(request)).toContain(planted)
+  })
+
+  it('redaction is on by default (built-in patterns) and `redactor = false` turns it off', async () => {
+    const on = await plantedRun(new Extensions())
+    expect(JSON.stringify(on.streamed)).not.toContain(planted)
+    const off = new Extensions()
+    off.redactor = false
+    const raw = await plantedRun(off)
+    expect(JSON.stringify(raw.streamed)).toContain(planted)
+    expect(raw.output.error?.message).toContain(planted)
+  })
+})

@@ -1,0 +1,52 @@
+// createRedactor: literal secrets, secret environment variables, and the built-in patterns.
+import { describe, expect, it } from 'vitest'
+import { createRedactor } from '../index.js'
+
+describe('createRedactor', () => {
+  it('hides OpenAI and Anthropic keys, bearer tokens and Authorization header values', () => {
+    const redactor = createRedactor({ env: {} })
+    expect(redactor.redact('key sk-proj-abcdefghijklmnop1234 end')).toBe('key [REDACTED] end')
+    expect(redactor.redact('key=sk-ant-api03-abcDEF_123-xyz')).toBe('key=[REDACTED]')
+    expect(redactor.redact('curl -H "Authorization: Bearer eyJhbGciOi.J9x"')).toBe('curl -H "Authorization: [REDACTED]"')
+    expect(redactor.redact('{"authorization":"Basic dXNlcjpwYXNz"}')).toBe('{"authorization":"[REDACTED]"}')
+    expect(redactor.redact('x-api-key: sk-abcdefghijklmnopqrstu')).toBe('x-api-key: [REDACTED]')
+    // Short or unrelated text is left alone.
+    expect(redactor.redact('ask-me sk-short Bearer of news')).toBe('ask-me sk-short Bearer of news')
+  })
+
+  it('hides the values of OPENAI_API_KEY, ANTHROPIC_API_KEY and any *_KEY / *_TOKEN / *_SECRET variable', () => {
+    const redactor = createRedactor({
+      env: { OPENAI_API_KEY: 'plain-openai-value', PAYMENTS_TOKEN: 'hunter2-hunter2', DB_SECRET: 'correct-horse', SHORT_KEY: 'abc', HOME: '/home/someone' },
+    })
+    expect(redactor.redact('a plain-openai-value b hunter2-hunter2 c correct-horse')).toBe('a [REDACTED] b [REDACTED] c [REDACTED]')
+    // Values under 8 characters and variables not named as secrets are not treated as secrets.
+    expect(redactor.redact('abc /home/someone')).toBe('abc /home/someone')
+  })
+
+  it('envVars names the variables explicitly (then only those and the two provider keys count)', () => {
+    const redactor = createRedactor({ env: { MY_PASSWORD: 'swordfish-42', OTHER_TOKEN: 'not-listed-token' }, envVars: ['MY_PASSWORD'] })
+    expect(redactor.redact('swordfish-42 not-listed-token')).toBe('[REDACTED] not-listed-token')
+  })
+
+  it('literal secrets and extra patterns; the longest literal wins; the replacement is configurable', () => {
+    const redactor = createRedactor({ env: {}, secrets: ['abc123secret', 'abc123secret-long'], patterns: [/ghp_[A-Za-z0-9]{6,}/], replacement: '***' })
+    expect(redactor.redact('abc123secret-long and abc123secret and ghp_abcdef123')).toBe('*** and *** and ***')
+  })
+
+  it('redactValue copies only what changed and keeps the same reference otherwise', () => {
+    const redactor = createRedactor({ env: {}, secrets: ['topsecret1'] })
+    const clean = { a: [1, 'x', { b: 'y' }], c: null }
+    expect(redactor.redactValue(clean)).toBe(clean)
+    const dirty = { a: [1, 'x', { b: 'y topsecret1' }], c: null, keep: { z: 1 } }
+    const result = redactor.redactValue(dirty)
+    expect(result).toEqual({ a: [1, 'x', { b: 'y [REDACTED]' }], c: null, keep: { z: 1 } })
+    expect(result.keep).toBe(dirty.keep)
+    expect(dirty.a[2]).toEqual({ b: 'y topsecret1' })
+    expect(redactor.redactError({ code: 'x', message: 'topsecret1!' })).toEqual({ code: 'x', message: '[REDACTED]!' })
+  })
+
+  it('a pattern without the g flag still replaces every match', () => {
+    const redactor = createRedactor({ env: {}, defaultPatterns: false, patterns: [/pin-\d{4}/] })
+    expect(redactor.redact('pin-1234 pin-5678 sk-abcdefghijklmnopqrstu')).toBe('[REDACTED] [REDACTED] sk-abcdefghijklmnopqrstu')
+  })
+})

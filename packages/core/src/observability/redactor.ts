@@ -1,0 +1,123 @@
+// Redaction of secrets (API keys, bearer tokens, configured values) from everything a run sends out for observation.
+import type { AgentEvent } from '../spec/events.js'
+
+export interface RedactorOptions {
+  /** Literal secret values to hide (besides the environment variables below). */
+  secrets?: string[]
+  /**
+   * Names of environment variables whose values are secrets. Default: `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`
+   * and every variable whose name ends in `_KEY`, `_TOKEN` or `_SECRET` (values shorter than 8 characters are ignored).
+   */
+  envVars?: string[]
+  /** Extra patterns to hide (each match is replaced). Added to the defaults unless `defaultPatterns` is false. */
+  patterns?: RegExp[]
+  /** Keep the built-in patterns (`sk-…`, `sk-ant-…`, `Bearer …`, `Authorization: …`). Default true. */
+  defaultPatterns?: boolean
+  /** The environment to read (default `process.env`), read once when the redactor is created. */
+  env?: Record<string, string | undefined>
+  /** What a secret is replaced with. Default `[REDACTED]`. */
+  replacement?: string
+}
+
+export interface Redactor {
+  /** The text with every secret replaced. */
+  redact(text: string): string
+  /** A copy of a JSON-like value with every string redacted; the same reference when nothing changed. */
+  redactValue<T>(value: T): T
+  /** An event with its payload redacted; the same object when nothing changed. */
+  redactEvent<E extends AgentEvent>(event: E): E
+  /** A serialized error (`{ code, message }`) with its message redacted. */
+  redactError<E extends { code: string; message: string }>(error: E): E
+}
+
+/** The built-in secret patterns: OpenAI / Anthropic keys, bearer tokens and Authorization header values. */
+export const defaultSecretPatterns: readonly RegExp[] = [
+  /\bsk-ant-[A-Za-z0-9_-]{8,}/g,
+  /\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{16,}/g,
+  /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
+  /\b(Authorization["']?\s*[:=]\s*["']?)[^"'\r\n,}]+/gi,
+]
+
+const defaultEnvVars = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']
+const secretEnvName = /(_KEY|_TOKEN|_SECRET)$/i
+const minimumSecretLength = 8
+
+/**
+ * Creates a redactor. The kernel uses `extensions.redactor` (on by default) on every event before it leaves
+ * `emit` (stream, subscribe, run event log, observers) and on error messages stored on runs and snapshots.
+ *
+ * @example
+ * const redactor = createRedactor({ secrets: [process.env.MY_SERVICE_PASSWORD!], patterns: [/ghp_[A-Za-z0-9]{36}/g] })
+ * redactor.redact('key sk-abcdefghijklmnopqrstuv') // 'key [REDACTED]'
+ */
+export function createRedactor(options: RedactorOptions = {}): Redactor {
+  const replacement = options.replacement ?? '[REDACTED]'
+  const env = options.env ?? (typeof process !== 'undefined' ? process.env : {})
+  const literals = new Set<string>()
+  for (const secret of options.secrets ?? []) if (secret) literals.add(secret)
+  const names = new Set([...defaultEnvVars, ...(options.envVars ?? [])])
+  for (const [name, value] of Object.entries(env)) {
+    if (!value || value.length < minimumSecretLength) continue
+    if (names.has(name) || (options.envVars === undefined && secretEnvName.test(name))) literals.add(value)
+  }
+  for (const name of options.envVars ?? []) {
+    const value = env[name]
+    if (value && value.length >= minimumSecretLength) literals.add(value)
+  }
+  const patterns = [...(options.defaultPatterns === false ? [] : defaultSecretPatterns), ...(options.patterns ?? [])].map(
+    (pattern) => new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`),
+  )
+  // Longest literals first, so that a secret containing another is replaced whole.
+  const sortedLiterals = [...literals].sort((a, b) => b.length - a.length)
+
+  const redact = (text: string): string => {
+    let result = text
+    for (const literal of sortedLiterals) if (result.includes(literal)) result = result.split(literal).join(replacement)
+    for (const pattern of patterns) {
+      pattern.lastIndex = 0
+      if (!pattern.test(result)) continue
+      pattern.lastIndex = 0
+      // A pattern with a capture group keeps its first group (e.g. the `Authorization: ` prefix).
+      result = result.replace(pattern, (...match) => (typeof match[1] === 'string' ? `${match[1]}${replacement}` : replacement))
+    }
+    return result
+  }
+
+  const redactValue = <T>(value: T): T => {
+    if (typeof value === 'string') return redact(value) as T
+    if (value === null || typeof value !== 'object') return value
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined
+      for (let index = 0; index < value.length; index++) {
+        const item = value[index]
+        const redacted = redactValue(item)
+        if (redacted !== item) {
+          copy ??= value.slice()
+          copy[index] = redacted
+        }
+      }
+      return (copy ?? value) as T
+    }
+    if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return value
+    let copy: Record<string, unknown> | undefined
+    for (const key in value) {
+      const item = (value as Record<string, unknown>)[key]
+      const redacted = redactValue(item)
+      if (redacted !== item) {
+        copy ??= { ...(value as Record<string, unknown>) }
+        copy[key] = redacted
+      }
+    }
+    return (copy ?? value) as T
+  }
+
+  return {
+    redact,
+    redactValue,
+    redactEvent: (event) => redactValue(event),
+    redactError: (error) => {
+      const message = redact(error.message)
+      return message === error.message ? error : { ...error, message }
+    },
+  }
+}
