@@ -46,7 +46,8 @@ export function codeTool(options: CodeToolOptions = {}): Tool<{ code: string }, 
     timeLimitMs: positive('timeLimitMs', options.timeLimitMs, 5000),
     maxOutputBytes: positive('maxOutputBytes', options.maxOutputBytes, 64 * 1024),
     maxStackBytes: positive('maxStackBytes', options.maxStackBytes, 256 * 1024),
-    hardKillGraceMs: 3000,
+    hardKillGraceMs: 1500,
+    startupTimeoutMs: 30_000,
   }
   const globals = { ...options.globals }
   for (const [name, fn] of Object.entries(globals)) {
@@ -66,7 +67,7 @@ export function codeTool(options: CodeToolOptions = {}): Tool<{ code: string }, 
     idempotent: granted.length === 0,
     effect: granted.length === 0 ? 'read' : 'external',
     needsApproval: options.needsApproval ?? false,
-    timeoutMs: limits.timeLimitMs + limits.hardKillGraceMs + 1000,
+    timeoutMs: limits.timeLimitMs + limits.hardKillGraceMs + limits.startupTimeoutMs,
     maxOutputBytes: limits.maxOutputBytes * 2,
     execute: ({ code }, context) => runSandboxed({ code, limits, globals, signal: context?.signal }),
   })

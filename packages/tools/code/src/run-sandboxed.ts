@@ -14,8 +14,10 @@ export interface SandboxLimits {
   timeLimitMs: number
   maxOutputBytes: number
   maxStackBytes: number
-  /** Extra time past timeLimitMs (worker start-up, a native call that ignores interrupts) before the thread is killed. */
+  /** Extra time past timeLimitMs (a native call that ignores interrupts) before the thread is killed. */
   hardKillGraceMs: number
+  /** Time allowed for the worker and QuickJS to start before the guest code runs. */
+  startupTimeoutMs: number
 }
 
 export interface SandboxRun {
@@ -31,6 +33,7 @@ export interface SandboxResult {
 }
 
 type WorkerReport =
+  | { type: 'started' }
   | { type: 'host-call'; id: number; name: string; argsJson: string }
   | { type: 'done'; ok: true; json: string | undefined; logs: string[]; logsTruncated: boolean }
   | { type: 'done'; ok: false; kind: string; detail?: string; logs: string[]; logsTruncated: boolean }
@@ -87,12 +90,19 @@ export async function runSandboxed(run: SandboxRun): Promise<SandboxResult> {
         reject(new CodeToolError('code_sandbox_failed', `the sandbox returned an unreadable report: ${(error as Error).message}`, { cause: error }))
       }
     }
-    const hardKill = setTimeout(() => {
-      settle(() => reject(timeoutError(limits.timeLimitMs)))
-    }, limits.timeLimitMs + limits.hardKillGraceMs)
+    // Until the guest starts, only a generous start-up limit applies (a loaded machine starts workers slowly);
+    // from then on, the time limit plus a grace for native calls that never check for interrupts.
+    let hardKill = setTimeout(() => {
+      settle(() => reject(new CodeToolError('code_sandbox_failed', `the sandbox did not start within ${limits.startupTimeoutMs} ms; try again`, { isRetryable: true })))
+    }, limits.startupTimeoutMs)
     const onAbort = () => settle(() => reject(new CodeToolError('code_aborted', 'the code was stopped because the run was cancelled')))
     run.signal?.addEventListener('abort', onAbort, { once: true })
     worker.on('message', (report: WorkerReport) => {
+      if (report.type === 'started') {
+        clearTimeout(hardKill)
+        hardKill = setTimeout(() => settle(() => reject(timeoutError(limits.timeLimitMs))), limits.timeLimitMs + limits.hardKillGraceMs)
+        return
+      }
       if (report.type === 'host-call') {
         void answerHostCall(worker, run.globals, report)
         return

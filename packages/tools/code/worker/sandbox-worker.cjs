@@ -141,6 +141,7 @@ async function main() {
   const finish = (message) => report({ ...message, logs, logsTruncated })
 
   deadline = Date.now() + timeLimitMs
+  report({ type: 'started' })
   let evaluated = vm.evalCode(code, 'sandbox.js', { type: 'global' })
   if (evaluated.error && /\bawait\b/.test(code)) {
     // Top-level await: run the code as the body of an async function (use `return` for the result).
