@@ -13,3 +13,6 @@ export { poolDatabase, type SqlDatabase, type SqlExecutor, type SqlResult } from
 export { PostgresSessionGate, type PostgresSessionGateOptions } from './postgres-session-gate.js'
 export type { PostgresConnectionOptions } from './connection-options.js'
 export { PostgresEventBus, type PostgresEventBusOptions } from './postgres-event-bus.js'
+export { PostgresRunQueue, runJobId, type PostgresRunQueueOptions } from './postgres-run-queue.js'
+export { postgresScaleOut, type PostgresScaleOut, type PostgresScaleOutOptions } from './postgres-scale-out.js'
+export { isDroppedConnection } from './sql-database.js'

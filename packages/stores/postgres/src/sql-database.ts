@@ -16,37 +16,74 @@ export interface SqlDatabase extends SqlExecutor {
   transaction<T>(callback: (transaction: SqlExecutor) => Promise<T>): Promise<T>
 }
 
-/** Wraps a pg Pool: each transaction checks out one client, and gives it back (destroyed if its connection broke). */
+/**
+ * True when the database dropped the connection before the statement could take effect: the backend was terminated
+ * (`pg_terminate_backend`, a restart) — PostgreSQL rolls back a terminated backend's open transaction — or the
+ * client was already broken when the statement was handed to it. Such a statement is safe to run again on a new
+ * connection from the pool.
+ */
+export function isDroppedConnection(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  if (code === '57P01' || code === '57P02' || code === '57P03') return true
+  const message = error instanceof Error ? error.message : ''
+  return /Client has encountered a connection error and is not queryable|Connection terminated unexpectedly/i.test(message)
+}
+
+const attempts = 3
+
+/**
+ * Wraps a pg Pool: each transaction checks out one client, and gives it back (destroyed if its connection broke).
+ * A statement (or a whole transaction, short of its COMMIT) that fails because its connection was dropped is run
+ * again on a fresh connection, up to three times, so a terminated backend does not fail a run.
+ */
 export function poolDatabase(pool: pg.Pool): SqlDatabase {
-  return {
-    query: async <R>(text: string, values?: unknown[]) => {
-      const result = await pool.query(text, values as unknown[])
-      return { rows: result.rows as R[], rowCount: result.rowCount }
-    },
-    async transaction<T>(callback: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
-      const client = await pool.connect()
-      let broken: Error | undefined
+  const retry = async <T>(operation: () => Promise<T>, committing?: () => boolean): Promise<T> => {
+    for (let attempt = 1; ; attempt++) {
       try {
-        await client.query('BEGIN')
-        const executor: SqlExecutor = {
-          query: async <R>(text: string, values?: unknown[]) => {
-            const result = await client.query(text, values as unknown[])
-            return { rows: result.rows as R[], rowCount: result.rowCount }
-          },
-        }
-        const value = await callback(executor)
-        await client.query('COMMIT')
-        return value
+        return await operation()
       } catch (error) {
-        try {
-          await client.query('ROLLBACK')
-        } catch (rollbackError) {
-          broken = rollbackError as Error
-        }
-        throw error
-      } finally {
-        client.release(broken)
+        if (attempt >= attempts || !isDroppedConnection(error) || committing?.()) throw error
+        await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
       }
+    }
+  }
+  return {
+    query: <R>(text: string, values?: unknown[]) =>
+      retry(async () => {
+        const result = await pool.query(text, values as unknown[])
+        return { rows: result.rows as R[], rowCount: result.rowCount }
+      }),
+    transaction<T>(callback: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+      // A connection lost during COMMIT leaves the outcome unknown: that one is never retried.
+      let committing = false
+      return retry(async () => {
+        committing = false
+        const client = await pool.connect()
+        let broken: Error | undefined
+        try {
+          await client.query('BEGIN')
+          const executor: SqlExecutor = {
+            query: async <R>(text: string, values?: unknown[]) => {
+              const result = await client.query(text, values as unknown[])
+              return { rows: result.rows as R[], rowCount: result.rowCount }
+            },
+          }
+          const value = await callback(executor)
+          committing = true
+          await client.query('COMMIT')
+          return value
+        } catch (error) {
+          if (isDroppedConnection(error)) broken = error as Error
+          try {
+            await client.query('ROLLBACK')
+          } catch (rollbackError) {
+            broken = rollbackError as Error
+          }
+          throw error
+        } finally {
+          client.release(broken)
+        }
+      }, () => committing)
     },
   }
 }
