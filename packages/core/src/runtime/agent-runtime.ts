@@ -476,7 +476,7 @@ export class AgentRuntime {
           // A run killed before anything reached its log: its start is logged now.
           // A queued run starts here; a run killed before anything reached its log has its start logged now.
           if (state.eventSeq === 0) execution.emit({ type: 'run.started', agent: agent.name, modelId: `${model.provider}:${model.modelId}`, input: run.request.input ?? null })
-          if (run.status !== 'queued') execution.emit({ type: 'run.resumed', fromStep: state.step })
+          if (run.status !== 'queued') execution.emit({ type: 'run.resumed', fromStep: state.step, agent: agent.name, modelId: `${model.provider}:${model.modelId}` })
           const entries = window.entries.filter((entry) => entry.seq > state.lastSeq)
           if (!snapshot && !entries.some((entry) => entry.runId === runId)) {
             // The process died between creating the run and appending its input: append it now.

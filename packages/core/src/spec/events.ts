@@ -16,7 +16,8 @@ interface EventBase {
 
 export type AgentEventPayload =
   | { type: 'run.started'; agent: string; modelId: string; input: JsonValue }
-  | { type: 'run.resumed'; fromStep: number }
+  /** `agent` and `modelId` (optional, added later) let an observer describe a run resumed in another process. */
+  | { type: 'run.resumed'; fromStep: number; agent?: string; modelId?: string }
   | { type: 'step.started'; step: number }
   | { type: 'text.delta'; step: number; delta: string }
   | { type: 'reasoning.delta'; step: number; delta: string }
