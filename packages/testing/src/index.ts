@@ -1,6 +1,7 @@
 // Public entry of @spindle/testing: conformance suites, wire-protocol servers and scripted-model helpers.
 export {}
 export {
+  encodeNdjsonLine,
   encodeSseEvent,
   startScriptedServer,
   type RecordedRequest,
@@ -57,7 +58,11 @@ export type {
 export { collectStream, parsedToolCalls, streamInvariantViolations, type CollectedStream } from './provider-conformance/collect-stream.js'
 export {
   describeLanguageModel,
+  providerCaseRule,
+  runLanguageModelCase,
   type LanguageModelConformanceCase,
   type LanguageModelConformanceContext,
   type LanguageModelConformanceOptions,
 } from './provider-conformance/describe-language-model.js'
+export { assertStreamRules, streamRuleFixes, streamRuleViolations, type StreamRuleId, type StreamRuleViolation } from './provider-conformance/stream-rules.js'
+export { providerCaseFixes } from './provider-conformance/provider-case-fixes.js'

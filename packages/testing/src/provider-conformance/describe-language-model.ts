@@ -1,11 +1,15 @@
 // The provider conformance suite: one `describeLanguageModel(...)` call runs every wire scenario
 // (text, tools, usage, finish reasons, retries, errors, truncation, abort, timeouts) against a real
 // provider over real HTTP on 127.0.0.1, rendered by the protocol's WireAdapter.
-import type { LanguageModel, ModelRequest, StreamPart } from '@spindle/core'
+import type { LanguageModel } from '@spindle/core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startScriptedServer, type ScriptedServer } from '../wire/sse-server.js'
-import { collectStream, parsedToolCalls, streamInvariantViolations, type CollectedStream } from './collect-stream.js'
-import type { WireAdapter, WireError } from './wire-adapter.js'
+import { rule } from '../conformance/rule.js'
+import { collectStream } from './collect-stream.js'
+import { providerCaseFixes } from './provider-case-fixes.js'
+import { conformanceApiKey, describeError, languageModelCases, userRequest, type CaseContext, type CaseDefinition } from './language-model-cases.js'
+import { assertStreamRules } from './stream-rules.js'
+import type { WireAdapter } from './wire-adapter.js'
 
 /** What `createModel` receives: where the server is and how the model must be configured. */
 export interface LanguageModelConformanceContext {
@@ -68,7 +72,7 @@ export interface LanguageModelConformanceOptions {
   skip?: Partial<Record<LanguageModelConformanceCase, string>>
 }
 
-const apiKey = 'sk-conformance-SECRET-0123456789abcdef'
+const apiKey = conformanceApiKey
 
 /**
  * Declares the provider conformance suite (vitest `describe`/`it`). Every case runs the real
@@ -88,12 +92,9 @@ const apiKey = 'sk-conformance-SECRET-0123456789abcdef'
  * })
  */
 export function describeLanguageModel(name: string, options: LanguageModelConformanceOptions): void {
-  const wire = options.wire
   const skip = options.skip ?? {}
-
-  describe(`${name} — provider conformance (${wire.protocol})`, () => {
-    let server: ScriptedServer
-
+  describe(`${name} — provider conformance (${options.wire.protocol})`, () => {
+    let server: ScriptedServer | undefined
     beforeAll(async () => {
       server = await (options.startServer ?? startScriptedServer)()
     })
@@ -101,13 +102,61 @@ export function describeLanguageModel(name: string, options: LanguageModelConfor
       await server?.close()
     })
     beforeEach(() => {
-      server.reset()
+      server?.reset()
     })
+    const cases = languageModelCases(createCaseContext(options, () => server))
+    for (const [caseName, definition] of cases) {
+      const reason = skip[caseName]
+      const title = `${caseName}: ${definition.title}`
+      if (reason) it.skip(`${title} (skipped: ${reason})`, () => {})
+      else it(title, () => runCase(caseName, definition), definition.timeoutMs)
+    }
+  })
+}
 
-    const model = (overrides: Partial<LanguageModelConformanceContext> = {}): LanguageModel =>
+/**
+ * Runs one case of the suite outside `describe` (it starts and closes its own server). A failure is a
+ * `ConformanceError` naming the broken rule (`provider.<case>` or a stream rule such as
+ * `provider.stream.ends-with-finish`) and how to fix it.
+ *
+ * @example
+ * await expect(runLanguageModelCase('text', { wire, createModel })).rejects.toThrow(/provider.stream.ends-with-finish/)
+ */
+export async function runLanguageModelCase(caseName: LanguageModelConformanceCase, options: LanguageModelConformanceOptions): Promise<void> {
+  const server = await (options.startServer ?? startScriptedServer)()
+  try {
+    const definition = languageModelCases(createCaseContext(options, () => server)).get(caseName)
+    if (definition === undefined) throw new Error(`[spindle/testing] case "${caseName}" does not apply to the ${options.wire.protocol} wire`)
+    await runCase(caseName, definition)
+  } finally {
+    await server.close()
+  }
+}
+
+/** The rule id of a case: `provider.<case>`. */
+export function providerCaseRule(caseName: LanguageModelConformanceCase): string {
+  return `provider.${caseName}`
+}
+
+function runCase(caseName: LanguageModelConformanceCase, definition: CaseDefinition): Promise<void> {
+  return rule(providerCaseRule(caseName), providerCaseFixes[caseName], definition.body)
+}
+
+function createCaseContext(options: LanguageModelConformanceOptions, currentServer: () => ScriptedServer | undefined): CaseContext {
+  const server = (): ScriptedServer => {
+    const current = currentServer()
+    if (current === undefined) throw new Error('[spindle/testing] the conformance server is not started')
+    return current
+  }
+  return {
+    get server() {
+      return server()
+    },
+    wire: options.wire,
+    model: (overrides = {}) =>
       options.createModel({
-        server,
-        baseURL: server.url,
+        server: server(),
+        baseURL: server().url,
         apiKey,
         modelId: options.modelId ?? 'conformance-model',
         maxRetries: 0,
@@ -115,408 +164,24 @@ export function describeLanguageModel(name: string, options: LanguageModelConfor
         firstChunkTimeoutMs: 5_000,
         idleTimeoutMs: 5_000,
         ...overrides,
-      })
-
-    const test = (caseName: LanguageModelConformanceCase, title: string, body: () => Promise<void>, timeoutMs?: number): void => {
-      const reason = skip[caseName]
-      if (reason) it.skip(`${caseName}: ${title} (skipped: ${reason})`, body)
-      else it(`${caseName}: ${title}`, body, timeoutMs)
-    }
-
-    const run = async (target: LanguageModel, request: ModelRequest = userRequest('Hello'), signal?: AbortSignal): Promise<CollectedStream> => {
+      }),
+    async run(target, request = userRequest('Hello'), signal) {
       const collected = await collectStream(target.stream(request, signal ? { signal } : undefined))
-      expect(streamInvariantViolations(collected.parts)).toEqual([])
+      assertStreamRules(collected)
       return collected
-    }
-
-    const expectSuccess = (collected: CollectedStream): void => {
+    },
+    expectSuccess(collected) {
       if (collected.error !== undefined) throw new Error(`expected success, got: ${describeError(collected.error)}`)
       expect(collected.finish).toBeDefined()
       expect(collected.parts.at(-1)?.type).toBe('finish')
-    }
-
-    const expectFailure = (collected: CollectedStream, code?: string | string[]): Record<string, any> => {
+    },
+    expectFailure(collected, code) {
       expect(collected.error, 'the stream should fail').toBeDefined()
       expect(collected.finish, 'a failed stream never yields finish').toBeUndefined()
       const error = collected.error as Record<string, any>
       if (code !== undefined) expect([code].flat(), `error code of ${describeError(error)}`).toContain(error?.code)
       expect(String(error?.message ?? ''), 'error messages never echo the API key').not.toContain(apiKey)
       return error
-    }
-
-    test('text', 'streams text deltas in order and finishes with stop', async () => {
-      server.enqueue(wire.streamTurn({ text: ['Hel', 'lo, ', 'wor', 'ld!'] }))
-      const collected = await run(model())
-      expectSuccess(collected)
-      expect(collected.text).toBe('Hello, world!')
-      expect(collected.parts.filter((part) => part.type === 'text-delta').length).toBeGreaterThanOrEqual(2)
-      expect(collected.finish?.finishReason).toBe('stop')
-      expect(server.requests).toHaveLength(1)
-      expect(server.requests[0]?.method).toBe('POST')
-      expect(server.requests[0]?.path).toBe(wire.path)
-      const sentHeaders = Object.values(server.requests[0]?.headers ?? {}).map(String)
-      expect(sentHeaders.some((value) => value.includes(apiKey)), 'the API key is sent in a header').toBe(true)
-    })
-
-    test('response-metadata', 'reports the response id and model id', async () => {
-      server.enqueue(wire.streamTurn({ text: ['ok'], responseId: 'resp_conformance_1', modelId: 'served-model-7' }))
-      const collected = await run(model())
-      expectSuccess(collected)
-      const metadata = collected.parts.filter((part) => part.type === 'response-metadata')
-      expect(metadata.length).toBeGreaterThanOrEqual(1)
-      expect(metadata.some((part) => part.type === 'response-metadata' && part.id === 'resp_conformance_1')).toBe(true)
-      expect(metadata.some((part) => part.type === 'response-metadata' && part.modelId === 'served-model-7')).toBe(true)
-    })
-
-    if (wire.features.reasoning) {
-      test('reasoning', 'streams reasoning deltas before the text', async () => {
-        server.enqueue(wire.streamTurn({ reasoning: ['Think', 'ing...'], text: ['Answer'], usage: { inputTokens: 5, outputTokens: 9, reasoningTokens: 4 } }))
-        const collected = await run(model())
-        expectSuccess(collected)
-        expect(collected.reasoning).toBe('Thinking...')
-        expect(collected.text).toBe('Answer')
-        const firstReasoning = collected.parts.findIndex((part) => part.type === 'reasoning-delta')
-        const firstText = collected.parts.findIndex((part) => part.type === 'text-delta')
-        expect(firstReasoning).toBeGreaterThanOrEqual(0)
-        expect(firstReasoning).toBeLessThan(firstText)
-      })
-    }
-
-    test('request-mapping', 'sends system, user, assistant tool call, tool result, tools and settings', async () => {
-      server.enqueue(wire.streamTurn({ text: ['done'] }))
-      const request: ModelRequest = {
-        messages: [
-          { role: 'system', content: 'SYSTEM-INSTRUCTIONS-42' },
-          { role: 'user', content: 'USER-QUESTION-17' },
-          {
-            role: 'assistant',
-            content: [
-              { type: 'text', text: 'ASSISTANT-PREAMBLE' },
-              { type: 'tool-call', toolCallId: 'call_prior_1', toolName: 'get_weather', args: { city: 'Lyon' } },
-            ],
-          },
-          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_prior_1', toolName: 'get_weather', result: { forecast: 'SUNNY-RESULT' } }] },
-        ],
-        tools: [
-          {
-            name: 'get_weather',
-            description: 'WEATHER-TOOL-DESCRIPTION',
-            inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
-          },
-        ],
-        toolChoice: 'auto',
-        maxOutputTokens: 321,
-        temperature: 0.25,
-      }
-      const collected = await run(model(), request)
-      expectSuccess(collected)
-      const body = server.requests[0]?.rawBody ?? ''
-      for (const expected of ['SYSTEM-INSTRUCTIONS-42', 'USER-QUESTION-17', 'ASSISTANT-PREAMBLE', 'call_prior_1', 'SUNNY-RESULT', 'get_weather', 'WEATHER-TOOL-DESCRIPTION', 'Lyon', '"city"', '321', '0.25']) {
-        expect(body, `the request body carries ${expected}`).toContain(expected)
-      }
-      // System, user, assistant and tool content appear in conversation order.
-      const order = ['SYSTEM-INSTRUCTIONS-42', 'USER-QUESTION-17', 'ASSISTANT-PREAMBLE', 'SUNNY-RESULT'].map((marker) => body.indexOf(marker))
-      expect([...order].sort((a, b) => a - b)).toEqual(order)
-    })
-
-    test('structured-output', 'sends the JSON schema and returns JSON text', async () => {
-      server.enqueue(wire.streamTurn({ text: ['{"answer":', ' 42}'] }))
-      const request: ModelRequest = {
-        ...userRequest('Answer as JSON'),
-        responseFormat: { type: 'json', name: 'final_answer', schema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'], additionalProperties: false } },
-      }
-      const collected = await run(model(), request)
-      expectSuccess(collected)
-      expect(JSON.parse(collected.text)).toEqual({ answer: 42 })
-      expect(server.requests[0]?.rawBody).toContain('"answer"')
-    })
-
-    test('one-tool-call', 'streams one tool call as start, argument deltas, end, then finishes with tool-calls', async () => {
-      server.enqueue(wire.streamTurn({ toolCalls: [{ id: 'call_one', name: 'get_weather', argumentChunks: ['{"city"', ':"Paris"}'] }] }))
-      const collected = await run(model(), toolRequest())
-      expectSuccess(collected)
-      expect(parsedToolCalls(collected)).toEqual([{ toolCallId: 'call_one', toolName: 'get_weather', args: { city: 'Paris' } }])
-      expect(collected.finish?.finishReason).toBe('tool-calls')
-      const types = collected.parts.map((part) => part.type)
-      expect(types.indexOf('tool-call-start')).toBeLessThan(types.indexOf('tool-call-delta'))
-      expect(types.lastIndexOf('tool-call-delta')).toBeLessThan(types.indexOf('tool-call-end'))
-    })
-
-    test('parallel-tool-calls', 'streams parallel tool calls, each with its own id and arguments', async () => {
-      server.enqueue(
-        wire.streamTurn({
-          text: ['Checking both.'],
-          toolCalls: [
-            { id: 'call_a', name: 'get_weather', argumentChunks: ['{"city":', '"Paris"}'] },
-            { id: 'call_b', name: 'get_time', argumentChunks: ['{"zone":', '"UTC"}'] },
-          ],
-        }),
-      )
-      const collected = await run(model(), toolRequest())
-      expectSuccess(collected)
-      expect(collected.text).toBe('Checking both.')
-      expect(parsedToolCalls(collected)).toEqual([
-        { toolCallId: 'call_a', toolName: 'get_weather', args: { city: 'Paris' } },
-        { toolCallId: 'call_b', toolName: 'get_time', args: { zone: 'UTC' } },
-      ])
-      expect(collected.finish?.finishReason).toBe('tool-calls')
-    })
-
-    test('interleaved-tool-calls', 'keeps interleaved argument deltas of parallel calls apart', async () => {
-      server.enqueue(
-        wire.streamTurn({
-          interleaveToolCalls: true,
-          toolCalls: [
-            { id: 'call_x', name: 'get_weather', argumentChunks: ['{"ci', 'ty":"Ro', 'me"}'] },
-            { id: 'call_y', name: 'get_weather', argumentChunks: ['{"ci', 'ty":"Os', 'lo"}'] },
-          ],
-        }),
-      )
-      const collected = await run(model(), toolRequest())
-      expectSuccess(collected)
-      expect(parsedToolCalls(collected).map((call) => [call.toolCallId, call.args])).toEqual([
-        ['call_x', { city: 'Rome' }],
-        ['call_y', { city: 'Oslo' }],
-      ])
-    })
-
-    test('argument-deltas', 'forwards argument deltas as they arrive (not one final blob)', async () => {
-      const chunks = ['{"q', 'uery":', '"a lo', 'ng sea', 'rch"}']
-      server.enqueue(wire.streamTurn({ toolCalls: [{ id: 'call_d', name: 'search', argumentChunks: chunks }] }))
-      const collected = await run(model(), toolRequest())
-      expectSuccess(collected)
-      const deltas = collected.parts.filter((part) => part.type === 'tool-call-delta')
-      expect(deltas.length).toBeGreaterThanOrEqual(chunks.length - 1)
-      expect(parsedToolCalls(collected)[0]?.args).toEqual({ query: 'a long search' })
-    })
-
-    test('usage', 'reports input, output, cached and reasoning tokens', async () => {
-      server.enqueue(wire.streamTurn({ text: ['ok'], usage: { inputTokens: 1200, outputTokens: 80, cachedInputTokens: 1024, reasoningTokens: 30 } }))
-      const collected = await run(model())
-      expectSuccess(collected)
-      const usage = lastUsage(collected.parts)
-      expect(usage).toMatchObject({ inputTokens: 1200, outputTokens: 80, cachedInputTokens: 1024 })
-      if (wire.features.reasoning) expect(usage?.reasoningTokens).toBe(30)
-    })
-
-    test('finish-reasons', 'maps every finish reason of the protocol', async () => {
-      expect(wire.finishReasonCases.length).toBeGreaterThan(0)
-      for (const finishCase of wire.finishReasonCases) {
-        server.reset()
-        server.enqueue(wire.streamTurn(finishCase.turn))
-        const collected = await run(model(), toolRequest())
-        if (collected.error !== undefined) throw new Error(`finish case ${finishCase.name}: ${describeError(collected.error)}`)
-        expect(collected.finish?.finishReason, `finish case ${finishCase.name}`).toBe(finishCase.expected)
-        if (finishCase.raw !== undefined && collected.finish?.rawFinishReason !== undefined) {
-          expect(collected.finish.rawFinishReason, `raw reason of ${finishCase.name}`).toBe(finishCase.raw)
-        }
-      }
-    })
-
-    test('rate-limit-retry-after', 'retries a 429 after its Retry-After, then succeeds', async () => {
-      server.enqueue(wire.httpError(rateLimit({ retryAfterSeconds: 1 })), wire.streamTurn({ text: ['after the wait'] }))
-      const started = Date.now()
-      const collected = await run(model({ maxRetries: 2 }))
-      expectSuccess(collected)
-      expect(collected.text).toBe('after the wait')
-      expect(server.requests).toHaveLength(2)
-      expect(server.requests[1]!.receivedAt - server.requests[0]!.receivedAt).toBeGreaterThanOrEqual(900)
-      expect(Date.now() - started).toBeLessThan(4_000)
-    })
-
-    test('rate-limit-no-retries', 'surfaces a 429 as a retryable provider error with retryAfterMs', async () => {
-      server.enqueue(wire.httpError(rateLimit({ retryAfterSeconds: 7 })))
-      const error = expectFailure(await run(model({ maxRetries: 0 })), 'provider')
-      expect(error.status).toBe(429)
-      expect(error.isRetryable).toBe(true)
-      expect(error.retryAfterMs).toBe(7_000)
-      expect(server.requests).toHaveLength(1)
-    })
-
-    test('server-error-then-success', 'retries a 500 with backoff, then succeeds', async () => {
-      server.enqueue(wire.httpError(serverError()), wire.streamTurn({ text: ['recovered'] }))
-      const collected = await run(model({ maxRetries: 2 }))
-      expectSuccess(collected)
-      expect(collected.text).toBe('recovered')
-      expect(server.requests).toHaveLength(2)
-    })
-
-    test('retries-are-bounded', 'gives up after maxRetries and reports the last status', async () => {
-      server.enqueue(wire.httpError(serverError()), wire.httpError(serverError()), wire.httpError(serverError()), wire.streamTurn({ text: ['never'] }))
-      const error = expectFailure(await run(model({ maxRetries: 2 })), 'provider')
-      expect(error.status).toBe(500)
-      expect(error.isRetryable).toBe(true)
-      expect(server.requests).toHaveLength(3)
-    })
-
-    test('authentication-error', 'fails a 401 at once, without retry, without echoing the key', async () => {
-      server.enqueue(
-        wire.httpError({ kind: 'authentication', status: 401, message: `Incorrect API key provided: ${apiKey}.`, echoedSecret: apiKey }),
-        wire.streamTurn({ text: ['never'] }),
-      )
-      const error = expectFailure(await run(model({ maxRetries: 2 })), 'provider')
-      expect(error.status).toBe(401)
-      expect(error.isRetryable).toBe(false)
-      expect(server.requests).toHaveLength(1)
-      expect(JSON.stringify(error.details ?? {})).not.toContain(apiKey)
-    })
-
-    test('context-overflow', 'maps a context-length error to ContextOverflowError', async () => {
-      server.enqueue(wire.httpError({ kind: 'context_overflow', status: 400, message: 'The input exceeds the context window of this model.' }))
-      const error = expectFailure(await run(model({ maxRetries: 2 })), 'context_overflow')
-      expect(error.isRetryable).toBe(false)
-      expect(server.requests).toHaveLength(1)
-    })
-
-    test('in-band-error', 'maps an error event after HTTP 200 to its status, keeps earlier text, never retries after output', async () => {
-      server.enqueue(wire.inBandError({ text: ['partial ', 'answer'] }, serverError()), wire.streamTurn({ text: ['never'] }))
-      const collected = await run(model({ maxRetries: 2 }))
-      const error = expectFailure(collected, 'provider')
-      expect(error.status).toBe(500)
-      expect(collected.text).toBe('partial answer')
-      expect(server.requests).toHaveLength(1)
-    })
-
-    test('truncated-before-finish', 'treats a stream that ends without its terminal event as interrupted', async () => {
-      server.enqueue(wire.streamTurn({ text: ['half an ans'], truncate: 'before-finish' }), wire.streamTurn({ text: ['never'] }))
-      const collected = await run(model({ maxRetries: 2 }))
-      expectFailure(collected, 'stream_interrupted')
-      expect((collected.error as { isRetryable?: boolean }).isRetryable).toBe(true)
-      expect(collected.text).toBe('half an ans')
-      expect(server.requests).toHaveLength(1)
-    })
-
-    test('truncated-mid-tool-arguments', 'never completes a tool call whose arguments were cut off', async () => {
-      server.enqueue(
-        wire.streamTurn({ toolCalls: [{ id: 'call_cut', name: 'delete_file', argumentChunks: ['{"path":"/tmp/', 'important"}'] }], truncate: 'mid-tool-arguments' }),
-      )
-      const collected = await run(model(), toolRequest())
-      expectFailure(collected, 'stream_interrupted')
-      expect(collected.parts.some((part) => part.type === 'tool-call-end')).toBe(false)
-      expect(collected.toolCalls).toEqual([])
-    })
-
-    test('connection-reset', 'treats a connection cut mid-stream as a retryable failure, not an answer', async () => {
-      server.enqueue({ ...wire.streamTurn({ text: ['cut ', 'here'], truncate: 'before-finish' }), ending: 'destroy' })
-      const collected = await run(model())
-      const error = expectFailure(collected, ['stream_interrupted', 'provider'])
-      expect(error.isRetryable).toBe(true)
-    })
-
-    test('abort-mid-stream', 'stops on abort mid-stream with an AbortedError and closes the connection', async () => {
-      server.enqueue({ ...wire.streamTurn({ text: ['first ', 'second'], truncate: 'before-finish' }), ending: 'hang' })
-      const controller = new AbortController()
-      const parts: StreamPart[] = []
-      let caught: unknown
-      try {
-        for await (const part of model().stream(userRequest('Hello'), { signal: controller.signal })) {
-          parts.push(part)
-          if (part.type === 'text-delta') controller.abort()
-        }
-      } catch (error) {
-        caught = error
-      }
-      expect((caught as { code?: string })?.code).toBe('aborted')
-      expect(parts.some((part) => part.type === 'finish')).toBe(false)
-      await waitFor(() => server.requests[0]?.clientClosed === true)
-    })
-
-    test('abort-before-start', 'fails with AbortedError when the signal is already aborted', async () => {
-      server.enqueue(wire.streamTurn({ text: ['never'] }))
-      const controller = new AbortController()
-      controller.abort()
-      const collected = await collectStream(model().stream(userRequest('Hello'), { signal: controller.signal }))
-      expect((collected.error as { code?: string })?.code).toBe('aborted')
-      expect(collected.finish).toBeUndefined()
-    })
-
-    test('abort-during-backoff', 'an abort during the retry wait ends at once', async () => {
-      server.enqueue(wire.httpError(rateLimit({ retryAfterSeconds: 30 })), wire.streamTurn({ text: ['never'] }))
-      const controller = new AbortController()
-      setTimeout(() => controller.abort(), 100)
-      const started = Date.now()
-      const collected = await collectStream(model({ maxRetries: 2 }).stream(userRequest('Hello'), { signal: controller.signal }))
-      expect((collected.error as { code?: string })?.code).toBe('aborted')
-      expect(Date.now() - started).toBeLessThan(3_000)
-      expect(server.requests).toHaveLength(1)
-    })
-
-    test('slow-first-byte', 'waits for a slow first byte within the first-chunk timeout', async () => {
-      server.enqueue({ ...wire.streamTurn({ text: ['slow but fine'] }), firstByteDelayMs: 250 })
-      const collected = await run(model({ firstChunkTimeoutMs: 3_000 }))
-      expectSuccess(collected)
-      expect(collected.text).toBe('slow but fine')
-    })
-
-    test('first-chunk-timeout', 'fails with a retryable error when the first chunk is too late, and retries', async () => {
-      server.enqueue({ ...wire.streamTurn({ text: ['too late'] }), firstByteDelayMs: 2_000 }, wire.streamTurn({ text: ['in time'] }))
-      const started = Date.now()
-      const failed = await run(model({ firstChunkTimeoutMs: 150, maxRetries: 0 }))
-      const error = expectFailure(failed, ['timeout', 'provider', 'stream_interrupted'])
-      expect(error.isRetryable).toBe(true)
-      expect(Date.now() - started).toBeLessThan(1_500)
-      server.reset()
-      server.enqueue({ ...wire.streamTurn({ text: ['too late'] }), firstByteDelayMs: 2_000 }, wire.streamTurn({ text: ['in time'] }))
-      const retried = await run(model({ firstChunkTimeoutMs: 150, maxRetries: 1 }))
-      expectSuccess(retried)
-      expect(retried.text).toBe('in time')
-    })
-
-    test('idle-timeout', 'fails when the stream stalls between chunks, without a finish', async () => {
-      server.enqueue({ ...wire.streamTurn({ text: ['start ', 'then stall'], truncate: 'before-finish' }), ending: 'hang' })
-      const started = Date.now()
-      const collected = await run(model({ idleTimeoutMs: 200 }))
-      const error = expectFailure(collected, ['timeout', 'provider', 'stream_interrupted'])
-      expect(error.isRetryable).toBe(true)
-      expect(collected.text).toBe('start then stall')
-      expect(Date.now() - started).toBeLessThan(2_000)
-    })
-  })
-}
-
-function userRequest(text: string): ModelRequest {
-  return { messages: [{ role: 'user', content: text }] }
-}
-
-function toolRequest(): ModelRequest {
-  const objectSchema = (property: string) => ({ type: 'object', properties: { [property]: { type: 'string' } }, required: [property], additionalProperties: false })
-  return {
-    messages: [{ role: 'user', content: 'Use the tools.' }],
-    tools: [
-      { name: 'get_weather', description: 'Weather for a city', inputSchema: objectSchema('city') },
-      { name: 'get_time', description: 'Time in a zone', inputSchema: objectSchema('zone') },
-      { name: 'search', description: 'Search', inputSchema: objectSchema('query') },
-      { name: 'delete_file', description: 'Delete a file', inputSchema: objectSchema('path') },
-    ],
-  }
-}
-
-function rateLimit(extra: Partial<WireError>): WireError {
-  return { kind: 'rate_limit', status: 429, message: 'Rate limit reached for requests', ...extra }
-}
-
-function serverError(): WireError {
-  return { kind: 'server', status: 500, message: 'The server had an error while processing your request.' }
-}
-
-function lastUsage(parts: readonly StreamPart[]) {
-  for (let index = parts.length - 1; index >= 0; index--) {
-    const part = parts[index]!
-    if (part.type === 'finish' && part.usage) return part.usage
-    if (part.type === 'usage') return part.usage
-  }
-  return undefined
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name} [${(error as { code?: string }).code ?? '-'}]: ${error.message}`
-  return String(error)
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    },
   }
 }

@@ -95,6 +95,10 @@ export interface WireAdapter {
   readonly features: {
     /** The protocol streams reasoning deltas. */
     reasoning: boolean
+    /** The protocol reports cached input tokens (default true). */
+    cachedInputTokens?: boolean
+    /** The protocol reports reasoning tokens (default: the value of `reasoning`). */
+    reasoningTokens?: boolean
   }
   /** A streamed turn as an HTTP 200 SSE response. */
   streamTurn(turn: WireTurn): ScriptedResponse

@@ -33,6 +33,11 @@ export interface ScriptedResponse {
   status?: number
   headers?: Record<string, string>
   events?: SseEvent[]
+  /**
+   * How `events` are written: `sse` (default, `text/event-stream`) or `ndjson` (each event's `data` as one JSON
+   * line, `application/x-ndjson`, as Ollama streams). Delays and endings work the same for both.
+   */
+  eventFormat?: 'sse' | 'ndjson'
   json?: unknown
   body?: string
   /** Waits before sending the status line and headers (a slow first byte). */
@@ -176,14 +181,16 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     const status = response.status ?? 200
     const headers: Record<string, string> = { ...response.headers }
     if (response.events) {
-      outgoing.writeHead(status, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers })
+      const ndjson = response.eventFormat === 'ndjson'
+      const contentType = ndjson ? 'application/x-ndjson' : 'text/event-stream'
+      outgoing.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-cache', connection: 'keep-alive', ...headers })
       outgoing.flushHeaders()
       if (response.firstEventDelayMs) await delay(response.firstEventDelayMs)
       for (const [position, event] of response.events.entries()) {
         const wait = (event.delayMs ?? 0) + (position > 0 ? (response.eventDelayMs ?? 0) : 0)
         if (wait) await delay(wait)
         if (outgoing.destroyed) return
-        outgoing.write(encodeSseEvent(event))
+        outgoing.write(ndjson ? encodeNdjsonLine(event.data) : encodeSseEvent(event))
       }
     } else {
       let body = ''
@@ -276,6 +283,11 @@ export function encodeSseEvent(event: SseEvent): string {
   const data = typeof event.data === 'string' ? event.data : JSON.stringify(event.data)
   for (const line of data.split('\n')) text += `data: ${line}\n`
   return `${text}\n`
+}
+
+/** Encodes one NDJSON line: a string is written as is, anything else JSON-encoded; then a newline. */
+export function encodeNdjsonLine(data: unknown): string {
+  return `${typeof data === 'string' ? data : JSON.stringify(data)}\n`
 }
 
 function matches(matcher: RequestMatcher | undefined, request: RecordedRequest): boolean {
