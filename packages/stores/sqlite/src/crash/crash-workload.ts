@@ -23,7 +23,7 @@ export const nonIdempotentTools: readonly CrashToolName[] = ['charge', 'send_ema
 export interface PlannedCall {
   id: string
   name: CrashToolName
-  args: { amount: number } | { to: string } | { query: string }
+  args: ({ amount: number } | { to: string } | { query: string }) & { ref: string }
 }
 
 export interface PlannedTurn {
@@ -58,7 +58,8 @@ export function crashTask(seed: number, index: number): CrashTask {
     for (let call = 0; call < callCount; call++) {
       const name = pick<CrashToolName>(['charge', 'send_email', 'lookup'])
       const id = `t${index}s${step}c${call}`
-      const args = name === 'charge' ? { amount: 1 + Math.floor(random() * 100) } : name === 'send_email' ? { to: `user${index}@example.com` } : { query: sentence(2) }
+      // Each call's arguments are unique (`ref`), so the kernel's doom-loop detection never stops a run.
+      const args = name === 'charge' ? { amount: 1 + Math.floor(random() * 100), ref: id } : name === 'send_email' ? { to: `user${index}@example.com`, ref: id } : { query: sentence(2), ref: id }
       calls.push({ id, name, args })
     }
     turns.push({ text: `Step ${step}: ${sentence(4 + Math.floor(random() * 6))}.`, calls, delayMs: 10 + Math.floor(random() * 40), chunkSize: 3 + Math.floor(random() * 6) })
