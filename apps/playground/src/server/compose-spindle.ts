@@ -86,7 +86,7 @@ export async function composeSpindle(config: PlaygroundConfig): Promise<Spindle>
 async function openStores(config: PlaygroundConfig): Promise<{ stores: Stores; storeKind: 'sqlite' | 'postgres'; closeStores: () => Promise<void> }> {
   if (config.databaseUrl) {
     const { postgresStores } = await import('@spindle/store-postgres')
-    const stores = postgresStores({ connectionString: config.databaseUrl })
+    const stores = postgresStores({ connectionString: config.databaseUrl, schema: config.databaseSchema })
     await stores.migrate()
     return { stores, storeKind: 'postgres', closeStores: () => stores.close() }
   }

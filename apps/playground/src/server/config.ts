@@ -9,6 +9,8 @@ export interface PlaygroundConfig {
   dataDir: string
   /** PostgreSQL stores when set; SQLite in `dataDir` otherwise. */
   databaseUrl?: string
+  /** PostgreSQL schema for Spindle's tables (default `spindle`). */
+  databaseSchema?: string
   /** The access token; random when absent. */
   token?: string
   /** Folder of the built web UI. */
@@ -28,6 +30,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlaygroundC
     port: env.PORT ? Number(env.PORT) : 4477,
     dataDir: resolve(env.SPINDLE_DATA_DIR || join(appRoot, '.data')),
     databaseUrl: env.DATABASE_URL || undefined,
+    databaseSchema: env.SPINDLE_PG_SCHEMA || undefined,
     token: env.PLAYGROUND_TOKEN || undefined,
     webDir: join(appRoot, 'dist', 'web'),
     demo: { chunkDelayMs: env.DEMO_CHUNK_DELAY_MS ? Number(env.DEMO_CHUNK_DELAY_MS) : 15 },

@@ -132,7 +132,7 @@ export class RunManager {
 
   /** Waits for every background run (tests, shutdown). */
   async settle(): Promise<void> {
-    while (this.#background.size) await Promise.allSettled([...this.#background])
+    while (this.#background.size) await Promise.allSettled(this.#background)
   }
 
   #track(promise: Promise<unknown>): void {

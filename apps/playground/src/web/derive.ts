@@ -33,7 +33,7 @@ export function transcript(events: AgentEvent[]): TranscriptItem[] {
       case 'tool.call': {
         const item = { kind: 'tool' as const, key: `t${event.callId}`, callId: event.callId, toolName: event.toolName, args: event.args, status: 'called' as const }
         if (!tools.has(event.callId)) items.push(item)
-        tools.set(event.callId, { ...(tools.get(event.callId) ?? {}), ...item })
+        tools.set(event.callId, { ...tools.get(event.callId), ...item })
         replace(items, tools.get(event.callId)!)
         break
       }

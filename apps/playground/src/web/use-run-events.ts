@@ -31,7 +31,7 @@ export function useRunEvents(runId: string | undefined): RunEventsState {
     })
     source.addEventListener('reset', (message) => {
       const { seq } = JSON.parse((message as MessageEvent).data) as { seq: number }
-      for (const key of [...bySeq.keys()]) if (key > seq) bySeq.delete(key)
+      for (const key of bySeq.keys()) if (key > seq) bySeq.delete(key)
       schedule()
     })
     return () => {
