@@ -75,4 +75,16 @@ describe('truncateCompaction', () => {
     expect(record?.tokensBefore).toBe(countMessagesTokens(messages))
     expect(record?.tokensAfter).toBe(countMessagesTokens(messages.slice(1)))
   })
+  it('carries an earlier summary forward (a fallback from a failing summarizer keeps the older memory)', async () => {
+    const window = log(sized(10), sized(10), sized(10))
+    const record = await truncateCompaction().compact({
+      sessionId: 's',
+      window,
+      previous: { throughSeq: 0, strategy: 'summarize', summary: '## Goal\nkeep me' },
+      targetTokens: 10,
+      countTokens,
+      signal: new AbortController().signal,
+    })
+    expect(record).toMatchObject({ throughSeq: 2, strategy: 'truncate', summary: '## Goal\nkeep me' })
+  })
 })

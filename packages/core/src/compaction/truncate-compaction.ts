@@ -6,7 +6,7 @@ import type { ModelMessage } from '../spec/messages.js'
 export function truncateCompaction(): CompactionStrategy {
   return {
     name: 'truncate',
-    async compact({ window, targetTokens, countTokens }) {
+    async compact({ window, targetTokens, countTokens, previous }) {
       const points = safeCutPoints(window)
       if (!points.length) return undefined
       const messages: ModelMessage[] = []
@@ -26,7 +26,9 @@ export function truncateCompaction(): CompactionStrategy {
         if (total - removed <= targetTokens) break
       }
       if (chosen === undefined) return undefined
-      return { throughSeq: chosen, strategy: 'truncate', tokensBefore: total, tokensAfter: total - removed }
+      // A summary written by an earlier compaction is carried forward: falling back to truncation (a failing
+      // summarizer) drops the newest compacted turns, never the older memory.
+      return { throughSeq: chosen, strategy: 'truncate', tokensBefore: total, tokensAfter: total - removed, ...(previous?.summary ? { summary: previous.summary } : {}) }
     },
   }
 }

@@ -1,0 +1,136 @@
+import { CompactionService, countMessagesTokens, mockModel, safeCutPoints, type CompactionInput, type ModelMessage, type SessionEntry } from '@spindle/core'
+import { describe, expect, it } from 'vitest'
+import { parseSummary, renderSummary, summarizeCompaction, summarySections } from './index.js'
+
+const sectioned = (progress: string) =>
+  `Here is the summary.\n## Goal\nPlan a trip to Lisbon\n## Constraints\nBudget 900 EUR\n## Progress\n${progress}\n## Decisions\nTrain, not plane\n## Next steps\nBook the hotel`
+
+function log(messages: ModelMessage[]): SessionEntry[] {
+  return messages.map((message, index) => ({ kind: 'message', message, sessionId: 's', seq: index + 1, createdAt: 0 }))
+}
+
+/** user, assistant(tool call), tool result, assistant text — repeated: cuts are safe only before a user or assistant. */
+function conversation(turns: number): SessionEntry[] {
+  const messages: ModelMessage[] = []
+  for (let turn = 0; turn < turns; turn++) {
+    messages.push({ role: 'user', content: `question ${turn} ${'q'.repeat(200)}` })
+    messages.push({ role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${turn}`, toolName: 'search', args: { query: `q${turn}` } }] })
+    messages.push({ role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${turn}`, toolName: 'search', result: `result ${turn} ${'r'.repeat(400)}` }] })
+    messages.push({ role: 'assistant', content: [{ type: 'text', text: `answer ${turn}` }] })
+  }
+  return log(messages)
+}
+
+function input(window: SessionEntry[], overrides: Partial<CompactionInput> = {}): CompactionInput {
+  return {
+    sessionId: 's',
+    window,
+    previous: undefined,
+    targetTokens: 300,
+    countTokens: (messages) => countMessagesTokens(messages),
+    signal: new AbortController().signal,
+    ...overrides,
+  }
+}
+
+describe('summary sections', () => {
+  it('parses headings in the usual markdown styles and renders all five in order', () => {
+    const parsed = parseSummary('**Goal:** ship it\n**Progress**\n- built\nNext steps: test\n')
+    expect(parsed?.get('Goal')).toBe('ship it')
+    expect(parsed?.get('Next steps')).toBe('test')
+    const rendered = renderSummary(parsed!)
+    expect(rendered.split('\n').filter((line) => line.startsWith('## '))).toEqual(summarySections.map((name) => `## ${name}`))
+    expect(rendered).toContain('## Constraints\n(none)')
+    expect(parseSummary('no structure at all')).toBeUndefined()
+  })
+})
+
+describe('summarizeCompaction', () => {
+  it('summarizes the oldest turns at a safe cut, sending the previous summary and only the compacted turns', async () => {
+    const model = mockModel([{ text: sectioned('Searched q0..q2') }])
+    const window = conversation(6)
+    const record = await summarizeCompaction({ model, maxSummaryTokens: 100 }).compact(
+      input(window, { targetTokens: 900, previous: { throughSeq: 0, strategy: 'summarize', summary: '## Goal\nEarlier goal' } }),
+    )
+    expect(record?.strategy).toBe('summarize')
+    expect(safeCutPoints(window)).toContain(record!.throughSeq)
+    expect(window.find((entry) => entry.seq === record!.throughSeq + 1)?.kind === 'message' && (window.find((entry) => entry.seq === record!.throughSeq + 1) as { message: ModelMessage }).message.role).not.toBe('tool')
+    expect(record!.summary).toContain('## Progress\nSearched q0..q2')
+    expect(record!.summary).not.toContain('Here is the summary')
+    // Room is left for the summary to grow from the previous one's size to maxSummaryTokens.
+    expect(record!.tokensAfter).toBeLessThanOrEqual(900 - 100 + countMessagesTokens([{ role: 'system', content: '## Goal\nEarlier goal' }]))
+    expect(record!.tokensAfter).toBeGreaterThan(0)
+    const [system, user] = model.calls[0]!.messages
+    expect(system?.role).toBe('system')
+    expect(String(system?.content)).toContain('## Next steps')
+    const prompt = String(user?.content)
+    expect(prompt).toContain('Earlier goal')
+    expect(prompt).toContain('question 0')
+    // The kept turns are not sent to the summarizer.
+    expect(prompt).not.toContain('question 5')
+    expect(model.calls[0]!.maxOutputTokens).toBe(100)
+  })
+
+  it('clips long tool results in the transcript', async () => {
+    const model = mockModel([{ text: sectioned('ok') }])
+    const window = log([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'dump', args: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'dump', result: 'z'.repeat(50_000) }] },
+      { role: 'user', content: 'next' },
+      { role: 'assistant', content: 'fine' },
+    ])
+    await summarizeCompaction({ model, maxPartChars: 300 }).compact(input(window, { targetTokens: 10 }))
+    const prompt = String(model.calls[0]!.messages[1]!.content)
+    expect(prompt).toContain('characters omitted')
+    expect(prompt.length).toBeLessThan(2_000)
+  })
+
+  it('returns undefined when no safe cut exists (nothing is sent to the model)', async () => {
+    const model = mockModel([])
+    const window = log([{ role: 'user', content: 'only one message' }])
+    expect(await summarizeCompaction({ model }).compact(input(window))).toBeUndefined()
+    expect(model.calls).toHaveLength(0)
+  })
+
+  it('an empty, unstructured or failed answer throws (so history is never replaced by it)', async () => {
+    const window = conversation(3)
+    await expect(summarizeCompaction({ model: mockModel([{ text: '   ' }]) }).compact(input(window))).rejects.toThrow(/empty summary/)
+    await expect(summarizeCompaction({ model: mockModel([{ text: 'I cannot help.' }]) }).compact(input(window))).rejects.toThrow(/none of the sections/)
+    await expect(summarizeCompaction({ model: mockModel([{ error: new Error('boom') }]) }).compact(input(window))).rejects.toThrow(/boom/)
+  })
+
+  it('honours the abort signal, and the service rethrows it instead of falling back', async () => {
+    const controller = new AbortController()
+    const model = mockModel([{ text: sectioned('slow'), delayMs: 5_000 }])
+    const service = new CompactionService(summarizeCompaction({ model }))
+    const pending = service.compact(input(conversation(3), { signal: controller.signal }))
+    setTimeout(() => controller.abort(new Error('cancelled by test')), 20)
+    const started = Date.now()
+    await expect(pending).rejects.toThrow(/cancelled by test/)
+    expect(Date.now() - started).toBeLessThan(2_000)
+  })
+
+  it('gives up after timeoutMs with a message that says what to do', async () => {
+    const model = mockModel([{ text: sectioned('slow'), delayMs: 5_000 }])
+    await expect(summarizeCompaction({ model, timeoutMs: 30 }).compact(input(conversation(3)))).rejects.toThrow(/raise timeoutMs/)
+  })
+
+  it('in the CompactionService: failures fall back to truncation, and the breaker stops calling the summarizer', async () => {
+    let calls = 0
+    const model = mockModel(() => {
+      calls++
+      return { text: '' }
+    })
+    const service = new CompactionService(summarizeCompaction({ model }), { failureThreshold: 2, cooldownMs: 60_000 })
+    const window = conversation(4)
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const record = await service.compact({ ...input(window), targetTokens: 200 })
+      expect(record?.strategy).toBe('truncate')
+      expect(record?.summary).toBeUndefined()
+    }
+    expect(calls).toBe(2)
+    expect(service.circuitOpen).toBe(true)
+    expect(String(service.lastError)).toMatch(/empty summary/)
+  })
+})
