@@ -1,5 +1,6 @@
 // The turn's control flow as a pure function: transition(state, outcome, limits) → { state, next }.
 // No I/O here, so every path is testable exhaustively and a snapshot of `state` is enough to resume.
+import { createHash } from 'node:crypto'
 import type { ModelFinishReason } from '../spec/language-model.js'
 import type { Usage } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
@@ -118,8 +119,9 @@ export function overBudget(usage: Usage, limits: TransitionLimits): boolean {
   return false
 }
 
+/** A short digest of a step's calls (names and arguments): kept in the snapshot, so it stays small and JSON-safe. */
 function callSignature(calls: PendingCall[]): string {
-  let signature = ''
-  for (const call of calls) signature += `${call.toolName}\u0000${JSON.stringify(call.args)}\u0001`
-  return signature
+  const hash = createHash('sha1')
+  for (const call of calls) hash.update(JSON.stringify([call.toolName, call.args]))
+  return hash.digest('base64')
 }
