@@ -1,7 +1,8 @@
 // The multi-process crash test: child processes run agents on one SQLite file and are SIGKILLed at seeded
 // points (mid model stream, between a side effect and its journal write, around snapshots and other writes);
 // the next child recovers and goes on. SPINDLE_CRASH_RUNS sets the task count (default 20; CI runs 200),
-// SPINDLE_CRASH_SEED replays a seed.
+// SPINDLE_CRASH_SEED replays a seed, SPINDLE_CRASH_DEFAULT_GATE=1 runs on the unmodified default session gate
+// (whose fencing tokens restart at 1 in a new process: see `restartSafeGate` in crash-child.ts).
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -18,7 +19,7 @@ it(`${runs} runs survive SIGKILL at random points and finish exactly once (seed 
   console.log(`[crash test] seed ${seed} (replay with SPINDLE_CRASH_SEED=${seed}), ${runs} runs`)
   const databasePath = join(directory, 'crash.db')
   const ledgerPath = join(directory, 'ledger.jsonl')
-  const report = await runCrashCampaign({ databasePath, ledgerPath, seed, runs })
+  const report = await runCrashCampaign({ databasePath, ledgerPath, seed, runs, defaultGate: process.env.SPINDLE_CRASH_DEFAULT_GATE === '1' })
   const { violations, figures } = await checkCrashInvariants({ databasePath, ledgerPath, seed, runs })
   console.log(`[crash test] ${JSON.stringify({ ...report, ...figures })}`)
   expect(violations).toEqual([])
