@@ -1,6 +1,5 @@
 // The turn's control flow as a pure function: transition(state, outcome, limits) → { state, next }.
 // No I/O here, so every path is testable exhaustively and a snapshot of `state` is enough to resume.
-import { createHash } from 'node:crypto'
 import type { ModelFinishReason } from '../spec/language-model.js'
 import type { Usage } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
@@ -121,7 +120,11 @@ export function overBudget(usage: Usage, limits: TransitionLimits): boolean {
 
 /** A short digest of a step's calls (names and arguments): kept in the snapshot, so it stays small and JSON-safe. */
 function callSignature(calls: PendingCall[]): string {
-  const hash = createHash('sha1')
-  for (const call of calls) hash.update(JSON.stringify([call.toolName, call.args]))
-  return hash.digest('base64')
+  // FNV-1a over the JSON of the calls: a cheap, deterministic fingerprint (a collision only delays doom-loop detection).
+  let hash = 0x811c9dc5
+  for (const call of calls) {
+    const text = JSON.stringify([call.toolName, call.args])
+    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  }
+  return (hash >>> 0).toString(36) + ':' + calls.length
 }
