@@ -92,9 +92,9 @@ function restartSafeGate(): SessionGate {
 const stores = sqliteStores({ path: config.databasePath, busyTimeoutMs: 10_000 })
 const extensions = new Extensions().setStores(withFreezePoints(stores))
 if (!config.defaultGate) extensions.gate = restartSafeGate()
-// A stable owner id: the restarted worker is the same worker, so recover() takes its runs back without waiting
-// for their leases to expire.
-const runtime = new AgentRuntime(extensions, { maxSteps: 10 }, { ownerId: 'crash-worker' })
+// With the stable owner id, the restarted worker is the same worker and recover() takes its runs back at once;
+// with a new one, recover() must wait for the dead owner's leases to expire (leaseMs).
+const runtime = new AgentRuntime(extensions, { maxSteps: 10, leaseMs: config.leaseMs }, { ownerId: config.ownerId })
 const agent = crashAgent(config.seed, config.ledgerPath, { afterSideEffect: () => reached('tool-side-effect') })
 agent.model = withStreamFreeze(agent.model as LanguageModel)
 
@@ -104,8 +104,14 @@ const progress = (async () => {
 void progress
 
 announce('READY')
-const { resumed } = await runtime.recover({ agents: [agent] })
-announce(`RECOVERED ${resumed.length}`)
+let recovered = 0
+for (const giveUp = Date.now() + config.leaseMs * 5; ; ) {
+  recovered += (await runtime.recover({ agents: [agent] })).resumed.length
+  if (!(await runtime.runs.listRuns({ status: 'running', limit: 1 })).length) break
+  if (Date.now() > giveUp) throw new Error('runs are still running after recover() and their leases expired')
+  await new Promise((resolve) => setTimeout(resolve, 100))
+}
+announce(`RECOVERED ${recovered}`)
 
 let next = 0
 const lane = async () => {

@@ -27,6 +27,8 @@ export interface CrashCampaignReport {
   kills: number
   /** Kills by where they landed: a freeze point, or `random:<what the child was doing>`. */
   killPoints: Record<string, number>
+  /** Lives started under a new owner id, which had to wait for the dead owner's leases to expire. */
+  newOwnerLives: number
   /** Planned freezes the child never reached (it finished first). */
   unreachedFreezes: number
   durationMs: number
@@ -97,9 +99,20 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
   const killPoints: Record<string, number> = {}
   let kills = 0
   let unreachedFreezes = 0
+  let newOwnerLives = 0
   const maxLives = options.runs * 4 + 20
   for (let life = 1; life <= maxLives; life++) {
-    const config: ChildConfig = { databasePath: options.databasePath, ledgerPath: options.ledgerPath, seed: options.seed, runs: options.runs, defaultGate: options.defaultGate }
+    const config: ChildConfig = {
+      databasePath: options.databasePath,
+      ledgerPath: options.ledgerPath,
+      seed: options.seed,
+      runs: options.runs,
+      // Half the restarts are the same worker again; the others a new worker that waits out the dead one's leases.
+      ownerId: random() < 0.5 ? 'crash-worker' : `crash-worker-${life}`,
+      leaseMs: 1_000,
+      defaultGate: options.defaultGate,
+    }
+    if (config.ownerId !== 'crash-worker') newOwnerLives++
     let randomKillMs: number | undefined
     if (random() < (options.randomKillShare ?? 0.25)) randomKillMs = 50 + Math.floor(random() * 700)
     else {
@@ -118,7 +131,7 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
     }
     if (config.freeze) unreachedFreezes++
     options.log?.(`life ${life}: finished every task`)
-    return { seed: options.seed, runs: options.runs, lives: life, kills, killPoints, unreachedFreezes, durationMs: Math.round(performance.now() - started) }
+    return { seed: options.seed, runs: options.runs, lives: life, kills, killPoints, newOwnerLives, unreachedFreezes, durationMs: Math.round(performance.now() - started) }
   }
   throw new Error(`crash test (seed ${options.seed}): no child finished the ${options.runs} tasks in ${maxLives} lives`)
 }

@@ -49,6 +49,9 @@ export interface ChildConfig {
   ledgerPath: string
   seed: number
   runs: number
+  /** This process's owner id in run leases: the previous life's (a restarted worker) or a new one. */
+  ownerId: string
+  leaseMs: number
   /** Freeze at the n-th time (counted from the child's start, recovery included) this point is reached. */
   freeze?: { point: FreezePoint; occurrence: number }
   /** Use the default in-process session gate as is (see `restartSafeGate` in crash-child.ts). */
