@@ -141,7 +141,7 @@ describePostgres('PostgresRunQueue', () => {
     }
     const agent = { name: 'echo', model: mockModel((request) => ({ text: `echo ${String(request.messages.at(-1)?.content)}`, delayMs: 20 })) }
     const [enqueuer, ...workers] = runtimes
-    const ids = []
+    const ids: Array<{ runId: string; sessionId: string }> = []
     for (let i = 0; i < 8; i++) ids.push(await enqueuer!.enqueue({ agent, input: `q${i}`, sessionId: `s${i % 2}`, idempotencyKey: `k${i}` }))
     expect((await enqueuer!.enqueue({ agent, input: 'q0', sessionId: 's0', idempotencyKey: 'k0' })).runId).toBe(ids[0]!.runId)
     const controller = new AbortController()

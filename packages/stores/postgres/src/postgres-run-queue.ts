@@ -16,7 +16,8 @@ export interface PostgresRunQueueOptions extends PostgresConnectionOptions {
   queueName?: string
   /**
    * A claimed job not renewed for this long is handed to another worker (the crash detector); default 60 s.
-   * The worker renews it every `heartbeatSeconds` while the run executes, so a long run is never handed over.
+   * The claiming worker's value applies: it sets it when it claims a job, then renews it every `heartbeatSeconds`
+   * while the run executes, so a long run is never handed over.
    */
   expireInSeconds?: number
   /** How often a worker renews the jobs it holds; default a third of `expireInSeconds`. */
@@ -176,6 +177,8 @@ export class PostgresRunQueue implements RunQueue {
       while (!signal.aborted && !this.#closed) {
         const free = limit - inFlight.size
         const jobs = free > 0 ? ((await this.#boss.fetch(this.queueName, { batchSize: free })) as unknown as ClaimedJob[]) : []
+        // The claiming worker's expiry applies (the job carries the enqueuer's, or the queue's first creator's).
+        if (jobs.length > 0) await this.#renew(jobs.map((job) => job.id))
         for (const job of jobs) {
           const task = this.#handle(handler, job).finally(() => {
             inFlight.delete(job.id)

@@ -182,6 +182,11 @@ export class PostgresSessionGate implements SessionGate {
   async #enqueue(sessionId: string, options: AcquireOptions): Promise<string> {
     const client = await this.#pool.connect()
     let broken: Error | undefined
+    // A checked-out client has no pool listener: a dropped connection must fail the statement, not crash the process.
+    const onError = (error: Error) => {
+      broken = error
+    }
+    client.on('error', onError)
     try {
       await client.query('BEGIN')
       // Bounded: a stranger's transaction idling on this session's row cannot hold the waiter past its timeout.
@@ -214,6 +219,7 @@ export class PostgresSessionGate implements SessionGate {
       }
       throw mapPostgresError(error, `queueing for session "${sessionId}"`)
     } finally {
+      client.removeListener('error', onError)
       client.release(broken)
     }
   }

@@ -1,5 +1,6 @@
 // SnapshotStore on PostgreSQL: one row per (run, version); saving a version again replaces it.
 import type { JsonObject, RunSnapshot, SnapshotStore } from '@spindle/core'
+import { fromJsonb, toJsonbText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase } from './sql-database.js'
 
@@ -31,7 +32,7 @@ export class PostgresSnapshotStore implements SnapshotStore {
       await this.#database.query(
         `INSERT INTO ${this.#s}.snapshots (run_id, version, session_id, state, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)
          ON CONFLICT (run_id, version) DO UPDATE SET session_id = EXCLUDED.session_id, state = EXCLUDED.state, created_at = EXCLUDED.created_at`,
-        [snapshot.runId, snapshot.version, snapshot.sessionId, JSON.stringify(snapshot.state), snapshot.createdAt],
+        [snapshot.runId, snapshot.version, snapshot.sessionId, toJsonbText(snapshot.state), snapshot.createdAt],
       )
     } catch (error) {
       throw mapPostgresError(error, `saving snapshot ${snapshot.version} of run "${snapshot.runId}"`)
@@ -74,5 +75,5 @@ export class PostgresSnapshotStore implements SnapshotStore {
 }
 
 function toSnapshot(row: SnapshotRow): RunSnapshot {
-  return { runId: row.run_id, sessionId: row.session_id, version: Number(row.version), state: row.state, createdAt: Number(row.created_at) }
+  return { runId: row.run_id, sessionId: row.session_id, version: Number(row.version), state: fromJsonb(row.state), createdAt: Number(row.created_at) }
 }

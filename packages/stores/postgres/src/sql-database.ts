@@ -17,33 +17,34 @@ export interface SqlDatabase extends SqlExecutor {
 }
 
 /**
- * True when the database dropped the connection before the statement could take effect: the backend was terminated
- * (`pg_terminate_backend`, a restart) — PostgreSQL rolls back a terminated backend's open transaction — or the
- * client was already broken when the statement was handed to it. Such a statement is safe to run again on a new
- * connection from the pool.
+ * True when the database dropped the connection before the statement could take effect, so that running it again
+ * on a new connection is safe: the backend was terminated (`pg_terminate_backend`, a restart: 57P01–57P03; the
+ * server sends that error instead of a reply, and rolls back the open transaction), or the client was already
+ * broken when the statement was handed to it (it was never sent). A socket that merely closed mid-statement is
+ * not included: the statement may have committed.
  */
 export function isDroppedConnection(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code
   if (code === '57P01' || code === '57P02' || code === '57P03') return true
   const message = error instanceof Error ? error.message : ''
-  return /Client has encountered a connection error and is not queryable|Connection terminated unexpectedly/i.test(message)
+  return /Client has encountered a connection error and is not queryable/i.test(message)
 }
 
-const attempts = 3
+const attempts = 4
 
 /**
  * Wraps a pg Pool: each transaction checks out one client, and gives it back (destroyed if its connection broke).
- * A statement (or a whole transaction, short of its COMMIT) that fails because its connection was dropped is run
- * again on a fresh connection, up to three times, so a terminated backend does not fail a run.
+ * A statement (or a whole transaction) that fails because its connection was dropped before it took effect is run
+ * again on a fresh connection, up to four attempts, so a terminated backend does not fail a run.
  */
 export function poolDatabase(pool: pg.Pool): SqlDatabase {
-  const retry = async <T>(operation: () => Promise<T>, committing?: () => boolean): Promise<T> => {
+  const retry = async <T>(operation: () => Promise<T>): Promise<T> => {
     for (let attempt = 1; ; attempt++) {
       try {
         return await operation()
       } catch (error) {
-        if (attempt >= attempts || !isDroppedConnection(error) || committing?.()) throw error
-        await new Promise((resolve) => setTimeout(resolve, 20 * attempt))
+        if (attempt >= attempts || !isDroppedConnection(error)) throw error
+        await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt))
       }
     }
   }
@@ -54,12 +55,15 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
         return { rows: result.rows as R[], rowCount: result.rowCount }
       }),
     transaction<T>(callback: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
-      // A connection lost during COMMIT leaves the outcome unknown: that one is never retried.
-      let committing = false
       return retry(async () => {
-        committing = false
         const client = await pool.connect()
         let broken: Error | undefined
+        // A checked-out client has no pool listener: a connection dropped between two statements would otherwise be an
+        // unhandled 'error' event that kills the process. The statement in progress (or the next one) fails instead.
+        const onError = (error: Error) => {
+          broken = error
+        }
+        client.on('error', onError)
         try {
           await client.query('BEGIN')
           const executor: SqlExecutor = {
@@ -69,7 +73,8 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
             },
           }
           const value = await callback(executor)
-          committing = true
+          // The connection broke after the last statement: nothing was committed, the error says so (and is retried).
+          if (broken) throw broken
           await client.query('COMMIT')
           return value
         } catch (error) {
@@ -81,9 +86,10 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
           }
           throw error
         } finally {
+          client.removeListener('error', onError)
           client.release(broken)
         }
-      }, () => committing)
+      })
     },
   }
 }

@@ -1,0 +1,84 @@
+// Scale-out soak on a real PostgreSQL: four worker processes work queued runs over shared sessions while the
+// parent SIGKILLs a random worker every few seconds (and starts a new one), or terminates every backend
+// connection of the workers. SPINDLE_PG_SOAK_RUNS sets the run count (default 60; 500 in .ci/run).
+import { AgentRuntime, Extensions } from '@spindle/core'
+import { afterEach, expect, it } from 'vitest'
+import { postgresScaleOut } from '../postgres-scale-out.js'
+import { databaseUrl, describePostgres, dropSchema, randomSchemaName } from '../test-support/postgres-test-database.js'
+import { runSoakCampaign, type SoakCampaignOptions } from './soak-harness.js'
+import { checkSoakInvariants } from './soak-invariants.js'
+import { createSoakTables, soakAgent, soakTask } from './soak-workload.js'
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {})
+})
+
+const soakRuns = Number(process.env.SPINDLE_PG_SOAK_RUNS ?? 60)
+const seed = Number(process.env.SPINDLE_PG_SOAK_SEED ?? 20_250_601)
+
+async function soak(runs: number, disruption: Pick<SoakCampaignOptions, 'killEveryMs' | 'terminateEveryMs'>) {
+  const schema = randomSchemaName()
+  cleanups.push(async () => {
+    if (process.env.SPINDLE_PG_SOAK_KEEP) return console.info(`[soak] kept schema ${schema}`)
+    await dropSchema(`${schema}_queue`)
+    await dropSchema(schema)
+  })
+  const scaleOut = postgresScaleOut({ connectionString: databaseUrl, schema })
+  const extensions = new Extensions().use(scaleOut)
+  cleanups.push(() => extensions.dispose())
+  await extensions.ready()
+  await createSoakTables(scaleOut.pool, schema)
+  const sessions = Math.min(20, runs)
+  const tasks = Array.from({ length: runs }, (_, index) => soakTask(seed, index, sessions))
+  const runtime = new AgentRuntime(extensions)
+  const runIds: string[] = []
+  for (const task of tasks) {
+    const { runId } = await runtime.enqueue({ agent: soakAgent(task), sessionId: task.sessionId, input: task.input, idempotencyKey: task.idempotencyKey })
+    runIds.push(runId)
+  }
+  const log: string[] = []
+  const report = await runSoakCampaign({
+    databaseUrl,
+    schema,
+    seed,
+    runs,
+    sessions,
+    workers: 4,
+    concurrency: 3,
+    leaseMs: 3000,
+    timeoutMs: Number(process.env.SPINDLE_PG_SOAK_TIMEOUT_MS ?? 120_000 + runs * 1500),
+    log: (line) => {
+      log.push(line)
+      if (process.env.SPINDLE_PG_SOAK_VERBOSE) console.info(`[soak] ${line}`)
+    },
+    ...disruption,
+  })
+  const findings = await checkSoakInvariants({ pool: scaleOut.pool, schema, stores: runtime.extensions.stores as never, tasks, runIds, killedAt: report.killedAt })
+  const queueCounts = await scaleOut.queue.counts()
+  console.info(
+    `[soak] ${runs} runs over ${sessions} sessions in ${report.durationMs} ms: ${report.lives} worker lives, ${report.kills} SIGKILLs, ` +
+      `${report.terminations} terminate rounds (${report.terminatedBackends} backends); ${findings.resumedRuns} runs resumed, ` +
+      `${findings.effects} side effects, ${findings.unknownOutcomes} unknown outcomes, ${findings.activities} activities; ` +
+      `runs ${JSON.stringify(findings.statuses)}; jobs ${JSON.stringify(queueCounts)}`,
+  )
+  return { report, findings, queueCounts }
+}
+
+describePostgres('scale-out soak (worker processes on PostgreSQL)', () => {
+  it(`${soakRuns} runs over 20 sessions, four workers, a random worker SIGKILLed every few seconds`, { timeout: 180_000 + soakRuns * 2000 }, async () => {
+    const { report, findings, queueCounts } = await soak(soakRuns, { killEveryMs: 4000 })
+    expect(findings.violations).toEqual([])
+    expect(report.kills).toBeGreaterThan(0)
+    expect(findings.statuses).toEqual({ 'completed/stop': soakRuns })
+    // Every job ends completed: none was dropped after its retries.
+    expect(queueCounts).toEqual({ completed: soakRuns })
+  })
+
+  it('pg_terminate_backend on every worker connection mid-run: the runs recover', { timeout: 180_000 }, async () => {
+    const { report, findings } = await soak(30, { terminateEveryMs: 1500 })
+    expect(report.terminatedBackends).toBeGreaterThan(0)
+    expect(findings.violations).toEqual([])
+    expect(findings.statuses).toEqual({ 'completed/stop': 30 })
+  })
+})
