@@ -147,7 +147,7 @@ export { transition, overBudget, type Next, type Outcome, type Transition, type 
 export { addUsage, emptyUsage, initialRunState, type PendingCall, type RunState } from './runtime/run-state.js'
 export { hashArgs } from './runtime/hash-args.js'
 export { createRuntimePolicy, mergePolicy, runtimePolicySchema, type RuntimePolicy, type RuntimePolicyInput } from './policy/runtime-policy.js'
-export { InProcessSessionGate } from './gate/in-process-session-gate.js'
+export { InProcessSessionGate, type InProcessSessionGateOptions } from './gate/in-process-session-gate.js'
 export { InProcessEventBus } from './events/in-process-event-bus.js'
 export { EventChannel } from './events/event-channel.js'
 export { ContextPipeline, type BuiltContext, type ContextPipelineOptions } from './context/context-pipeline.js'

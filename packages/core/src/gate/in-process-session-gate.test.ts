@@ -25,7 +25,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 describe('InProcessSessionGate', () => {
   it('grants a free session at once, with token 1 and a live lease signal', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     expect(gate.specificationVersion).toBe('v1')
     const lease = await gate.acquire('s1', queue('run-1'))
     expect(lease).toMatchObject({ sessionId: 's1', owner: 'run-1', token: 1 })
@@ -34,7 +34,7 @@ describe('InProcessSessionGate', () => {
   })
 
   it('allows one holder per session: a second acquirer waits until release', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     const first = await gate.acquire('s1', queue('run-1'))
     let granted: SessionLease | undefined
     const waiting = gate.acquire('s1', queue('run-2')).then((lease) => (granted = lease))
@@ -48,7 +48,7 @@ describe('InProcessSessionGate', () => {
   })
 
   it('grants three waiters in FIFO order', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     const holder = await gate.acquire('s1', queue('holder'))
     const order: string[] = []
     const waiters = ['a', 'b', 'c'].map((owner) =>
@@ -77,7 +77,7 @@ describe('InProcessSessionGate', () => {
   })
 
   it('in reject mode a busy session fails at once with SessionBusyError naming the session', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     await gate.acquire('s1', queue('run-1'))
     const error = await rejection(gate.acquire('s1', queue('run-2', { onContention: 'reject' })))
     expect(error).toBeInstanceOf(SessionBusyError)
@@ -88,12 +88,12 @@ describe('InProcessSessionGate', () => {
   })
 
   it('reject mode still grants a free session', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     await expect(gate.acquire('s1', queue('run-1', { onContention: 'reject' }))).resolves.toMatchObject({ token: 1 })
   })
 
   it('bounds the queue by maxQueue: one waiter more is rejected, and a slot frees up when a waiter is granted', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     const holder = await gate.acquire('s1', queue('holder'))
     const first = gate.acquire('s1', queue('w1', { maxQueue: 2 }))
     const second = gate.acquire('s1', queue('w2', { maxQueue: 2 }))
@@ -111,13 +111,13 @@ describe('InProcessSessionGate', () => {
   })
 
   it('maxQueue 0 rejects every waiter', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     await gate.acquire('s1', queue('holder'))
     await expect(gate.acquire('s1', queue('w', { maxQueue: 0 }))).rejects.toBeInstanceOf(SessionBusyError)
   })
 
   it('a waiter past queueTimeoutMs fails with SessionBusyError and leaves the queue', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     const holder = await gate.acquire('s1', queue('holder'))
     const started = performance.now()
     const timedOut = gate.acquire('s1', queue('slow', { queueTimeoutMs: 30 }))
@@ -133,7 +133,7 @@ describe('InProcessSessionGate', () => {
   })
 
   it('an abort while waiting fails with AbortedError carrying the reason, and removes the waiter', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     const holder = await gate.acquire('s1', queue('holder'))
     const controller = new AbortController()
     const aborted = gate.acquire('s1', queue('cancelled', { signal: controller.signal }))
@@ -150,7 +150,7 @@ describe('InProcessSessionGate', () => {
   })
 
   it('an already aborted signal fails before touching the session', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     const controller = new AbortController()
     controller.abort()
     await expect(gate.acquire('s1', queue('run', { signal: controller.signal }))).rejects.toBeInstanceOf(AbortedError)
@@ -159,7 +159,7 @@ describe('InProcessSessionGate', () => {
   })
 
   it('tokens strictly increase across acquisitions, also after the slot was freed', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     const tokens: number[] = []
     for (let i = 0; i < 5; i++) {
       const lease = await gate.acquire('s1', queue(`run-${i}`))
@@ -175,7 +175,7 @@ describe('InProcessSessionGate', () => {
   })
 
   it('releasing twice is harmless and never grants the slot twice', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     const holder = await gate.acquire('s1', queue('h'))
     const a = gate.acquire('s1', queue('a'))
     const b = gate.acquire('s1', queue('b'))
@@ -189,7 +189,7 @@ describe('InProcessSessionGate', () => {
   })
 
   it('a waiter released from the queue does not keep the timeout or the abort listener armed', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     const holder = await gate.acquire('s1', queue('h'))
     const controller = new AbortController()
     const waiter = gate.acquire('s1', queue('w', { queueTimeoutMs: 30, signal: controller.signal }))
@@ -201,7 +201,7 @@ describe('InProcessSessionGate', () => {
   })
 
   it('independent sessions never block each other', async () => {
-    const gate = new InProcessSessionGate()
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
     const s1 = await gate.acquire('s1', queue('a', { onContention: 'reject' }))
     const s2 = await gate.acquire('s2', queue('b', { onContention: 'reject' }))
     expect(s1.token).toBe(1)
@@ -215,6 +215,21 @@ describe('InProcessSessionGate', () => {
   })
 
   it('state() of an unknown session is empty', async () => {
-    expect(await new InProcessSessionGate().state('nobody')).toEqual({ sessionId: 'nobody', holder: undefined, token: undefined, queued: 0 })
+    expect(await new InProcessSessionGate({ tokenBase: 0 }).state('nobody')).toEqual({ sessionId: 'nobody', holder: undefined, token: undefined, queued: 0 })
+  })
+})
+
+describe('fencing tokens across restarts', () => {
+  it('a gate created later (a restarted process) hands out higher tokens than an earlier one', async () => {
+    const before = new InProcessSessionGate()
+    const first = await before.acquire('s', { owner: 'a', onContention: 'queue', maxQueue: 1, queueTimeoutMs: 100 })
+    await first.release()
+    const second = await before.acquire('s', { owner: 'b', onContention: 'queue', maxQueue: 1, queueTimeoutMs: 100 })
+    await new Promise((resolve) => setTimeout(resolve, 2))
+    const restarted = new InProcessSessionGate()
+    const third = await restarted.acquire('s', { owner: 'c', onContention: 'queue', maxQueue: 1, queueTimeoutMs: 100 })
+    expect(second.token).toBeGreaterThan(first.token)
+    expect(third.token).toBeGreaterThan(second.token)
+    expect(Number.isSafeInteger(third.token)).toBe(true)
   })
 })

@@ -14,8 +14,22 @@ interface SessionSlot {
   waiters: Waiter[]
 }
 
+export interface InProcessSessionGateOptions {
+  /**
+   * Where this process's fencing tokens start. Durable stores remember the highest fence per session, so
+   * tokens must keep increasing across restarts: the default is the start time in microseconds.
+   */
+  tokenBase?: number
+}
+
 export class InProcessSessionGate implements SessionGate {
   readonly specificationVersion = 'v1' as const
+  readonly #tokenBase: number
+
+  constructor(options: InProcessSessionGateOptions = {}) {
+    this.#tokenBase = options.tokenBase ?? Date.now() * 1000
+  }
+
   readonly #slots = new Map<string, SessionSlot>()
   /** Highest token ever handed out per session, kept after release so tokens keep increasing. */
   readonly #tokens = new Map<string, number>()
@@ -24,7 +38,7 @@ export class InProcessSessionGate implements SessionGate {
     if (options.signal?.aborted) throw new AbortedError('[spindle/core] session acquisition aborted', { cause: options.signal.reason })
     let slot = this.#slots.get(sessionId)
     if (!slot) {
-      slot = { holder: undefined, token: this.#tokens.get(sessionId) ?? 0, waiters: [] }
+      slot = { holder: undefined, token: this.#tokens.get(sessionId) ?? this.#tokenBase, waiters: [] }
       this.#slots.set(sessionId, slot)
     }
     if (slot.holder === undefined) return this.#grant(sessionId, slot, options.owner)
