@@ -1,0 +1,111 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { AgentRuntime, Extensions, hashEmbedding, mockModel, type EmbeddingModel, type MockModel } from '@spindle/core'
+import { sqliteStores } from '@spindle/store-sqlite'
+import { afterAll, describe, expect, it } from 'vitest'
+import { semanticRecall } from './index.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'spindle-recall-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const fillers = ['weather in the mountains', 'train timetables', 'how to bake bread', 'football results', 'learning the guitar', 'stock market news']
+
+/** Counts the texts embedded, so tests can see what was (re-)indexed. */
+function countingEmbedding(): EmbeddingModel & { texts: number } {
+  const base = hashEmbedding()
+  const model = {
+    ...base,
+    texts: 0,
+    async embed(texts: string[]) {
+      model.texts += texts.length
+      return base.embed(texts)
+    },
+  }
+  return model
+}
+
+function chatModel(): MockModel {
+  return mockModel((request) => ({ text: `Noted: ${String(request.messages.at(-1)?.content).slice(0, 40)} ${'z'.repeat(300)}` }), {
+    capabilities: { contextWindow: 1_500, maxOutputTokens: 200 },
+  })
+}
+
+function systemOf(model: MockModel, index = -1): string {
+  const request = model.calls.at(index)!
+  return request.messages[0]?.role === 'system' ? String(request.messages[0].content) : ''
+}
+
+describe('semanticRecall', () => {
+  it('recalls facts planted early in a long session when a later question needs them', async () => {
+    const embedding = countingEmbedding()
+    const extensions = new Extensions().use(sqliteStores({ path: join(dir, 'recall.db') })).use(semanticRecall({ embeddingModel: embedding, topK: 3 }))
+    const runtime = new AgentRuntime(extensions)
+    const model = chatModel()
+    const ask = async (input: string, sessionId?: string) => (await runtime.run({ agent: { name: 'assistant', model }, input, sessionId })).sessionId
+    const sessionId = await ask('My cat is called Bartholomew and he is a grey tabby.')
+    await ask('Remember that my flight to Reykjavik departs on the ninth of March.', sessionId)
+    for (let turn = 0; turn < 60; turn++) await ask(`Tell me something about ${fillers[turn % fillers.length]}, part ${turn}.`, sessionId)
+    const entries = await runtime.sessions.listEntries(sessionId)
+    expect(entries.some((entry) => entry.kind === 'compaction')).toBe(true)
+    // The planted facts left the window long ago.
+    expect(JSON.stringify(model.calls.at(-1)!.messages.slice(1))).not.toContain('Bartholomew')
+
+    await ask('What is the name of my cat?', sessionId)
+    const system = systemOf(model)
+    expect(system).toContain('Recalled from earlier conversation')
+    expect(system).toContain('Bartholomew')
+    // The unrelated filler turns score below minScore.
+    expect(system).not.toMatch(/part \d+/)
+    await ask('When does my flight to Reykjavik depart?', sessionId)
+    expect(systemOf(model)).toContain('ninth of March')
+    // Each message was embedded once (plus one query per user turn), not once per step.
+    const indexed = entries.filter((entry) => entry.kind === 'message').length + 3
+    const userTurns = 64
+    expect(embedding.texts).toBeLessThanOrEqual(indexed + userTurns)
+  })
+
+  it('does not recall what is still in the window', async () => {
+    const extensions = new Extensions().use(semanticRecall({ embeddingModel: hashEmbedding() }))
+    const runtime = new AgentRuntime(extensions)
+    const model = chatModel()
+    const first = await runtime.run({ agent: { name: 'a', model }, input: 'My dog is named Rex.' })
+    await runtime.run({ agent: { name: 'a', model }, input: 'What is my dog named?', sessionId: first.sessionId })
+    expect(systemOf(model)).not.toContain('Recalled')
+  })
+
+  it('resource scope recalls across the sessions of one user, never another user', async () => {
+    const extensions = new Extensions().use(sqliteStores({ path: join(dir, 'resource.db') })).use(semanticRecall({ embeddingModel: hashEmbedding(), scope: 'resource' }))
+    const runtime = new AgentRuntime(extensions)
+    const model = chatModel()
+    await runtime.run({ agent: { name: 'a', model }, input: 'My favourite colour is ultramarine blue.', resourceId: 'user-ann' })
+    await runtime.run({ agent: { name: 'a', model }, input: 'My favourite colour is scarlet red.', resourceId: 'user-bob' })
+    await runtime.run({ agent: { name: 'a', model }, input: 'What is my favourite colour?', resourceId: 'user-ann' })
+    const system = systemOf(model)
+    expect(system).toContain('ultramarine')
+    expect(system).toContain('another conversation')
+    expect(system).not.toContain('scarlet')
+  })
+
+  it('a new process continues indexing from the stored marker instead of re-embedding the session', async () => {
+    const path = join(dir, 'marker.db')
+    const firstEmbedding = countingEmbedding()
+    const first = new AgentRuntime(new Extensions().use(sqliteStores({ path })).use(semanticRecall({ embeddingModel: firstEmbedding })))
+    const model = chatModel()
+    let sessionId: string | undefined
+    for (let turn = 0; turn < 30; turn++) sessionId = (await first.run({ agent: { name: 'a', model }, input: `note ${turn}: ${fillers[turn % fillers.length]}`, sessionId })).sessionId
+    expect(firstEmbedding.texts).toBeGreaterThan(50)
+
+    const secondEmbedding = countingEmbedding()
+    const extensions = new Extensions().use(sqliteStores({ path })).use(semanticRecall({ embeddingModel: secondEmbedding }))
+    // The same gate: the in-process gate's fencing tokens restart at 1, which the SQLite log would reject.
+    extensions.gate = first.sessionGate
+    const second = new AgentRuntime(extensions)
+    const output = await second.run({ agent: { name: 'a', model }, input: 'What did I note about bread?', sessionId })
+    // The new question, the answer, and one query: nothing older is embedded again.
+    expect(secondEmbedding.texts).toBeLessThanOrEqual(3)
+    expect(output.finishReason).toBe('stop')
+    expect(systemOf(model)).toContain('bread')
+    expect(systemOf(model)).not.toContain('stock market')
+  })
+})

@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { AgentRuntime, Extensions, mockModel, type MockModel } from '@spindle/core'
+import { sqliteStores } from '@spindle/store-sqlite'
+import { afterAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import { workingMemory, workingMemoryMetadataKey } from './index.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'spindle-working-memory-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const schema = z.object({
+  name: z.string().optional(),
+  units: z.enum(['metric', 'imperial']).optional(),
+  openTasks: z.array(z.string()).optional(),
+})
+
+const systemOf = (model: MockModel, index: number) => String(model.calls[index]?.messages[0]?.content ?? '')
+
+describe('workingMemory', () => {
+  it('the model updates the record through the tool; later steps and runs see it; it is kept in the session metadata', async () => {
+    const memory = workingMemory({ schema, initial: { units: 'metric' } })
+    const extensions = new Extensions().use(sqliteStores({ path: join(dir, 'session.db') })).use(memory)
+    const runtime = new AgentRuntime(extensions)
+    const model = mockModel([
+      { toolCalls: [{ name: 'update_working_memory', args: { name: 'Ada', openTasks: ['book flight'] } }] },
+      { text: 'Nice to meet you, Ada.' },
+      { text: 'You are Ada.' },
+    ])
+    const first = await runtime.run({ agent: { name: 'a', model }, input: 'I am Ada, please book a flight.' })
+    expect(systemOf(model, 0)).toContain('Working memory')
+    expect(systemOf(model, 0)).toContain('"units": "metric"')
+    expect(model.calls[0]!.tools?.map((tool) => tool.name)).toContain('update_working_memory')
+    // The step after the update already shows it.
+    expect(systemOf(model, 1)).toContain('"name": "Ada"')
+    const session = await runtime.sessions.getSession(first.sessionId)
+    expect(session?.metadata[workingMemoryMetadataKey]).toEqual({ units: 'metric', name: 'Ada', openTasks: ['book flight'] })
+    await runtime.run({ agent: { name: 'a', model }, input: 'Who am I?', sessionId: first.sessionId })
+    expect(systemOf(model, 2)).toContain('"book flight"')
+    expect(await memory.get(first.sessionId)).toEqual({ units: 'metric', name: 'Ada', openTasks: ['book flight'] })
+  })
+
+  it('an update that breaks the schema is refused with a tool error and nothing is written', async () => {
+    const memory = workingMemory({ schema })
+    const runtime = new AgentRuntime(new Extensions().use(memory))
+    const model = mockModel([{ toolCalls: [{ name: 'update_working_memory', args: { units: 'furlongs' } }] }, { text: 'ok' }])
+    const output = await runtime.run({ agent: { name: 'a', model }, input: 'use furlongs' })
+    const result = JSON.stringify(model.calls[1]!.messages.at(-1))
+    expect(result).toContain('isError')
+    expect(await memory.get(output.sessionId)).toEqual({})
+  })
+
+  it('resource scope shares one record across the sessions of a resource, durably, and keeps resources apart', async () => {
+    const path = join(dir, 'resource.db')
+    const model = mockModel([
+      { toolCalls: [{ name: 'update_working_memory', args: { units: 'imperial' } }] },
+      { text: 'Noted.' },
+      { text: 'Imperial it is.' },
+      { text: 'Hello stranger.' },
+    ])
+    const runtime = new AgentRuntime(new Extensions().use(sqliteStores({ path })).use(workingMemory({ schema, scope: 'resource' })))
+    await runtime.run({ agent: { name: 'a', model }, input: 'I prefer imperial units.', resourceId: 'user-1' })
+    // Another process (new plugin instance, new runtime) on the same database, a new session of the same user.
+    const later = new AgentRuntime(new Extensions().use(sqliteStores({ path })).use(workingMemory({ schema, scope: 'resource' })))
+    await later.run({ agent: { name: 'a', model }, input: 'Distance to Paris?', resourceId: 'user-1' })
+    expect(systemOf(model, 2)).toContain('"units": "imperial"')
+    await later.run({ agent: { name: 'a', model }, input: 'Hi', resourceId: 'user-2' })
+    expect(systemOf(model, 3)).toContain('{} (empty)')
+  })
+})

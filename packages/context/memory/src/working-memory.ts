@@ -1,0 +1,146 @@
+// workingMemory: a small structured record (a zod object) kept per session or per resource, shown to the model
+// in the system prompt and updated by the model through a tool. Stored durably through the public stores:
+// a session's metadata (session scope) or one record in the EmbeddingStore (resource scope).
+import { ConfigurationError, defineTool, type ContextAdapter, type JsonObject, type Plugin, type Stores, type Tool } from '@spindle/core'
+import type { z } from 'zod'
+import type { MemoryScope } from './semantic-recall.js'
+
+export interface WorkingMemoryOptions<Schema extends z.ZodObject> {
+  /** The record's shape. Keep it small: it is in every request. */
+  schema: Schema
+  /** `session` (default) or `resource` (shared by the sessions of one `resourceId`; a session without one uses session scope). */
+  scope?: MemoryScope
+  /** The value before the model writes anything. */
+  initial?: Partial<z.infer<Schema>>
+  /** The update tool's name (default `update_working_memory`). */
+  toolName?: string
+  /** Heading of the system section (default `Working memory`). */
+  title?: string
+  /** Where to keep it; by default the run's stores (seen by the context adapter before each step). */
+  stores?: Pick<Stores, 'sessions' | 'embeddings'>
+  /** Adapter and plugin name (default `working-memory`). */
+  name?: string
+}
+
+export interface WorkingMemory<Schema extends z.ZodObject> extends Plugin {
+  readonly adapter: ContextAdapter
+  readonly tool: Tool
+  /** Reads the current record of a session (resolving resource scope through the session's `resourceId`). */
+  get(sessionId: string, stores?: Pick<Stores, 'sessions' | 'embeddings'>): Promise<Partial<z.infer<Schema>>>
+}
+
+type MemoryStores = Pick<Stores, 'sessions' | 'embeddings'>
+
+/** Session metadata key of a session-scoped record. */
+export const workingMemoryMetadataKey = 'spindle.workingMemory'
+const resourceNamespace = 'spindle:working-memory'
+
+interface Location {
+  stores: MemoryStores
+  sessionId: string
+  resourceId: string | undefined
+}
+
+/**
+ * @example
+ * const memory = workingMemory({ schema: z.object({ name: z.string(), units: z.enum(['metric', 'imperial']) }), scope: 'resource' })
+ * const extensions = new Extensions().use(sqliteStores({ path })).use(memory)
+ */
+export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemoryOptions<Schema>): WorkingMemory<Schema> {
+  type Value = Partial<z.infer<Schema>>
+  const scope = options.scope ?? 'session'
+  const toolName = options.toolName ?? 'update_working_memory'
+  const title = options.title ?? 'Working memory'
+  const name = options.name ?? 'working-memory'
+  const initial = (options.initial ?? {}) as Value
+  // Where each session's record lives, learned by the adapter before the model (and so the tool) runs.
+  const locations = new Map<string, Location>()
+  // Read once per run (and after each update), not once per step.
+  const cache = new Map<string, { runId: string; value: Value }>()
+
+  const resourceOf = (location: Location) => (scope === 'resource' ? location.resourceId : undefined)
+  const recordId = (resourceId: string) => `${resourceNamespace}:${resourceId}`
+
+  async function locate(sessionId: string, stores: MemoryStores | undefined): Promise<Location> {
+    const known = locations.get(sessionId)
+    if (known) return known
+    const resolved = options.stores ?? stores
+    if (!resolved) {
+      throw new ConfigurationError(`[spindle/context-memory] working memory for session "${sessionId}" has no stores yet; pass workingMemory({ stores }) or let a run build its context first`)
+    }
+    const session = await resolved.sessions.getSession(sessionId)
+    const location = { stores: resolved, sessionId, resourceId: session?.resourceId }
+    locations.set(sessionId, location)
+    while (locations.size > 1_000) locations.delete(locations.keys().next().value!)
+    return location
+  }
+
+  async function read(location: Location): Promise<Value> {
+    const resourceId = resourceOf(location)
+    if (resourceId) {
+      const record = await location.stores.embeddings.get(recordId(resourceId))
+      return { ...initial, ...((record?.metadata.value as Value | undefined) ?? {}) }
+    }
+    const session = await location.stores.sessions.getSession(location.sessionId)
+    return { ...initial, ...((session?.metadata[workingMemoryMetadataKey] as Value | undefined) ?? {}) }
+  }
+
+  async function write(location: Location, value: Value): Promise<void> {
+    const resourceId = resourceOf(location)
+    if (resourceId) {
+      // A one-dimensional vector in its own namespace: the record is a durable key-value entry, never searched.
+      await location.stores.embeddings.upsert([{ id: recordId(resourceId), vector: [1], namespace: resourceNamespace, metadata: { resourceId, value: value as JsonObject, updatedAt: Date.now() } }])
+      return
+    }
+    const session = await location.stores.sessions.getSession(location.sessionId)
+    // The session gate serializes runs of a session, so this read-modify-write does not race another run.
+    await location.stores.sessions.updateSession(location.sessionId, { metadata: { ...(session?.metadata ?? {}), [workingMemoryMetadataKey]: value as JsonObject } })
+  }
+
+  const patchSchema = options.schema.partial()
+  const tool = defineTool({
+    name: toolName,
+    description: `Updates your ${title.toLowerCase()}: a small record that stays in your instructions across the whole conversation (and future ones). Send only the fields that changed; they are merged into the record.`,
+    inputSchema: patchSchema as unknown as z.ZodType<Value>,
+    effect: 'write',
+    idempotent: true,
+    async execute(patch, context) {
+      const location = await locate(context.sessionId, undefined)
+      const merged = { ...(await read(location)), ...patch }
+      const checked = patchSchema.safeParse(merged)
+      if (!checked.success) throw new Error(`the merged record does not match the schema: ${checked.error.message}`)
+      await write(location, checked.data as Value)
+      const cached = cache.get(context.sessionId)
+      if (cached) cached.value = checked.data as Value
+      return { updated: Object.keys(patch as object), memory: checked.data as JsonObject }
+    },
+  })
+
+  const adapter: ContextAdapter = {
+    name,
+    async apply(draft, input) {
+      const location = await locate(input.sessionId, input.stores)
+      let cached = cache.get(input.sessionId)
+      if (!cached || cached.runId !== input.runId) {
+        cached = { runId: input.runId, value: await read(location) }
+        cache.set(input.sessionId, cached)
+        while (cache.size > 1_000) cache.delete(cache.keys().next().value!)
+      }
+      const shown = Object.keys(cached.value).length ? JSON.stringify(cached.value, null, 2) : '{} (empty)'
+      draft.system.push(`${title} (keep it current: call ${toolName} with only the fields that changed when you learn something worth remembering):\n${shown}`)
+    },
+  }
+
+  return {
+    name: `context-memory:${name}`,
+    adapter,
+    tool,
+    async get(sessionId, stores) {
+      return read(await locate(sessionId, stores))
+    },
+    setup(extensions) {
+      extensions.addContextAdapter(adapter)
+      extensions.tools.register(tool)
+    },
+  }
+}
