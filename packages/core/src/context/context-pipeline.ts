@@ -38,29 +38,40 @@ export class ContextPipeline {
   async build(input: ContextBuildInput, windowMessages: ModelMessage[], windowTokens: number): Promise<BuiltContext> {
     // A copy, so an adapter that pushes a tool never grows the run's cached tool list step after step.
     const draft: ContextDraft = { system: [], messages: [], tools: [...input.tools] }
-    let historyInserted = false
+    // `draft.messages` holds what adapters add; the history window goes where the history adapter stands,
+    // so the request is assembled with one concat and the history is never re-counted.
+    let beforeHistory: ModelMessage[] | undefined
     let extraTokens = 0
     for (const adapter of this.#adapters) {
       if (adapter === historyAdapter) {
-        // The built-in history adapter is applied by reference to the cached window: one concat, no re-count.
-        draft.messages = draft.messages.concat(windowMessages)
-        historyInserted = true
+        beforeHistory = draft.messages
+        draft.messages = []
         continue
       }
       const before = draft.messages.length
       await adapter.apply(draft, input)
       for (let i = before; i < draft.messages.length; i++) extraTokens += countMessageTokens(draft.messages[i]!, this.tokenizer)
     }
-    if (!historyInserted) draft.messages = draft.messages.concat(windowMessages)
     const systemText = draft.system.join('\n\n')
+    const head: ModelMessage[] = systemText ? [{ role: 'system', content: systemText }] : []
+    const messages = beforeHistory ? head.concat(beforeHistory, windowMessages, draft.messages) : head.concat(draft.messages, windowMessages)
     // Unchanged tools keep the caller's array, whose token count is cached by identity.
     const tools = sameTools(draft.tools, input.tools) ? input.tools : draft.tools
-    const request: ModelRequest = {
-      messages: systemText ? [{ role: 'system', content: systemText } as ModelMessage].concat(draft.messages) : draft.messages,
-      ...(tools.length ? { tools } : {}),
-    }
-    const tokens = windowTokens + extraTokens + (systemText ? this.tokenizer.count(systemText) + 4 : 0) + this.#toolTokens(tools)
+    const request: ModelRequest = { messages, ...(tools.length ? { tools } : {}) }
+    const tokens = windowTokens + extraTokens + (systemText ? this.#systemTokens(systemText) : 0) + this.#toolTokens(tools)
     return { request, tokens }
+  }
+
+  #lastSystem = ''
+  #lastSystemTokens = 0
+
+  /** The system text rarely changes between steps: its count is reused. */
+  #systemTokens(text: string): number {
+    if (text !== this.#lastSystem) {
+      this.#lastSystem = text
+      this.#lastSystemTokens = this.tokenizer.count(text) + 4
+    }
+    return this.#lastSystemTokens
   }
 
   #toolTokens(tools: ToolSpecification[]): number {
