@@ -70,7 +70,14 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   // Longest literals first, so that a secret containing another is replaced whole.
   const sortedLiterals = [...literals].sort((a, b) => b.length - a.length)
 
+  // One scan decides whether a string needs work at all (most do not): a case-insensitive union of everything.
+  const flags = new Set(patterns.flatMap((pattern) => [...pattern.flags]).filter((flag) => flag !== 'g' && flag !== 'y'))
+  flags.add('i')
+  const sources = [...sortedLiterals.map(escapeRegExp), ...patterns.map((pattern) => `(?:${pattern.source})`)]
+  const detector = sources.length ? new RegExp(sources.join('|'), [...flags].join('')) : undefined
+
   const redact = (text: string): string => {
+    if (!detector || !detector.test(text)) return text
     let result = text
     for (const literal of sortedLiterals) if (result.includes(literal)) result = result.split(literal).join(replacement)
     for (const pattern of patterns) {
@@ -120,4 +127,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       return message === error.message ? error : { ...error, message }
     },
   }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }

@@ -19,23 +19,25 @@ export interface SessionUsage {
 export async function sessionUsage(runs: RunStore, sessionId: string, options: { pageSize?: number } = {}): Promise<SessionUsage> {
   const pageSize = options.pageSize ?? 500
   let total = emptyUsage()
-  let count = 0
+  const seen = new Map<string, number>()
   let before: number | undefined
-  const seen = new Set<string>()
+  // Runs created in the same millisecond as a page's oldest are listed again (`before` is exclusive, so it
+  // is that millisecond + 1): the limit grows by those already counted, so every page brings new runs.
+  let ties = 0
   for (;;) {
-    const page = await runs.listRuns({ sessionId, limit: pageSize, ...(before !== undefined ? { before } : {}) })
-    let added = 0
+    const limit = pageSize + ties
+    const page = await runs.listRuns({ sessionId, limit, ...(before !== undefined ? { before } : {}) })
     for (const run of page) {
       if (seen.has(run.id)) continue
-      seen.add(run.id)
+      seen.set(run.id, run.createdAt)
       total = addUsage(total, run.usage)
-      count++
-      added++
     }
-    if (page.length < pageSize || added === 0) break
-    // Runs created in the same millisecond as the page's last one are fetched again and de-duplicated above.
-    before = page[page.length - 1]!.createdAt + 1
+    if (page.length < limit) break
+    const oldest = page[page.length - 1]!.createdAt
+    before = oldest + 1
+    ties = 0
+    for (const createdAt of seen.values()) if (createdAt === oldest) ties++
   }
   total.totalTokens = total.inputTokens + total.outputTokens
-  return { sessionId, runs: count, usage: total }
+  return { sessionId, runs: seen.size, usage: total }
 }

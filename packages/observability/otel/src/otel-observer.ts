@@ -1,0 +1,382 @@
+// The observer that turns a run's events into GenAI spans (invoke_agent → chat, execute_tool) and metrics.
+import {
+  type Attributes,
+  type Context,
+  context as contextApi,
+  type Histogram,
+  type Link,
+  type Meter,
+  ROOT_CONTEXT,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from '@opentelemetry/api'
+import type { AgentEvent, AgentEventOf, RuntimeObserver, Usage } from '@spindle/core'
+import { attributes as A, metricNames } from './gen-ai-attributes.js'
+import { runSpanContext } from './trace-identity.js'
+
+export interface OtelObserverOptions {
+  tracer: Tracer
+  meter: Meter
+  /** Record message content (input, output text, tool arguments and results) on spans. Default false. */
+  captureContent: boolean
+  /** How many finished runs to remember for linking a resume in this process (default 1000). */
+  rememberRuns?: number
+}
+
+interface ChatState {
+  span: Span
+  step: number
+  startTime: number
+  /** When the model stream ended (first tool call or approval request), if before `step.finished`. */
+  endTime?: number
+  usageBefore: Usage
+  text: string
+}
+
+interface ToolState {
+  span: Span
+  toolName: string
+  startTime: number
+}
+
+interface RunTrace {
+  runId: string
+  sessionId: string
+  agentName: string
+  provider: string
+  model: string
+  span: Span
+  context: Context
+  startTime: number
+  usage: Usage
+  chat?: ChatState
+  tools: Map<string, ToolState>
+  args: Map<string, unknown>
+}
+
+interface KnownRun {
+  agentName: string
+  modelId: string
+  spanContext: SpanContext
+}
+
+interface Instruments {
+  operationDuration: Histogram
+  tokenUsage: Histogram
+  runDuration: Histogram
+  runSteps: Histogram
+  toolDuration: Histogram
+}
+
+const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0 }
+
+/** Builds spans and metrics from events. One instance serves every run of an `Extensions`. */
+export class OtelObserver implements RuntimeObserver {
+  readonly #tracer: Tracer
+  readonly #captureContent: boolean
+  readonly #instruments: Instruments
+  readonly #runs = new Map<string, RunTrace>()
+  readonly #known = new Map<string, KnownRun>()
+  readonly #remember: number
+
+  constructor(options: OtelObserverOptions) {
+    this.#tracer = options.tracer
+    this.#captureContent = options.captureContent
+    this.#remember = options.rememberRuns ?? 1000
+    const { meter } = options
+    this.#instruments = {
+      operationDuration: meter.createHistogram(metricNames.operationDuration, { unit: 's', description: 'Duration of a GenAI model call (one step of a run)' }),
+      tokenUsage: meter.createHistogram(metricNames.tokenUsage, { unit: '{token}', description: 'Input and output tokens per model call' }),
+      runDuration: meter.createHistogram(metricNames.runDuration, { unit: 's', description: 'Duration of one execution of a Spindle run (a start or a resume)' }),
+      runSteps: meter.createHistogram(metricNames.runSteps, { unit: '{step}', description: 'Model steps of a run when it ends or suspends' }),
+      toolDuration: meter.createHistogram(metricNames.toolDuration, { unit: 's', description: 'Latency of a tool execution' }),
+    }
+  }
+
+  /** Runs being traced now (for tests and diagnostics). */
+  get activeRuns(): number {
+    return this.#runs.size
+  }
+
+  onEvent(event: AgentEvent): void {
+    switch (event.type) {
+      case 'text.delta':
+        if (this.#captureContent) {
+          const chat = this.#runs.get(event.runId)?.chat
+          if (chat) chat.text += event.delta
+        }
+        return
+      case 'reasoning.delta':
+      case 'snapshot.saved':
+        return
+      case 'run.started':
+        return this.#start(event, event.agent, event.modelId, undefined)
+      case 'run.resumed':
+        return this.#resumed(event)
+      case 'step.started':
+        return this.#stepStarted(event)
+      case 'tool.call':
+        return this.#toolCall(event)
+      case 'approval.requested':
+        return this.#approvalRequested(event)
+      case 'tool.started':
+        return this.#toolStarted(event)
+      case 'tool.result':
+      case 'tool.error':
+        return this.#toolEnded(event)
+      case 'compaction.applied': {
+        const run = this.#runs.get(event.runId)
+        run?.span.addEvent('spindle.compaction.applied', { 'spindle.compaction.strategy': event.strategy, 'spindle.compaction.tokens_before': event.tokensBefore, 'spindle.compaction.tokens_after': event.tokensAfter }, event.timestamp)
+        return
+      }
+      case 'step.finished':
+        return this.#stepFinished(event)
+      case 'run.finished':
+      case 'run.failed':
+        return this.#ended(event)
+    }
+  }
+
+  #start(event: AgentEvent, agentName: string, modelId: string, resumed: { fromStep: number } | undefined): void {
+    if (this.#runs.has(event.runId)) {
+      // `run.started` then `run.resumed` in one execution (a run killed before its first event): one span.
+      if (resumed) this.#runs.get(event.runId)!.span.setAttribute(A.resumedFromStep, resumed.fromStep)
+      return
+    }
+    const separator = modelId.indexOf(':')
+    const provider = separator > 0 ? modelId.slice(0, separator) : 'unknown'
+    const model = separator > 0 ? modelId.slice(separator + 1) : modelId
+    const links: Link[] = []
+    const caller = trace.getSpan(contextApi.active())
+    if (caller && caller.spanContext().traceId !== runSpanContext(event.runId).traceId) {
+      links.push({ context: caller.spanContext(), attributes: { [A.linkType]: 'caller' } })
+    }
+    if (resumed) {
+      const previous = this.#known.get(event.runId)
+      links.push({ context: previous?.spanContext ?? runSpanContext(event.runId), attributes: { [A.linkType]: 'resumed_from' } })
+    }
+    const spanAttributes: Attributes = {
+      [A.operationName]: 'invoke_agent',
+      [A.agentName]: agentName,
+      [A.conversationId]: event.sessionId,
+      [A.providerName]: provider,
+      [A.system]: provider,
+      [A.requestModel]: model,
+      [A.runId]: event.runId,
+    }
+    if (event.parentRunId) spanAttributes[A.parentRunId] = event.parentRunId
+    if (resumed) spanAttributes[A.resumedFromStep] = resumed.fromStep
+    if (this.#captureContent && event.type === 'run.started') spanAttributes[A.inputMessages] = safeJson(event.input)
+    const span = this.#tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL, attributes: spanAttributes, links, startTime: event.timestamp }, this.#parentOf(event, agentName))
+    this.#runs.set(event.runId, {
+      runId: event.runId,
+      sessionId: event.sessionId,
+      agentName,
+      provider,
+      model,
+      span,
+      context: trace.setSpan(ROOT_CONTEXT, span),
+      startTime: event.timestamp,
+      usage: emptyUsage,
+      tools: new Map(),
+      args: new Map(),
+    })
+    if (!this.#known.has(event.runId)) this.#remember_(event.runId, { agentName, modelId, spanContext: span.spanContext() })
+  }
+
+  /**
+   * A sub-agent's span goes under the parent's tool span that runs it (the one whose name matches the agent,
+   * else the latest started); a top-level run (or a sub-agent whose parent is not traced here) goes under
+   * the run's deterministic context.
+   */
+  #parentOf(event: AgentEvent, agentName: string): Context {
+    if (event.parentRunId) {
+      const parent = this.#runs.get(event.parentRunId)
+      if (parent) {
+        let match: ToolState | undefined
+        let latest: ToolState | undefined
+        const wanted = agentName.replace(/[^a-zA-Z0-9_-]/g, '_')
+        for (const tool of parent.tools.values()) {
+          if (tool.toolName === wanted || tool.toolName === agentName) match ??= tool
+          if (!latest || tool.startTime >= latest.startTime) latest = tool
+        }
+        return trace.setSpan(ROOT_CONTEXT, (match ?? latest)?.span ?? parent.span)
+      }
+      return trace.setSpanContext(ROOT_CONTEXT, runSpanContext(event.parentRunId))
+    }
+    return trace.setSpanContext(ROOT_CONTEXT, runSpanContext(event.runId))
+  }
+
+  #resumed(event: AgentEventOf<'run.resumed'>): void {
+    const known = this.#known.get(event.runId)
+    this.#start(event, event.agent ?? known?.agentName ?? 'agent', event.modelId ?? known?.modelId ?? 'unknown', { fromStep: event.fromStep })
+  }
+
+  #stepStarted(event: AgentEventOf<'step.started'>): void {
+    const run = this.#runs.get(event.runId)
+    if (!run) return
+    if (run.chat) this.#endChat(run, run.chat.endTime ?? event.timestamp, undefined, run.usage)
+    const span = this.#tracer.startSpan(
+      `chat ${run.model}`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime: event.timestamp,
+        attributes: {
+          [A.operationName]: 'chat',
+          [A.providerName]: run.provider,
+          [A.system]: run.provider,
+          [A.requestModel]: run.model,
+          [A.agentName]: run.agentName,
+          [A.conversationId]: run.sessionId,
+          [A.step]: event.step,
+        },
+      },
+      run.context,
+    )
+    run.chat = { span, step: event.step, startTime: event.timestamp, usageBefore: run.usage, text: '' }
+  }
+
+  #toolCall(event: AgentEventOf<'tool.call'>): void {
+    const run = this.#runs.get(event.runId)
+    if (!run) return
+    if (run.chat && run.chat.endTime === undefined) run.chat.endTime = event.timestamp
+    if (this.#captureContent) run.args.set(event.callId, event.args)
+  }
+
+  #approvalRequested(event: AgentEventOf<'approval.requested'>): void {
+    const run = this.#runs.get(event.runId)
+    if (!run) return
+    if (run.chat && run.chat.endTime === undefined) run.chat.endTime = event.timestamp
+    run.span.addEvent('spindle.approval.requested', { [A.toolName]: event.toolName, [A.toolCallId]: event.callId }, event.timestamp)
+  }
+
+  #toolStarted(event: AgentEventOf<'tool.started'>): void {
+    const run = this.#runs.get(event.runId)
+    if (!run) return
+    if (run.chat && run.chat.endTime === undefined) run.chat.endTime = event.timestamp
+    run.tools.set(event.callId, { span: this.#toolSpan(run, event.toolName, event.callId, event.timestamp), toolName: event.toolName, startTime: event.timestamp })
+  }
+
+  #toolSpan(run: RunTrace, toolName: string, callId: string, startTime: number): Span {
+    const spanAttributes: Attributes = {
+      [A.operationName]: 'execute_tool',
+      [A.toolName]: toolName,
+      [A.toolCallId]: callId,
+      [A.toolType]: 'function',
+      [A.agentName]: run.agentName,
+      [A.conversationId]: run.sessionId,
+    }
+    if (this.#captureContent && run.args.has(callId)) spanAttributes[A.toolArguments] = safeJson(run.args.get(callId))
+    return this.#tracer.startSpan(`execute_tool ${toolName}`, { kind: SpanKind.INTERNAL, startTime, attributes: spanAttributes }, run.context)
+  }
+
+  #toolEnded(event: AgentEventOf<'tool.result'> | AgentEventOf<'tool.error'>): void {
+    const run = this.#runs.get(event.runId)
+    if (!run) return
+    if (run.chat && run.chat.endTime === undefined) run.chat.endTime = event.timestamp
+    let tool = run.tools.get(event.callId)
+    run.tools.delete(event.callId)
+    const reused = event.type === 'tool.result' ? event.reused === true : event.durationMs === 0
+    if (!tool) {
+      // No `tool.started`: a result reused from the journal, or a call refused before it ran (policy, denial, bad arguments).
+      const startTime = event.timestamp - event.durationMs
+      tool = { span: this.#toolSpan(run, event.toolName, event.callId, startTime), toolName: event.toolName, startTime }
+    }
+    const { span } = tool
+    if (reused) span.setAttribute(A.reused, true)
+    if (event.type === 'tool.error') {
+      span.setAttribute(A.errorType, event.error.code)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: event.error.message })
+    } else if (this.#captureContent) {
+      span.setAttribute(A.toolResult, safeJson(event.result))
+    }
+    span.end(event.timestamp)
+    run.args.delete(event.callId)
+    const metricAttributes: Attributes = { [A.toolName]: event.toolName }
+    if (event.type === 'tool.error') metricAttributes[A.errorType] = event.error.code
+    this.#instruments.toolDuration.record(event.durationMs / 1000, metricAttributes)
+  }
+
+  #stepFinished(event: AgentEventOf<'step.finished'>): void {
+    const run = this.#runs.get(event.runId)
+    if (!run) return
+    if (run.chat && run.chat.step === event.step) this.#endChat(run, run.chat.endTime ?? event.timestamp, event.finishReason, event.usage)
+    else run.usage = event.usage
+  }
+
+  /** Ends the step's chat span with the usage of this model call (the difference of the run's running totals). */
+  #endChat(run: RunTrace, endTime: number, finishReason: string | undefined, usageAfter: Usage): void {
+    const chat = run.chat!
+    run.chat = undefined
+    run.usage = usageAfter
+    const { span } = chat
+    const input = usageAfter.inputTokens - chat.usageBefore.inputTokens
+    const output = usageAfter.outputTokens - chat.usageBefore.outputTokens
+    const cached = (usageAfter.cachedInputTokens ?? 0) - (chat.usageBefore.cachedInputTokens ?? 0)
+    const reasoning = (usageAfter.reasoningTokens ?? 0) - (chat.usageBefore.reasoningTokens ?? 0)
+    const cost = (usageAfter.costUsd ?? 0) - (chat.usageBefore.costUsd ?? 0)
+    span.setAttribute(A.responseModel, run.model)
+    span.setAttribute(A.inputTokens, input)
+    span.setAttribute(A.outputTokens, output)
+    if (cached) span.setAttribute(A.cachedInputTokens, cached)
+    if (reasoning) span.setAttribute(A.reasoningTokens, reasoning)
+    if (cost) span.setAttribute(A.costUsd, cost)
+    if (finishReason) span.setAttribute(A.finishReasons, [finishReason])
+    if (this.#captureContent && chat.text) span.setAttribute(A.outputMessages, safeJson([{ role: 'assistant', parts: [{ type: 'text', content: chat.text }] }]))
+    span.end(endTime)
+    const metricAttributes: Attributes = { [A.operationName]: 'chat', [A.providerName]: run.provider, [A.requestModel]: run.model, [A.responseModel]: run.model }
+    this.#instruments.operationDuration.record(Math.max(0, endTime - chat.startTime) / 1000, metricAttributes)
+    this.#instruments.tokenUsage.record(input, { ...metricAttributes, [A.tokenType]: 'input' })
+    this.#instruments.tokenUsage.record(output, { ...metricAttributes, [A.tokenType]: 'output' })
+  }
+
+  #ended(event: AgentEventOf<'run.finished'> | AgentEventOf<'run.failed'>): void {
+    const run = this.#runs.get(event.runId)
+    if (!run) return
+    this.#runs.delete(event.runId)
+    // A suspended step's model call ends here (its `step.finished` comes after the resume runs its tools).
+    if (run.chat) this.#endChat(run, run.chat.endTime ?? event.timestamp, event.finishReason === 'awaiting_approval' ? 'tool-calls' : undefined, event.usage)
+    for (const [callId, tool] of run.tools) {
+      tool.span.setAttribute(A.errorType, 'interrupted')
+      tool.span.setStatus({ code: SpanStatusCode.ERROR, message: `the run ended (${event.finishReason}) before call ${callId} finished` })
+      tool.span.end(event.timestamp)
+    }
+    const { span } = run
+    span.setAttribute(A.inputTokens, event.usage.inputTokens)
+    span.setAttribute(A.outputTokens, event.usage.outputTokens)
+    if (event.usage.cachedInputTokens) span.setAttribute(A.cachedInputTokens, event.usage.cachedInputTokens)
+    if (event.usage.reasoningTokens) span.setAttribute(A.reasoningTokens, event.usage.reasoningTokens)
+    if (event.usage.costUsd) span.setAttribute(A.costUsd, event.usage.costUsd)
+    span.setAttribute(A.finishReasons, [event.finishReason])
+    span.setAttribute(A.finishReason, event.finishReason)
+    span.setAttribute(A.steps, event.steps)
+    span.setAttribute(A.responseModel, run.model)
+    if (event.type === 'run.failed') {
+      span.setAttribute(A.errorType, event.error.code)
+      span.setStatus({ code: SpanStatusCode.ERROR, message: event.error.message })
+    } else if (this.#captureContent && event.text) {
+      span.setAttribute(A.outputMessages, safeJson([{ role: 'assistant', parts: [{ type: 'text', content: event.text }] }]))
+    }
+    span.end(event.timestamp)
+    const metricAttributes: Attributes = { [A.agentName]: run.agentName, [A.requestModel]: run.model, [A.finishReason]: event.finishReason }
+    this.#instruments.runDuration.record(Math.max(0, event.timestamp - run.startTime) / 1000, metricAttributes)
+    this.#instruments.runSteps.record(event.steps, metricAttributes)
+  }
+
+  #remember_(runId: string, known: KnownRun): void {
+    this.#known.set(runId, known)
+    if (this.#known.size > this.#remember) this.#known.delete(this.#known.keys().next().value!)
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? ''
+  } catch {
+    return String(value)
+  }
+}
