@@ -5,13 +5,21 @@ export function cloneValue<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value
   if (Array.isArray(value)) {
     const copy = new Array(value.length)
-    for (let i = 0; i < value.length; i++) copy[i] = cloneValue(value[i])
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]
+      copy[i] = item === null || typeof item !== 'object' ? item : cloneValue(item)
+    }
+    return copy as T
+  }
+  const prototype = Object.getPrototypeOf(value)
+  if (prototype === Object.prototype || prototype === null) {
+    const copy: Record<string, unknown> = {}
+    for (const key in value as Record<string, unknown>) {
+      const item = (value as Record<string, unknown>)[key]
+      copy[key] = item === null || typeof item !== 'object' ? item : cloneValue(item)
+    }
     return copy as T
   }
   if (ArrayBuffer.isView(value)) return (value as unknown as Uint8Array).slice() as T
-  const prototype = Object.getPrototypeOf(value)
-  if (prototype !== Object.prototype && prototype !== null) return structuredClone(value)
-  const copy: Record<string, unknown> = {}
-  for (const key in value as Record<string, unknown>) copy[key] = cloneValue((value as Record<string, unknown>)[key])
-  return copy as T
+  return structuredClone(value)
 }
