@@ -79,10 +79,10 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
     const resourceId = resourceOf(location)
     if (resourceId) {
       const record = await location.stores.embeddings.get(recordId(resourceId))
-      return { ...initial, ...((record?.metadata.value as Value | undefined) ?? {}) }
+      return { ...initial, ...(record?.metadata.value as Value | undefined) }
     }
     const session = await location.stores.sessions.getSession(location.sessionId)
-    return { ...initial, ...((session?.metadata[workingMemoryMetadataKey] as Value | undefined) ?? {}) }
+    return { ...initial, ...(session?.metadata[workingMemoryMetadataKey] as Value | undefined) }
   }
 
   async function write(location: Location, value: Value): Promise<void> {
@@ -94,7 +94,7 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
     }
     const session = await location.stores.sessions.getSession(location.sessionId)
     // The session gate serializes runs of a session, so this read-modify-write does not race another run.
-    await location.stores.sessions.updateSession(location.sessionId, { metadata: { ...(session?.metadata ?? {}), [workingMemoryMetadataKey]: value as JsonObject } })
+    await location.stores.sessions.updateSession(location.sessionId, { metadata: { ...session?.metadata, [workingMemoryMetadataKey]: value as JsonObject } })
   }
 
   const patchSchema = options.schema.partial()
