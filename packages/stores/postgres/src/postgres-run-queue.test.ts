@@ -41,6 +41,14 @@ describePostgres('PostgresRunQueue', () => {
     expect(await q.counts()).toEqual({ created: 2 })
   })
 
+  it('several processes starting on a fresh schema at once all get the queue', async () => {
+    const schema = freshSchema()
+    const queues = Array.from({ length: 4 }, () => queue(schema))
+    await Promise.all(queues.map((q) => q.ready()))
+    await queues[3]!.enqueue({ runId: 'run_1', sessionId: 's' })
+    expect(await queues[0]!.counts()).toEqual({ created: 1 })
+  })
+
   it('two workers share the jobs, each handled once; a heartbeat keeps a job longer than its expiry', async () => {
     const schema = freshSchema()
     const [a, b] = [queue(schema, { expireInSeconds: 1, heartbeatSeconds: 0.25 }), queue(schema, { expireInSeconds: 1, heartbeatSeconds: 0.25 })]

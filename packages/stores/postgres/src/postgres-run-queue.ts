@@ -5,6 +5,7 @@ import { ConfigurationError, type RunJob, type RunQueue, type WorkOptions } from
 import type pg from 'pg'
 import PgBoss from 'pg-boss'
 import { type PostgresConnectionOptions, resolvePool } from './connection-options.js'
+import { sqlState } from './map-postgres-error.js'
 import { PostgresListener } from './postgres-listener.js'
 import { quoteSchema } from './schema-name.js'
 import { poolDatabase } from './sql-database.js'
@@ -136,13 +137,31 @@ export class PostgresRunQueue implements RunQueue {
     this.#ready ??= (async () => {
       if (this.#closed) throw new ConfigurationError('[spindle/store-postgres] PostgresRunQueue was closed; create a new one')
       await this.#boss.start()
-      await this.#boss.createQueue(this.queueName, { name: this.queueName, ...this.#queueOptions })
+      await this.#createQueue()
       await this.#listener.start()
     })().catch((error: unknown) => {
       this.#ready = undefined
       throw error
     })
     return this.#ready
+  }
+
+  /**
+   * pg-boss's `create_queue` is not serialized: two processes creating the same queue at once can deadlock (one of
+   * them is aborted, the other creates it). The loser tries again and finds the queue.
+   */
+  async #createQueue(): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (await this.#boss.getQueue(this.queueName)) return
+        await this.#boss.createQueue(this.queueName, { name: this.queueName, ...this.#queueOptions })
+        return
+      } catch (error) {
+        const code = sqlState(error)
+        if (attempt >= 5 || (code !== '40P01' && code !== '23505' && code !== '42P07')) throw error
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt))
+      }
+    }
   }
 
   /** Adds the run's job; a run already enqueued (in any state) is left as it is. */
