@@ -3,12 +3,14 @@ import {
   type Attributes,
   type Context,
   context as contextApi,
+  createNoopMeter,
   type Histogram,
   type Link,
   type Meter,
   ROOT_CONTEXT,
   type Span,
   type SpanContext,
+  INVALID_SPAN_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -51,6 +53,8 @@ interface RunTrace {
   model: string
   span: Span
   context: Context
+  /** False when no SDK samples this run (e.g. none is registered): child spans are then not even created. */
+  recording: boolean
   startTime: number
   usage: Usage
   chat?: ChatState
@@ -73,12 +77,17 @@ interface Instruments {
 }
 
 const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0 }
+const noopMeterClass = createNoopMeter().constructor
+/** Stands in for the child spans of a run that is not recorded: every call on it is a no-op. */
+const idleSpan = trace.wrapSpanContext(INVALID_SPAN_CONTEXT)
 
 /** Builds spans and metrics from events. One instance serves every run of an `Extensions`. */
 export class OtelObserver implements RuntimeObserver {
   readonly #tracer: Tracer
   readonly #captureContent: boolean
   readonly #instruments: Instruments
+  /** False for the API's no-op meter (no MeterProvider registered when the plugin was set up): no metric work at all. */
+  readonly #metrics: boolean
   readonly #runs = new Map<string, RunTrace>()
   readonly #known = new Map<string, KnownRun>()
   readonly #remember: number
@@ -88,6 +97,7 @@ export class OtelObserver implements RuntimeObserver {
     this.#captureContent = options.captureContent
     this.#remember = options.rememberRuns ?? 1000
     const { meter } = options
+    this.#metrics = meter.constructor !== noopMeterClass
     this.#instruments = {
       operationDuration: meter.createHistogram(metricNames.operationDuration, { unit: 's', description: 'Duration of a GenAI model call (one step of a run)' }),
       tokenUsage: meter.createHistogram(metricNames.tokenUsage, { unit: '{token}', description: 'Input and output tokens per model call' }),
@@ -151,13 +161,14 @@ export class OtelObserver implements RuntimeObserver {
     const provider = separator > 0 ? modelId.slice(0, separator) : 'unknown'
     const model = separator > 0 ? modelId.slice(separator + 1) : modelId
     const links: Link[] = []
+    const identity = runSpanContext(event.runId)
     const caller = trace.getSpan(contextApi.active())
-    if (caller && caller.spanContext().traceId !== runSpanContext(event.runId).traceId) {
+    if (caller && caller.spanContext().traceId !== identity.traceId) {
       links.push({ context: caller.spanContext(), attributes: { [A.linkType]: 'caller' } })
     }
     if (resumed) {
       const previous = this.#known.get(event.runId)
-      links.push({ context: previous?.spanContext ?? runSpanContext(event.runId), attributes: { [A.linkType]: 'resumed_from' } })
+      links.push({ context: previous?.spanContext ?? identity, attributes: { [A.linkType]: 'resumed_from' } })
     }
     const spanAttributes: Attributes = {
       [A.operationName]: 'invoke_agent',
@@ -171,7 +182,7 @@ export class OtelObserver implements RuntimeObserver {
     if (event.parentRunId) spanAttributes[A.parentRunId] = event.parentRunId
     if (resumed) spanAttributes[A.resumedFromStep] = resumed.fromStep
     if (this.#captureContent && event.type === 'run.started') spanAttributes[A.inputMessages] = safeJson(event.input)
-    const span = this.#tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL, attributes: spanAttributes, links, startTime: event.timestamp }, this.#parentOf(event, agentName))
+    const span = this.#tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL, attributes: spanAttributes, links, startTime: event.timestamp }, this.#parentOf(event, agentName, identity))
     this.#runs.set(event.runId, {
       runId: event.runId,
       sessionId: event.sessionId,
@@ -180,6 +191,7 @@ export class OtelObserver implements RuntimeObserver {
       model,
       span,
       context: trace.setSpan(ROOT_CONTEXT, span),
+      recording: span.isRecording(),
       startTime: event.timestamp,
       usage: emptyUsage,
       tools: new Map(),
@@ -193,7 +205,7 @@ export class OtelObserver implements RuntimeObserver {
    * else the latest started); a top-level run (or a sub-agent whose parent is not traced here) goes under
    * the run's deterministic context.
    */
-  #parentOf(event: AgentEvent, agentName: string): Context {
+  #parentOf(event: AgentEvent, agentName: string, identity: SpanContext): Context {
     if (event.parentRunId) {
       const parent = this.#runs.get(event.parentRunId)
       if (parent) {
@@ -204,11 +216,11 @@ export class OtelObserver implements RuntimeObserver {
           if (tool.toolName === wanted || tool.toolName === agentName) match ??= tool
           if (!latest || tool.startTime >= latest.startTime) latest = tool
         }
-        return trace.setSpan(ROOT_CONTEXT, (match ?? latest)?.span ?? parent.span)
+        return trace.setSpan(ROOT_CONTEXT, (parent.recording ? (match ?? latest)?.span : undefined) ?? parent.span)
       }
       return trace.setSpanContext(ROOT_CONTEXT, runSpanContext(event.parentRunId))
     }
-    return trace.setSpanContext(ROOT_CONTEXT, runSpanContext(event.runId))
+    return trace.setSpanContext(ROOT_CONTEXT, identity)
   }
 
   #resumed(event: AgentEventOf<'run.resumed'>): void {
@@ -220,6 +232,10 @@ export class OtelObserver implements RuntimeObserver {
     const run = this.#runs.get(event.runId)
     if (!run) return
     if (run.chat) this.#endChat(run, run.chat.endTime ?? event.timestamp, undefined, run.usage)
+    if (!run.recording) {
+      run.chat = { span: idleSpan, step: event.step, startTime: event.timestamp, usageBefore: run.usage, text: '' }
+      return
+    }
     const span = this.#tracer.startSpan(
       `chat ${run.model}`,
       {
@@ -262,6 +278,7 @@ export class OtelObserver implements RuntimeObserver {
   }
 
   #toolSpan(run: RunTrace, toolName: string, callId: string, startTime: number): Span {
+    if (!run.recording) return idleSpan
     const spanAttributes: Attributes = {
       [A.operationName]: 'execute_tool',
       [A.toolName]: toolName,
@@ -296,6 +313,7 @@ export class OtelObserver implements RuntimeObserver {
     }
     span.end(event.timestamp)
     run.args.delete(event.callId)
+    if (!this.#metrics) return
     const metricAttributes: Attributes = { [A.toolName]: event.toolName }
     if (event.type === 'tool.error') metricAttributes[A.errorType] = event.error.code
     this.#instruments.toolDuration.record(event.durationMs / 1000, metricAttributes)
@@ -313,9 +331,18 @@ export class OtelObserver implements RuntimeObserver {
     const chat = run.chat!
     run.chat = undefined
     run.usage = usageAfter
-    const { span } = chat
     const input = usageAfter.inputTokens - chat.usageBefore.inputTokens
     const output = usageAfter.outputTokens - chat.usageBefore.outputTokens
+    if (run.recording) this.#describeChat(run, chat, endTime, finishReason, usageAfter, input, output)
+    if (!this.#metrics) return
+    const metricAttributes: Attributes = { [A.operationName]: 'chat', [A.providerName]: run.provider, [A.requestModel]: run.model, [A.responseModel]: run.model }
+    this.#instruments.operationDuration.record(Math.max(0, endTime - chat.startTime) / 1000, metricAttributes)
+    this.#instruments.tokenUsage.record(input, { ...metricAttributes, [A.tokenType]: 'input' })
+    this.#instruments.tokenUsage.record(output, { ...metricAttributes, [A.tokenType]: 'output' })
+  }
+
+  #describeChat(run: RunTrace, chat: ChatState, endTime: number, finishReason: string | undefined, usageAfter: Usage, input: number, output: number): void {
+    const { span } = chat
     const cached = (usageAfter.cachedInputTokens ?? 0) - (chat.usageBefore.cachedInputTokens ?? 0)
     const reasoning = (usageAfter.reasoningTokens ?? 0) - (chat.usageBefore.reasoningTokens ?? 0)
     const cost = (usageAfter.costUsd ?? 0) - (chat.usageBefore.costUsd ?? 0)
@@ -328,10 +355,6 @@ export class OtelObserver implements RuntimeObserver {
     if (finishReason) span.setAttribute(A.finishReasons, [finishReason])
     if (this.#captureContent && chat.text) span.setAttribute(A.outputMessages, safeJson([{ role: 'assistant', parts: [{ type: 'text', content: chat.text }] }]))
     span.end(endTime)
-    const metricAttributes: Attributes = { [A.operationName]: 'chat', [A.providerName]: run.provider, [A.requestModel]: run.model, [A.responseModel]: run.model }
-    this.#instruments.operationDuration.record(Math.max(0, endTime - chat.startTime) / 1000, metricAttributes)
-    this.#instruments.tokenUsage.record(input, { ...metricAttributes, [A.tokenType]: 'input' })
-    this.#instruments.tokenUsage.record(output, { ...metricAttributes, [A.tokenType]: 'output' })
   }
 
   #ended(event: AgentEventOf<'run.finished'> | AgentEventOf<'run.failed'>): void {
@@ -362,6 +385,7 @@ export class OtelObserver implements RuntimeObserver {
       span.setAttribute(A.outputMessages, safeJson([{ role: 'assistant', parts: [{ type: 'text', content: event.text }] }]))
     }
     span.end(event.timestamp)
+    if (!this.#metrics) return
     const metricAttributes: Attributes = { [A.agentName]: run.agentName, [A.requestModel]: run.model, [A.finishReason]: event.finishReason }
     this.#instruments.runDuration.record(Math.max(0, event.timestamp - run.startTime) / 1000, metricAttributes)
     this.#instruments.runSteps.record(event.steps, metricAttributes)
