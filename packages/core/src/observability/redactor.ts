@@ -1,4 +1,10 @@
 // Redaction of secrets (API keys, bearer tokens, configured values) from everything a run sends out for observation.
+// Redacted: every event before it leaves `emit` (stream, subscribe, the run's event log, observers, hence spans
+// and metrics), and the error serialized onto the run state (run record, snapshots, run output, `run.failed`).
+// Not redacted, by design: the session log (the model's memory), the tool journal and the run record's copy of
+// the input — the data a resumed run replays, which must stay what the model and tools actually saw. Tool call
+// arguments in a snapshot's pending calls are resume data too. Each text delta is redacted on its own, so a
+// key that a model streams split across two deltas is not caught.
 import type { AgentEvent } from '../spec/events.js'
 
 export interface RedactorOptions {
