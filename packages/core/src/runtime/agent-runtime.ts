@@ -27,6 +27,8 @@ import { memoryStores } from '../stores/memory/memory-stores.js'
 import { ToolRuntime } from '../tools/tool-runtime.js'
 import { toolEntries } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/tool.js'
+import type { ToolScope } from '../tools/tool-scope.js'
+import { readArtifactTool, type ReadArtifactToolOptions } from '../context/read-artifact-tool.js'
 import { type AdmissionHook, admitRequest } from './admission.js'
 import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
 import { initialRunState, type RunState } from './run-state.js'
@@ -43,6 +45,8 @@ export interface AgentRuntimeOptions {
   tokenizer?: Tokenizer
   /** Sessions whose context window is kept in memory between runs. */
   windowCacheSize?: number
+  /** The built-in `read_artifact` tool, added to every run that has tools (default on); `false` leaves it out. */
+  readArtifact?: false | ReadArtifactToolOptions
 }
 
 export type SubscribeFilter =
@@ -78,6 +82,7 @@ export class AgentRuntime {
   readonly #active = new Map<string, ActiveRun>()
   readonly #agents = new Map<string, AgentSpec>()
   readonly #windows = new Map<string, ContextWindow>()
+  readonly #readArtifact: Tool | undefined
   #compaction: CompactionService | undefined
 
   constructor(extensions: Extensions = new Extensions(), policy: RuntimePolicyInput | RuntimePolicy = {}, options: AgentRuntimeOptions = {}) {
@@ -87,6 +92,7 @@ export class AgentRuntime {
     this.ownerId = options.ownerId ?? `runtime_${randomUUID()}`
     this.tools = new ToolRuntime(extensions.tools)
     this.#defaultStores = memoryStores()
+    this.#readArtifact = options.readArtifact === false ? undefined : readArtifactTool(options.readArtifact || {})
     const adapters = extensions.context
     this.context = new ContextPipeline({
       tokenizer: options.tokenizer,
@@ -335,7 +341,7 @@ export class AgentRuntime {
       if (existing && Date.now() - existing.createdAt < policy.idempotencyTtlMs) return this.#existing(existing)
     }
     const model = this.#resolveModel(request.model ?? request.agent.model)
-    const scope = this.tools.scope(toolEntries(request.agent.tools))
+    const scope = this.#scope(request.agent.tools)
     const runId = `run_${randomUUID()}`
     const controller = new AbortController()
     const unlink = linkSignals(controller, [request.signal, abandon])
@@ -415,7 +421,7 @@ export class AgentRuntime {
     const agent = options.agent ?? this.#agents.get(runId) ?? this.#agentFromRecord(run)
     const policy = mergePolicy(this.policy, agent.policy)
     const model = this.#resolveModel(agent.model)
-    const scope = this.tools.scope(toolEntries(agent.tools))
+    const scope = this.#scope(agent.tools)
     const controller = new AbortController()
     const unlink = linkSignals(controller, [options.signal])
     if (cancelOnly) controller.abort(new AbortedError(`[spindle/core] run "${runId}" was cancelled`))
@@ -579,6 +585,17 @@ export class AgentRuntime {
     const limit = this.#options.windowCacheSize ?? 256
     while (this.#windows.size > limit) this.#windows.delete(this.#windows.keys().next().value!)
     return window
+  }
+
+  /** A run's tool scope: its tools over the registry, plus `read_artifact` when the run has tools and none is defined. */
+  #scope(tools: AgentSpec['tools']): ToolScope {
+    const entries = toolEntries(tools)
+    const registry = this.extensions.tools
+    if (this.#readArtifact && (entries.length > 0 || registry.size > 0) && !registry.get('read_artifact') && !entries.some(([name]) => name === 'read_artifact')) {
+      // Truncated tool output names this tool: the model can read the whole output back by ranges.
+      entries.push(['read_artifact', this.#readArtifact])
+    }
+    return this.tools.scope(entries)
   }
 
   #resolveModel(reference: ModelReference): LanguageModel {

@@ -153,18 +153,19 @@ export class RunExecution {
       const overhead = built.tokens - this.#init.window.tokens
       if (await this.#compact(step, Math.max(0, Math.floor(budget * this.#deps.policy.compaction.target) - overhead))) built = await this.#buildRequest(step, continuation)
     }
-    let request = built.request
     let result
     try {
-      result = await callModel(model, request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, pressure: this.#pressure })
+      result = await callModel(model, built.request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, pressure: this.#pressure })
     } catch (error) {
       if (!(error instanceof ContextOverflowError) && !(SpindleError.isInstance(error) && error.code === 'context_overflow')) throw error
       // Reactive compaction: shrink the window hard, then retry once.
       const compacted = await this.#compact(step, Math.floor(budget * this.#deps.policy.compaction.target * 0.5), true)
       if (!compacted) throw error
-      request = (await this.#buildRequest(step, continuation)).request
-      result = await callModel(model, request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, pressure: this.#pressure })
+      built = await this.#buildRequest(step, continuation)
+      result = await callModel(model, built.request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, pressure: this.#pressure })
     }
+    // A calibrating tokenizer learns from what the provider counted for the request it was sent.
+    if (result.usage?.inputTokens) this.#deps.context.tokenizer.observe?.(built.tokens, result.usage.inputTokens)
     await this.#append([{ kind: 'message', message: result.message, runId: this.runId }])
     const toolCalls = await this.#prepareCalls(result.toolCalls)
     const next = await this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: priceUsage(result.usage, this.#deps.prices, model) })
@@ -236,10 +237,13 @@ export class RunExecution {
     return calls
   }
 
-  #contextBudget(): number {
+  #outputReserve(): number {
     const { capabilities } = this.#init.model
-    const reserve = this.#deps.policy.compaction.outputReserve ?? Math.min(capabilities.maxOutputTokens, Math.floor(capabilities.contextWindow / 4))
-    return Math.max(256, capabilities.contextWindow - reserve)
+    return this.#deps.policy.compaction.outputReserve ?? Math.min(capabilities.maxOutputTokens, Math.floor(capabilities.contextWindow / 4))
+  }
+
+  #contextBudget(): number {
+    return Math.max(256, this.#init.model.capabilities.contextWindow - this.#outputReserve())
   }
 
   async #buildRequest(step: number, continuation: boolean): Promise<BuiltContext> {
@@ -263,6 +267,8 @@ export class RunExecution {
       window.tokens,
     )
     if (continuation) built.request.messages = built.request.messages.concat({ role: 'user', content: continuationPrompt })
+    // The answer must fit the room the budget kept free for it.
+    built.request.maxOutputTokens ??= this.#outputReserve()
     return built
   }
 

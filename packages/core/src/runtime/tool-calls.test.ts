@@ -129,6 +129,31 @@ describe('tool calls', () => {
     await new AgentRuntime().run({ agent: { name: 'a', model, tools: { add } }, input: 'x' })
     expect(model.calls[0]?.tools).toEqual([
       expect.objectContaining({ name: 'add', inputSchema: expect.objectContaining({ type: 'object', required: ['a', 'b'] }) }),
+      expect.objectContaining({ name: 'read_artifact' }),
     ])
+    // The answer is asked to fit the room the context budget keeps free.
+    expect(model.calls[0]?.maxOutputTokens).toBe(8_192)
+  })
+})
+
+describe('read_artifact', () => {
+  it('is added to runs with tools (unless turned off) and reads truncated output back', async () => {
+    const big = Array.from({ length: 2_000 }, (_, index) => `line ${index}`).join('\n')
+    const dump = defineTool({ name: 'dump', description: 'd', inputSchema: z.object({}), execute: () => big })
+    const model = mockModel((request, index) => {
+      if (index === 0) return { toolCalls: [{ name: 'dump', args: {} }] }
+      if (index === 1) {
+        const id = /artifact ([0-9a-f]{64})/.exec(JSON.stringify(request.messages))?.[1]
+        return { toolCalls: [{ name: 'read_artifact', args: { id, startLine: 1001, endLine: 1002 } }] }
+      }
+      return { text: 'found it' }
+    })
+    const runtime = new AgentRuntime(new Extensions(), { maxToolOutputBytes: 1_000 })
+    await runtime.run({ agent: { name: 'a', model, tools: { dump } }, input: 'x' })
+    expect(JSON.stringify(toolResults(model, 2))).toContain('line 1000')
+    const without = new AgentRuntime(new Extensions(), {}, { readArtifact: false })
+    const plain = mockModel([{ text: 'ok' }])
+    await without.run({ agent: { name: 'a', model: plain, tools: { dump } }, input: 'x' })
+    expect(plain.calls[0]?.tools?.map((tool) => tool.name)).toEqual(['dump'])
   })
 })

@@ -72,7 +72,9 @@ describe('@spindle/anthropic through AgentRuntime', () => {
     expect(first.system.at(-1)).toMatchObject({ cache_control: { type: 'ephemeral' } })
     expect(JSON.stringify(first.system)).toContain('Answer weather questions briefly.')
     expect(first.tools).toEqual([
-      expect.objectContaining({ name: 'get_weather', input_schema: expect.objectContaining({ type: 'object' }), cache_control: { type: 'ephemeral' } }),
+      expect.objectContaining({ name: 'get_weather', input_schema: expect.objectContaining({ type: 'object' }) }),
+      // The runtime's built-in read_artifact tool comes last, so it carries the tool list's cache breakpoint.
+      expect.objectContaining({ name: 'read_artifact', cache_control: { type: 'ephemeral' } }),
     ])
     const second = server.requests[1]!.body
     const assistant = second.messages.find((message: { role: string }) => message.role === 'assistant')
