@@ -35,7 +35,8 @@ export function scriptTurn(steps: number, index: number): MockTurn {
 }
 
 export function scriptedModel(steps: number) {
-  return mockModel((_request, index) => scriptTurn(steps, index))
+  // Requests are not kept: a recording mock would retain every context window and measure the GC of that.
+  return mockModel((_request, index) => scriptTurn(steps, index), { recordCalls: false })
 }
 
 /** A policy that lets N steps finish with `stop` (the defaults stop at 16 steps / 64 calls). */

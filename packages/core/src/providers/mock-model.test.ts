@@ -231,3 +231,12 @@ describe('mockModel', () => {
     await expect(collect(mockModel([{ text: 'x' }]).stream(request(), { signal: controller.signal }))).rejects.toThrow('already')
   })
 })
+
+describe('mockModel recordCalls', () => {
+  it('keeps no requests when recordCalls is false, and still counts turns', async () => {
+    const model = mockModel([{ text: 'a' }, { text: 'b' }], { recordCalls: false })
+    for (let i = 0; i < 2; i++) for await (const _part of model.stream({ messages: [{ role: 'user', content: 'x' }] })) void _part
+    expect(model.calls).toEqual([])
+    expect(model.turnIndex).toBe(2)
+  })
+})

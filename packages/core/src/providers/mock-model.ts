@@ -25,6 +25,8 @@ export interface MockModelOptions {
   provider?: string
   modelId?: string
   capabilities?: Partial<ModelCapabilities>
+  /** Keep every request in `calls` (default true). Benchmarks turn it off: the kept requests would hold every context window. */
+  recordCalls?: boolean
 }
 
 export interface MockModel extends LanguageModel {
@@ -64,7 +66,7 @@ export function mockModel(script: MockScript, options: MockModelOptions = {}): M
     },
     async *stream(request: ModelRequest, callOptions?: ModelCallOptions): AsyncIterable<StreamPart> {
       const turnIndex = index++
-      calls.push(request)
+      if (options.recordCalls !== false) calls.push(request)
       let turn: MockTurn | undefined
       if (typeof script === 'function') turn = await script(request, turnIndex)
       else {
