@@ -225,29 +225,9 @@ export class AgentRuntime {
       const existing = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
       if (existing && Date.now() - existing.createdAt < policy.idempotencyTtlMs) return { runId: existing.id, sessionId }
     }
-    if (!(await this.sessions.getSession(sessionId))) {
-      await this.sessions.createSession({ id: sessionId, resourceId: request.resourceId, metadata: request.metadata ?? {} }).catch((error: unknown) => {
-        // Another process created it in between: fine.
-        if (!(SpindleError.isInstance(error) && error.code === 'duplicate')) throw error
-      })
-    }
     const runId = `run_${randomUUID()}`
-    try {
-      await this.runs.createRun({
-        id: runId,
-        sessionId,
-        status: 'queued',
-        idempotencyKey: request.idempotencyKey,
-        metadata: request.metadata ?? {},
-        request: serializeRequest(request, input, model),
-      })
-    } catch (error) {
-      if (request.idempotencyKey && SpindleError.isInstance(error) && error.code === 'duplicate') {
-        const winner = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
-        if (winner) return { runId: winner.id, sessionId }
-      }
-      throw error
-    }
+    const winner = await this.#createRecord(request, input, model, sessionId, runId, 'queued')
+    if (winner) return { runId: winner.id, sessionId }
     this.#agents.set(runId, request.agent)
     await this.queue.enqueue({ runId, sessionId })
     return { runId, sessionId }
@@ -356,28 +336,12 @@ export class AgentRuntime {
         queueTimeoutMs: policy.queueTimeoutMs,
         signal: controller.signal,
       })
-      const session = await this.sessions.getSession(sessionId)
-      if (!session) await this.sessions.createSession({ id: sessionId, resourceId: request.resourceId, metadata: request.metadata ?? {} })
-      try {
-        await this.runs.createRun({
-          id: runId,
-          sessionId,
-          status: 'running',
-          idempotencyKey: request.idempotencyKey,
-          metadata: request.metadata ?? {},
-          request: serializeRequest(request, input, model),
-        })
-      } catch (error) {
-        // Two identical submits raced past the check above: return the one that won.
-        if (request.idempotencyKey && SpindleError.isInstance(error) && error.code === 'duplicate') {
-          const winner = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
-          if (winner) {
-            await lease.release()
-            lease = undefined
-            return this.#existing(winner)
-          }
-        }
-        throw error
+      const winner = await this.#createRecord(request, input, model, sessionId, runId, 'running')
+      if (winner) {
+        // Two identical submits raced past the idempotency check: return the one that won.
+        await lease.release()
+        lease = undefined
+        return this.#existing(winner)
       }
       await this.runs.updateRun(runId, { startedAt: Date.now(), lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs } })
       this.#agents.set(runId, request.agent)
@@ -585,6 +549,40 @@ export class AgentRuntime {
     const limit = this.#options.windowCacheSize ?? 256
     while (this.#windows.size > limit) this.#windows.delete(this.#windows.keys().next().value!)
     return window
+  }
+
+  /** Creates the session when needed and the run record; on an idempotency-key race returns the run that won. */
+  async #createRecord(
+    request: RunRequest,
+    input: ModelMessage[],
+    model: LanguageModel,
+    sessionId: string,
+    runId: string,
+    status: 'queued' | 'running',
+  ): Promise<RunRecord | undefined> {
+    if (!(await this.sessions.getSession(sessionId))) {
+      await this.sessions.createSession({ id: sessionId, resourceId: request.resourceId, metadata: request.metadata ?? {} }).catch((error: unknown) => {
+        // Another process created it in between: fine.
+        if (!(SpindleError.isInstance(error) && error.code === 'duplicate')) throw error
+      })
+    }
+    try {
+      await this.runs.createRun({
+        id: runId,
+        sessionId,
+        status,
+        idempotencyKey: request.idempotencyKey,
+        metadata: request.metadata ?? {},
+        request: serializeRequest(request, input, model),
+      })
+      return undefined
+    } catch (error) {
+      if (request.idempotencyKey && SpindleError.isInstance(error) && error.code === 'duplicate') {
+        const winner = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
+        if (winner) return winner
+      }
+      throw error
+    }
   }
 
   /** A run's tool scope: its tools over the registry, plus `read_artifact` when the run has tools and none is defined. */
