@@ -86,6 +86,7 @@ export { mockModel, type MockModel, type MockModelOptions, type MockScript, type
 export { hashEmbedding, type HashEmbeddingOptions } from './providers/hash-embedding.js'
 
 export type {
+  HandoffTarget,
   JsonSchemaInput,
   NestedRunHost,
   ReconcileDecision,
@@ -167,6 +168,7 @@ export { toJsonValue } from './tools/to-json-value.js'
 // Agent: the seeds' `new Agent({ name, instructions, model, tools })` on an AgentRuntime.
 export { Agent, type AgentCallOptions, type AgentOptions, type AgentToolOptions } from './agent/agent.js'
 export type { AgentStream } from './agent/agent-stream.js'
+export { findHandoffTarget, handoff, type HandoffOptions } from './agent/handoff.js'
 
 // Observability: synchronous event observers (tracing, metrics), secret redaction, model prices and cost.
 export { notifyObservers, type RuntimeObserver } from './observability/runtime-observer.js'

@@ -29,6 +29,7 @@ import { toolEntries } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/tool.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import { readArtifactTool, type ReadArtifactToolOptions } from '../context/read-artifact-tool.js'
+import { findHandoffTarget } from '../agent/handoff.js'
 import { type AdmissionHook, admitRequest } from './admission.js'
 import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
 import { initialRunState, type RunState } from './run-state.js'
@@ -382,10 +383,10 @@ export class AgentRuntime {
     if (run.status === 'running' && run.lease && run.lease.owner !== this.ownerId && run.lease.expiresAt > Date.now()) {
       throw new SessionBusyError(`[spindle/core] run "${runId}" is held by ${run.lease.owner} until ${new Date(run.lease.expiresAt).toISOString()}; resume it after its lease expires`)
     }
-    const agent = options.agent ?? this.#agents.get(runId) ?? this.#agentFromRecord(run)
+    let agent = options.agent ?? this.#agents.get(runId) ?? this.#agentFromRecord(run)
     const policy = mergePolicy(this.policy, agent.policy)
-    const model = this.#resolveModel(agent.model)
-    const scope = this.#scope(agent.tools)
+    let model = this.#resolveModel(agent.model)
+    let scope = this.#scope(agent.tools)
     const controller = new AbortController()
     const unlink = linkSignals(controller, [options.signal])
     if (cancelOnly) controller.abort(new AbortedError(`[spindle/core] run "${runId}" was cancelled`))
@@ -405,6 +406,14 @@ export class AgentRuntime {
       if (!snapshot) state.lastSeq = 0
       // Events are flushed before each snapshot, so only the snapshot's own `snapshot.saved` may be missing (a
       // crash right after the save): its seq is then taken again and the log stays gap-free.
+      // A handoff moved the run to another agent: continue with it.
+      if (state.agent && state.agent !== agent.name) {
+        const target = findHandoffTarget(agent, state.agent)
+        if (!target) throw new ConfigurationError(`[spindle/core] run "${runId}" was handed off to agent "${state.agent}", which is not reachable from "${agent.name}" through handoff tools; pass it: resume(runId, { agent })`)
+        agent = target
+        model = this.#resolveModel(agent.model)
+        scope = this.#scope(agent.tools)
+      }
       const logged = await this.runs.listEvents(runId, { after: Math.max(0, state.eventSeq - 1) })
       state.eventSeq = logged.length ? logged[logged.length - 1]!.seq : Math.max(0, state.eventSeq - 1)
       const end = logged[logged.length - 1]
@@ -488,6 +497,7 @@ export class AgentRuntime {
         compaction: this.compaction,
         ownerId: this.ownerId,
         agentRuntime: this,
+        resolveAgent: (target) => ({ model: this.#resolveModel(target.model), scope: this.#scope(target.tools) }),
         observers: this.extensions.observers,
         redactor: this.extensions.redactor,
         prices: this.extensions.prices,

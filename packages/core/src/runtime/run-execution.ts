@@ -20,7 +20,7 @@ import type { Stores } from '../spec/stores.js'
 import type { ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import { callModel } from './model-step.js'
-import type { RunOutput } from './run-request.js'
+import type { AgentSpec, RunOutput } from './run-request.js'
 import type { PendingCall, RunState } from './run-state.js'
 import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
 import { hashArgs } from './hash-args.js'
@@ -37,6 +37,8 @@ export interface RunExecutionDeps {
   compaction: CompactionService
   ownerId: string
   agentRuntime: unknown
+  /** Resolves a handoff target's model and tool scope. */
+  resolveAgent?(agent: AgentSpec): { model: LanguageModel; scope: ToolScope }
   /** Observability (extensions.observers / redactor / prices): synchronous observers, secret redaction, model prices. */
   observers?: readonly RuntimeObserver[]
   redactor?: Redactor | false
@@ -192,11 +194,26 @@ export class RunExecution {
       nested: { agentRuntime: this.#deps.agentRuntime, parentRunId: state.runId, forward: (event) => this.#init.channel?.push(event) },
     })
     await this.#appendResults(outcomes)
+    this.#applyHandoffs(outcomes)
     let next = await this.#advance({ type: 'tools', executed: outcomes.filter((outcome) => outcome.executed).length })
     if (violation) next = await this.#advance({ type: 'violation', message: violation })
     this.#stepFinished(state.step, 'tool-calls', started)
     if (next.action === 'call-model') await this.#saveSnapshot()
     return next
+  }
+
+  /** A successful handoff call gives the rest of the run to its target agent (same session, same history). */
+  #applyHandoffs(outcomes: Array<Pick<ToolCallOutcome, 'callId' | 'toolName' | 'isError'>>): void {
+    for (const outcome of outcomes) {
+      const target = outcome.isError ? undefined : (this.#init.scope.get(outcome.toolName)?.handoff as AgentSpec | undefined)
+      if (!target || !this.#deps.resolveAgent) continue
+      const from = this.#init.agentName
+      const { model, scope } = this.#deps.resolveAgent(target)
+      Object.assign(this.#init, { agentName: target.name, instructions: target.instructions, model, scope })
+      this.state = { ...this.state, agent: target.name }
+      this.emit({ type: 'agent.handoff', step: this.state.step, from, to: target.name, callId: outcome.callId })
+      return
+    }
   }
 
   #stepFinished(step: number, finishReason: string, started: number): void {
@@ -365,6 +382,7 @@ export class RunExecution {
         }
         await this.#advance({ type: 'model', finishReason: calls.length ? 'tool-calls' : 'stop', text, toolCalls: await this.#prepareCalls(calls), usage: undefined })
       } else if (message.role === 'tool' && this.state.phase === 'tools') {
+        this.#applyHandoffs(message.content.map((part) => ({ callId: part.toolCallId, toolName: part.toolName, isError: part.isError === true })))
         const answered = new Set(message.content.map((part) => part.toolCallId))
         await this.#advance({ type: 'tools', executed: this.state.pending.filter((call) => answered.has(call.callId)).length })
       }

@@ -34,6 +34,8 @@ export interface RunState {
   repeatCount: number
   finishReason?: FinishReason
   error?: { code: string; message: string }
+  /** The agent running the run, when a handoff moved it away from the agent it started with. */
+  agent?: string
   /** Last event seq emitted. */
   eventSeq: number
   /** First session-log seq written by this run. */

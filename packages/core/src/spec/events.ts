@@ -26,6 +26,7 @@ export type AgentEventPayload =
   | { type: 'tool.result'; step: number; callId: string; toolName: string; result: JsonValue; durationMs: number; reused?: boolean }
   | { type: 'tool.error'; step: number; callId: string; toolName: string; error: { code: string; message: string }; durationMs: number }
   | { type: 'approval.requested'; step: number; callId: string; toolName: string; args: JsonValue }
+  | { type: 'agent.handoff'; step: number; from: string; to: string; callId: string }
   | { type: 'compaction.applied'; step: number; strategy: string; throughSeq: number; tokensBefore: number; tokensAfter: number }
   | { type: 'snapshot.saved'; step: number; version: number }
   | { type: 'step.finished'; step: number; usage: Usage; finishReason: string; durationMs: number }

@@ -65,9 +65,19 @@ export interface Tool<Input = any, Output = any> {
   readonly timeoutMs?: number
   /** Largest result, in bytes of JSON, kept whole in the context; more is truncated head-and-tail. */
   readonly maxOutputBytes?: number
+  /** Set on a handoff tool (`handoff(agent)`): a successful call hands the rest of the run to this agent. */
+  readonly handoff?: HandoffTarget
   execute(input: Input, context: ToolExecutionContext): Promise<Output> | Output
   /** Decides what to do on resume with a call journaled `started` but never finished (non-idempotent tools). */
   reconcile?(call: { args: Input; record: ExecutionRecord; idempotencyKey: string }): Promise<ReconcileDecision> | ReconcileDecision
+}
+
+/** The agent a handoff tool transfers the run to (an `Agent` or an agent spec). */
+export interface HandoffTarget {
+  readonly name: string
+  readonly instructions?: string
+  readonly model: unknown
+  readonly tools?: unknown
 }
 
 /** The shape users pass to `tools` options: an object whose keys are the names the model sees, or an array. */
