@@ -10,7 +10,7 @@ function needsEscape(value: string): boolean {
 }
 
 function escapeString(value: string): string {
-  return needsEscape(value) ? marker + value.replace(/[\\\u0000]/g, (character) => (character === '\\' ? '\\\\' : '\\0')) : value
+  return needsEscape(value) ? marker + value.replaceAll('\\', '\\\\').replaceAll('\u0000', '\\0') : value
 }
 
 function unescapeString(value: string): string {

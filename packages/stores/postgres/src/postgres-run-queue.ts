@@ -269,7 +269,7 @@ export class PostgresRunQueue implements RunQueue {
   }
 
   #wake(): void {
-    for (const wake of [...this.#wakers]) wake()
+    for (const wake of this.#wakers) wake()
   }
 
   /** Job counts by state (created, retry, active, completed, failed…), for dashboards and tests. */
@@ -287,7 +287,7 @@ export class PostgresRunQueue implements RunQueue {
     if (this.#closed) return
     this.#closed = true
     this.#wake()
-    await Promise.allSettled([...this.#workers])
+    await Promise.allSettled(this.#workers)
     if (this.#ready) await this.#boss.stop({ graceful: false, close: false }).catch((error: unknown) => this.#onError(error))
     await this.#listener.close()
     if (this.#owned) await this.#pool.end()
