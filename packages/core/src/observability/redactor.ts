@@ -45,6 +45,8 @@ export const defaultSecretPatterns: readonly RegExp[] = [
 ]
 
 const defaultEnvVars = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']
+/** Event fields the kernel fills itself (ids, names, counters): never user content, never scanned. */
+const structuralEventKeys = new Set(['type', 'runId', 'sessionId', 'parentRunId', 'seq', 'timestamp', 'step', 'callId', 'toolName', 'durationMs', 'version', 'fromStep', 'finishReason', 'usage', 'steps', 'strategy', 'throughSeq', 'tokensBefore', 'tokensAfter', 'from', 'to', 'reused'])
 const secretEnvName = /(_KEY|_TOKEN|_SECRET)$/i
 const minimumSecretLength = 8
 
@@ -83,6 +85,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const detector = sources.length ? new RegExp(sources.join('|'), [...flags].join('')) : undefined
 
   const redact = (text: string): string => {
+    // Every literal secret and every pattern is at least 8 characters long.
+    if (text.length < minimumSecretLength) return text
     if (!detector || !detector.test(text)) return text
     let result = text
     for (const literal of sortedLiterals) if (result.includes(literal)) result = result.split(literal).join(replacement)
@@ -127,7 +131,20 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   return {
     redact,
     redactValue,
-    redactEvent: (event) => redactValue(event),
+    redactEvent: (event) => {
+      // Only payload fields can carry user content; ids, types and counters are the kernel's own.
+      let copy: Record<string, unknown> | undefined
+      for (const key in event) {
+        if (structuralEventKeys.has(key)) continue
+        const item = (event as unknown as Record<string, unknown>)[key]
+        const redacted = redactValue(item)
+        if (redacted !== item) {
+          copy ??= { ...(event as unknown as Record<string, unknown>) }
+          copy[key] = redacted
+        }
+      }
+      return (copy ?? event) as typeof event
+    },
     redactError: (error) => {
       const message = redact(error.message)
       return message === error.message ? error : { ...error, message }

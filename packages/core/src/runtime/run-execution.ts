@@ -12,7 +12,7 @@ import type { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { EventBus } from '../spec/event-bus.js'
 import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
 import type { LanguageModel } from '../spec/language-model.js'
-import type { ModelMessage, ToolResultPart } from '../spec/messages.js'
+import type { ModelMessage, ToolResultPart, Usage } from '../spec/messages.js'
 import type { FinishReason, RunPatch } from '../spec/run-store.js'
 import type { SessionLease } from '../spec/session-gate.js'
 import type { SessionEntry, SessionEntryInput } from '../spec/session-store.js'
@@ -26,7 +26,7 @@ import { type Next, type Outcome, transition, type TransitionLimits } from './tr
 import { hashArgs } from './hash-args.js'
 import { notifyObservers, type RuntimeObserver } from '../observability/runtime-observer.js'
 import type { Redactor } from '../observability/redactor.js'
-import { priceUsage, type PriceTable } from '../observability/price-table.js'
+import { costOf, findModelPrice, type ModelPrice, type PriceTable } from '../observability/price-table.js'
 
 export interface RunExecutionDeps {
   stores: Stores
@@ -99,9 +99,15 @@ export class RunExecution {
 
   /** Emits one event: to the lossless stream, the broadcast bus, and the buffer flushed to the run's event log. */
   emit = (payload: AgentEventPayload): void => {
-    const raw = { ...payload, runId: this.state.runId, sessionId: this.state.sessionId, seq: ++this.#seq, timestamp: Date.now() } as AgentEvent
+    // Every caller passes a fresh literal, so it becomes the event in place: a spread of payloads of a dozen
+    // shapes was a measurable share of a step.
+    const raw = payload as AgentEvent
+    raw.runId = this.state.runId
+    raw.sessionId = this.state.sessionId
+    raw.seq = ++this.#seq
+    raw.timestamp = Date.now()
+    if (this.#init.parentRunId) raw.parentRunId = this.#init.parentRunId
     const event = this.#deps.redactor ? this.#deps.redactor.redactEvent(raw) : raw
-    if (this.#init.parentRunId) event.parentRunId = this.#init.parentRunId
     this.#events.push(event)
     this.#init.channel?.push(event)
     this.#deps.bus.publish(event)
@@ -170,7 +176,7 @@ export class RunExecution {
     if (result.usage?.inputTokens) this.#deps.context.tokenizer.observe?.(built.tokens, result.usage.inputTokens)
     await this.#append([{ kind: 'message', message: result.message, runId: this.runId }])
     const toolCalls = await this.#prepareCalls(result.toolCalls)
-    const next = await this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: priceUsage(result.usage, this.#deps.prices, model) })
+    const next = await this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: this.#priced(result.usage, model) })
     if (next.action !== 'run-tools') this.#stepFinished(step, result.finishReason, stepStarted)
     return next
   }
@@ -214,6 +220,17 @@ export class RunExecution {
       this.emit({ type: 'agent.handoff', step: this.state.step, from, to: target.name, callId: outcome.callId })
       return
     }
+  }
+
+  #price: { model: LanguageModel; price: ModelPrice | undefined } | undefined
+
+  /** The step's usage with its cost, from the price table (looked up once per model, not per step). */
+  #priced(usage: Usage | undefined, model: LanguageModel): Usage | undefined {
+    const { prices } = this.#deps
+    if (!usage || usage.costUsd !== undefined || !prices) return usage
+    if (this.#price?.model !== model) this.#price = { model, price: findModelPrice(prices, model.provider, model.modelId) }
+    const { price } = this.#price
+    return price ? { ...usage, costUsd: costOf(usage, price) } : usage
   }
 
   #stepFinished(step: number, finishReason: string, started: number): void {
