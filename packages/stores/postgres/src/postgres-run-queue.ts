@@ -8,7 +8,7 @@ import { type PostgresConnectionOptions, resolvePool } from './connection-option
 import { sqlState } from './map-postgres-error.js'
 import { PostgresListener } from './postgres-listener.js'
 import { quoteSchema } from './schema-name.js'
-import { poolDatabase } from './sql-database.js'
+import { poolDatabase, type SqlExecutor } from './sql-database.js'
 
 export interface PostgresRunQueueOptions extends PostgresConnectionOptions {
   /** The schema of pg-boss's tables; default `<schema>_queue` (pg-boss owns and migrates it). */
@@ -73,6 +73,7 @@ export class PostgresRunQueue implements RunQueue {
   readonly queueSchema: string
   readonly #pool: pg.Pool
   readonly #owned: boolean
+  readonly #database: SqlExecutor
   readonly #schemaName: string
   readonly #boss: PgBoss
   readonly #expireInSeconds: number
@@ -103,6 +104,7 @@ export class PostgresRunQueue implements RunQueue {
     this.#pollMs = options.pollIntervalMs ?? 500
     this.#onError = options.onError ?? (() => {})
     const database = poolDatabase(pool)
+    this.#database = database
     const retryLimit = options.retryLimit ?? 20
     const retryDelay = Math.max(1, Math.round(options.retryDelaySeconds ?? 1))
     this.#boss = new PgBoss({
@@ -243,7 +245,7 @@ export class PostgresRunQueue implements RunQueue {
   async #renew(ids: string[]): Promise<void> {
     if (ids.length === 0) return
     try {
-      await this.#pool.query(
+      await this.#database.query(
         `UPDATE ${quoteSchema(this.queueSchema)}.job SET expire_in = (now() - started_on) + make_interval(secs => $3)
          WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`,
         [this.queueName, ids, this.#expireInSeconds],

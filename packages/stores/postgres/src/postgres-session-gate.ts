@@ -15,7 +15,7 @@ import { mapPostgresError, sqlState } from './map-postgres-error.js'
 import { runMigrations } from './migrations.js'
 import { PostgresListener } from './postgres-listener.js'
 import { quoteSchema } from './schema-name.js'
-import { poolDatabase } from './sql-database.js'
+import { poolDatabase, type SqlExecutor } from './sql-database.js'
 
 export interface PostgresSessionGateOptions extends PostgresConnectionOptions {
   /** How long a lease lives without a heartbeat: a crashed holder's session is free after this (default 15 s). */
@@ -41,6 +41,7 @@ const channel = 'spindle_session_gate'
 export class PostgresSessionGate implements SessionGate {
   readonly specificationVersion = 'v1' as const
   readonly #pool: pg.Pool
+  readonly #database: SqlExecutor
   readonly #owned: boolean
   readonly #schemaName: string
   readonly #s: string
@@ -55,6 +56,7 @@ export class PostgresSessionGate implements SessionGate {
   constructor(options: PostgresSessionGateOptions = {}) {
     const { pool, owned } = resolvePool(options, 'PostgresSessionGate')
     this.#pool = pool
+    this.#database = poolDatabase(pool)
     this.#owned = owned
     this.#schemaName = options.schema ?? 'spindle'
     this.#s = quoteSchema(this.#schemaName)
@@ -314,8 +316,9 @@ export class PostgresSessionGate implements SessionGate {
 
   async #query<R = Record<string, unknown>>(text: string, values: unknown[]): Promise<{ rows: R[] }> {
     try {
-      const result = await this.#pool.query(text, values)
-      return { rows: result.rows as R[] }
+      // Retried on a new connection when the backend was terminated before the statement took effect.
+      const result = await this.#database.query<R>(text, values)
+      return { rows: result.rows }
     } catch (error) {
       throw mapPostgresError(error, 'using the session gate')
     }

@@ -91,34 +91,41 @@ export async function runSoakCampaign(options: SoakCampaignOptions): Promise<Soa
     return life
   }
 
-  const countTerminal = async (): Promise<number> => {
-    const { rows } = await monitor.query<{ count: string }>(
-      `SELECT count(*) AS count FROM "${options.schema}".runs WHERE status IN ('completed', 'failed', 'cancelled')`,
+  const countRuns = async (): Promise<{ terminal: number; running: number }> => {
+    const { rows } = await monitor.query<{ terminal: string; running: string }>(
+      `SELECT count(*) FILTER (WHERE status IN ('completed', 'failed', 'cancelled')) AS terminal, count(*) FILTER (WHERE status = 'running') AS running
+       FROM "${options.schema}".runs`,
     )
-    return Number(rows[0]!.count)
+    return { terminal: Number(rows[0]!.terminal), running: Number(rows[0]!.running) }
   }
 
   try {
     for (let i = 0; i < options.workers; i++) start()
     const jitter = (ms: number) => Math.round(ms * (0.5 + random()))
-    let nextKill = options.killEveryMs === undefined ? Infinity : Date.now() + jitter(options.killEveryMs)
+    // The first disruption lands as soon as a run is running (so even a short campaign has one mid-run), then every ~period.
+    let nextKill = options.killEveryMs === undefined ? Infinity : 0
     let nextProgress = Date.now() + 5000
-    let nextTerminate = options.terminateEveryMs === undefined ? Infinity : Date.now() + jitter(options.terminateEveryMs)
+    let nextTerminate = options.terminateEveryMs === undefined ? Infinity : 0
     for (;;) {
       if (failure) throw failure
       if (Date.now() - started > options.timeoutMs) {
-        throw new Error(`soak: ${await countTerminal()} of ${options.runs} runs terminal after ${options.timeoutMs} ms; stuck:\n${await describeStuck(monitor, options.schema)}`)
+        throw new Error(`soak: ${(await countRuns()).terminal} of ${options.runs} runs terminal after ${options.timeoutMs} ms; stuck:\n${await describeStuck(monitor, options.schema)}`)
       }
-      const terminal = await countTerminal()
+      const { terminal, running } = await countRuns()
       if (terminal >= options.runs) break
       if (Date.now() >= nextProgress) {
         options.log?.(`${Math.round((Date.now() - started) / 1000)} s: ${terminal}/${options.runs} runs terminal, ${lives.size} workers`)
         nextProgress = Date.now() + 5000
       }
-      if (Date.now() >= nextKill) {
-        // Victims are workers that are working (a worker still booting holds no run).
+      if (Date.now() >= nextKill && running > 0) {
+        // The victim is a worker holding a running run (its lease owner is `<worker>-<pid>`), else any working worker.
         const alive = [...lives].filter((life) => !life.killed && life.ready)
-        const victim = alive[Math.floor(random() * alive.length)]
+        const { rows: holders } = await monitor.query<{ owner: string }>(
+          `SELECT DISTINCT lease_owner AS owner FROM "${options.schema}".runs WHERE status = 'running' AND lease_owner IS NOT NULL`,
+        )
+        const holding = alive.filter((life) => holders.some((holder) => holder.owner.startsWith(`${life.worker}-`)))
+        const candidates = holding.length > 0 ? holding : alive
+        const victim = candidates[Math.floor(random() * candidates.length)]
         if (victim) {
           victim.killed = true
           killedAt[victim.worker] = Date.now()
@@ -129,7 +136,7 @@ export async function runSoakCampaign(options: SoakCampaignOptions): Promise<Soa
         }
         nextKill = Date.now() + jitter(options.killEveryMs!)
       }
-      if (Date.now() >= nextTerminate) {
+      if (Date.now() >= nextTerminate && running > 0) {
         const { rows } = await monitor.query<{ terminated: boolean }>(
           'SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
           [applicationName],
