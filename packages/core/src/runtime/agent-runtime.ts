@@ -521,7 +521,8 @@ export class AgentRuntime {
 
   /** Registers the run as active (for cancel / duplicate resume) and renews its lease while it runs. */
   async #track(runId: string, controller: AbortController, lease: SessionLease, policy: RuntimePolicy, body: () => Promise<RunOutput>): Promise<RunOutput> {
-    const onLeaseLost = () => controller.abort(new AbortedError(`[spindle/core] the session lease of run "${runId}" was lost`))
+    const onLeaseLost = () =>
+      controller.abort(new SpindleError('lease_lost', `[spindle/core] the session lease of run "${runId}" was lost: another holder continues the run`))
     lease.signal.addEventListener('abort', onLeaseLost, { once: true })
     const heartbeat = setInterval(() => {
       this.runs.updateRun(runId, { lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs } }).catch(() => {})

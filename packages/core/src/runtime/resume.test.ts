@@ -187,3 +187,27 @@ describe('approvals', () => {
     expect(entries.at(-1)).toMatchObject({ kind: 'message', message: { role: 'tool' } })
   })
 })
+
+describe('lease lost', () => {
+  it('a run whose session lease is taken over stops without writing: the new holder owns it', async () => {
+    const stores = memoryStores()
+    const extensions = new Extensions().setStores(stores)
+    const lost = new AbortController()
+    extensions.gate = {
+      specificationVersion: 'v1',
+      acquire: async (sessionId, options) => ({ sessionId, owner: options.owner, token: 1, signal: lost.signal, release: async () => {} }),
+      state: async (sessionId) => ({ sessionId, queued: 0 }),
+    }
+    const runtime = new AgentRuntime(extensions)
+    const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ text: 'z'.repeat(50), chunkSize: 1, delayMs: 500 }]) }, input: 'x' })
+    setTimeout(() => lost.abort(), 40)
+    const events = []
+    for await (const event of stream) events.push(event)
+    const output = await stream.result
+    expect(output.error?.code).toBe('lease_lost')
+    expect(events.at(-1)).toMatchObject({ type: 'run.failed', error: { code: 'lease_lost' } })
+    const run = await stores.runs.getRun(output.runId)
+    expect(run?.status).toBe('running')
+    expect((await stores.runs.listEvents(output.runId)).some((event) => event.type === 'run.failed' || event.type === 'run.finished')).toBe(false)
+  })
+})

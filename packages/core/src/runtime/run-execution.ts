@@ -466,6 +466,19 @@ export class RunExecution {
   }
 
   /**
+   * The session lease was lost: another holder owns the run now (and will finish it). Nothing is written —
+   * the store would refuse the stale fence anyway — and only this execution's own stream is told.
+   */
+  #abandon(error: SpindleError): RunOutput {
+    this.#terminal = true
+    const output = { ...this.output('error'), error: { code: error.code, message: error.message } }
+    const event = { type: 'run.failed', finishReason: 'error', error: output.error, usage: output.usage, steps: output.steps } as AgentEventPayload as AgentEvent
+    Object.assign(event, { runId: this.runId, sessionId: this.sessionId, seq: this.#seq + 1, timestamp: Date.now() })
+    this.#init.channel?.push(event)
+    return output
+  }
+
+  /**
    * Emits the one terminal event and flushes the log, then records the end on the run (`end`): a crash in
    * between leaves a logged end that `resume()` records, never an ended run whose log lacks its end.
    */
@@ -501,6 +514,8 @@ export class RunExecution {
   /** Any exception: map aborts to cancelled / timeout, everything else to error; best-effort persistence. */
   async #fail(error: unknown): Promise<RunOutput> {
     if (this.#terminal) return this.output(this.state.finishReason ?? 'error')
+    const { reason: abort } = this.#init.signal
+    if (this.#init.signal.aborted && SpindleError.isInstance(abort) && abort.code === 'lease_lost') return this.#abandon(abort)
     const reason = this.#init.signal.aborted ? abortReason(this.#init.signal.reason) : undefined
     const raw = SpindleError.isInstance(error)
       ? { code: error.code, message: error.message }
