@@ -1,5 +1,4 @@
 // Public entry of @spindle/testing: conformance suites, wire-protocol servers and scripted-model helpers.
-export {}
 export {
   encodeNdjsonLine,
   encodeSseEvent,

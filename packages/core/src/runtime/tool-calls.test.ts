@@ -29,7 +29,7 @@ describe('tool calls', () => {
     expect(results.map((result) => result.toolCallId)).toEqual(['bad-json', 'bad-type', 'unknown', 'good'])
     expect(results[0]).toMatchObject({ isError: true })
     expect(JSON.stringify(results[0]?.result)).toContain('Invalid JSON')
-    expect((results[1]?.result as { error: string }).error).toMatch(/Invalid arguments for "add":\n.*expected number/)
+    expect((results[1]!.result as { error: string }).error).toMatch(/Invalid arguments for "add":\n.*expected number/)
     expect(JSON.stringify(results[2]?.result)).toContain('Available tools: add')
     expect(results[3]).toMatchObject({ result: 3 })
     expect(results[3]?.isError).toBeUndefined()

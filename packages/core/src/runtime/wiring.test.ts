@@ -121,7 +121,7 @@ describe('wiring', () => {
     const runtime = new AgentRuntime(new Extensions(), { maxSteps: 10 })
     let sessionId: string | undefined
     for (let turn = 0; turn < 12; turn++) {
-      const output = await runtime.run({ agent: { name: 'a', model }, input: `question ${turn}`, sessionId })
+      const output = await runtime.run({ agent: { name: 'a', model, tools: { echo } }, input: `question ${turn}`, sessionId })
       sessionId = output.sessionId
     }
     for (const request of model.calls) {

@@ -4,10 +4,10 @@
 export function cloneValue<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value
   if (Array.isArray(value)) {
-    const copy = new Array(value.length)
-    for (let i = 0; i < value.length; i++) {
-      const item = value[i]
-      copy[i] = item === null || typeof item !== 'object' ? item : cloneValue(item)
+    const copy = value.slice()
+    for (let i = 0; i < copy.length; i++) {
+      const item = copy[i]
+      if (item !== null && typeof item === 'object') copy[i] = cloneValue(item)
     }
     return copy as T
   }

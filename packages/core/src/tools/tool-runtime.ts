@@ -80,7 +80,7 @@ export class ToolRuntime {
   }
 
   async #executeAll(input: StepInput): Promise<ExecuteCallsResult> {
-    const outcomes = new Array<ToolCallOutcome>(input.calls.length)
+    const outcomes: ToolCallOutcome[] = Array.from({ length: input.calls.length })
     let violation: string | undefined
     let next = 0
     const worker = async () => {
