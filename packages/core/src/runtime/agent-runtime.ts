@@ -329,6 +329,7 @@ export class AgentRuntime {
     const timer = setTimeout(() => controller.abort(new TimeoutError(`[spindle/core] run exceeded policy.runTimeoutMs (${policy.runTimeoutMs} ms)`)), policy.runTimeoutMs)
     timer.unref?.()
     let lease: SessionLease | undefined
+    const gateStart = performance.now()
     try {
       lease = await this.sessionGate.acquire(sessionId, {
         owner: runId,
@@ -337,6 +338,7 @@ export class AgentRuntime {
         queueTimeoutMs: policy.queueTimeoutMs,
         signal: controller.signal,
       })
+      const gateWaitMs = performance.now() - gateStart
       const winner = await this.#createRecord(request, input, model, sessionId, runId, 'running')
       if (winner) {
         // Two identical submits raced past the idempotency check: return the one that won.
@@ -361,7 +363,7 @@ export class AgentRuntime {
       })
       return await this.#track(runId, controller, lease, policy, () =>
         execution.execute(async () => {
-          execution.emit({ type: 'run.started', agent: request.agent.name, modelId: `${model.provider}:${model.modelId}`, input: input as never })
+          execution.emit({ type: 'run.started', agent: request.agent.name, modelId: `${model.provider}:${model.modelId}`, input: input as never, gateWaitMs })
           await execution.appendInput(input)
           await execution.checkpoint()
         }),
@@ -393,6 +395,7 @@ export class AgentRuntime {
     const timer = setTimeout(() => controller.abort(new TimeoutError(`[spindle/core] run exceeded policy.runTimeoutMs (${policy.runTimeoutMs} ms)`)), policy.runTimeoutMs)
     timer.unref?.()
     let lease: SessionLease | undefined
+    const gateStart = performance.now()
     try {
       lease = await this.sessionGate.acquire(run.sessionId, {
         owner: runId,
@@ -400,6 +403,7 @@ export class AgentRuntime {
         maxQueue: policy.maxQueue,
         queueTimeoutMs: policy.queueTimeoutMs,
       })
+      const gateWaitMs = performance.now() - gateStart
       const snapshot = await this.snapshots.latest(runId)
       const window = await this.#window(run.sessionId)
       const state: RunState = snapshot ? (structuredClone(snapshot.state) as unknown as RunState) : initialRunState(runId, run.sessionId, 1)
@@ -454,8 +458,11 @@ export class AgentRuntime {
         execution.execute(async () => {
           // A run killed before anything reached its log: its start is logged now.
           // A queued run starts here; a run killed before anything reached its log has its start logged now.
-          if (state.eventSeq === 0) execution.emit({ type: 'run.started', agent: agent.name, modelId: `${model.provider}:${model.modelId}`, input: run.request.input ?? null })
-          if (run.status !== 'queued') execution.emit({ type: 'run.resumed', fromStep: state.step, agent: agent.name, modelId: `${model.provider}:${model.modelId}` })
+          if (state.eventSeq === 0) {
+            const queueWaitMs = run.status === 'queued' ? Math.max(0, Date.now() - run.createdAt) : undefined
+            execution.emit({ type: 'run.started', agent: agent.name, modelId: `${model.provider}:${model.modelId}`, input: run.request.input ?? null, gateWaitMs, queueWaitMs })
+          }
+          if (run.status !== 'queued') execution.emit({ type: 'run.resumed', fromStep: state.step, agent: agent.name, modelId: `${model.provider}:${model.modelId}`, gateWaitMs })
           const entries = window.entries.filter((entry) => entry.seq > state.lastSeq)
           if (!snapshot && !entries.some((entry) => entry.runId === runId)) {
             // The process died between creating the run and appending its input: append it now.

@@ -58,3 +58,29 @@ describe('run queue', () => {
     await expect(new AgentRuntime(extensions).work({ signal: AbortSignal.timeout(10) })).rejects.toThrow(/no work\(\) method/)
   })
 })
+
+describe('wait times', () => {
+  it('run.started reports how long the run waited for its session and, when queued, in the queue', async () => {
+    const runtime = new AgentRuntime()
+    const agent = { name: 'slow', model: mockModel(() => ({ text: 'done', delayMs: 30 })) }
+    const first = runtime.run({ agent, input: 'one', sessionId: 'w' })
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const second = await runtime.run({ agent, input: 'two', sessionId: 'w' })
+    await first
+    const [started] = (await runtime.runs.listEvents(second.runId)).filter((event) => event.type === 'run.started')
+    expect(started).toMatchObject({ type: 'run.started' })
+    expect(started?.type === 'run.started' && started.gateWaitMs).toBeGreaterThan(10)
+    const { runId } = await runtime.enqueue({ agent, input: 'three' })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const controller = new AbortController()
+    const working = runtime.work({ signal: controller.signal })
+    for (;;) {
+      if ((await runtime.runs.getRun(runId))?.status === 'completed') break
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    controller.abort()
+    await working
+    const [queued] = (await runtime.runs.listEvents(runId)).filter((event) => event.type === 'run.started')
+    expect(queued?.type === 'run.started' && queued.queueWaitMs).toBeGreaterThanOrEqual(20)
+  })
+})

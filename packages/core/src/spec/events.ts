@@ -15,9 +15,9 @@ interface EventBase {
 }
 
 export type AgentEventPayload =
-  | { type: 'run.started'; agent: string; modelId: string; input: JsonValue }
+  | { type: 'run.started'; agent: string; modelId: string; input: JsonValue; gateWaitMs?: number; queueWaitMs?: number }
   /** `agent` and `modelId` (optional, added later) let an observer describe a run resumed in another process. */
-  | { type: 'run.resumed'; fromStep: number; agent?: string; modelId?: string }
+  | { type: 'run.resumed'; fromStep: number; agent?: string; modelId?: string; gateWaitMs?: number }
   | { type: 'step.started'; step: number }
   | { type: 'text.delta'; step: number; delta: string }
   | { type: 'reasoning.delta'; step: number; delta: string }
