@@ -38,4 +38,6 @@ export const metricNames = {
   runDuration: 'spindle.run.duration',
   runSteps: 'spindle.run.steps',
   toolDuration: 'spindle.tool.duration',
+  gateWait: 'spindle.gate.wait',
+  queueWait: 'spindle.queue.wait',
 } as const

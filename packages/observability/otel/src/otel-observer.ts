@@ -74,6 +74,8 @@ interface Instruments {
   runDuration: Histogram
   runSteps: Histogram
   toolDuration: Histogram
+  gateWait: Histogram
+  queueWait: Histogram
 }
 
 const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0 }
@@ -104,6 +106,8 @@ export class OtelObserver implements RuntimeObserver {
       runDuration: meter.createHistogram(metricNames.runDuration, { unit: 's', description: 'Duration of one execution of a Spindle run (a start or a resume)' }),
       runSteps: meter.createHistogram(metricNames.runSteps, { unit: '{step}', description: 'Model steps of a run when it ends or suspends' }),
       toolDuration: meter.createHistogram(metricNames.toolDuration, { unit: 's', description: 'Latency of a tool execution' }),
+      gateWait: meter.createHistogram(metricNames.gateWait, { unit: 'ms', description: 'Time a run (start or resume) waited for its session gate' }),
+      queueWait: meter.createHistogram(metricNames.queueWait, { unit: 'ms', description: 'Time a queued run waited in the run queue before a worker started it' }),
     }
   }
 
@@ -124,8 +128,10 @@ export class OtelObserver implements RuntimeObserver {
       case 'snapshot.saved':
         return
       case 'run.started':
+        this.#recordWaits(event.agent, event.gateWaitMs, event.queueWaitMs)
         return this.#start(event, event.agent, event.modelId, undefined)
       case 'run.resumed':
+        this.#recordWaits(event.agent ?? this.#known.get(event.runId)?.agentName ?? 'agent', event.gateWaitMs, undefined)
         return this.#resumed(event)
       case 'step.started':
         return this.#stepStarted(event)
@@ -149,6 +155,14 @@ export class OtelObserver implements RuntimeObserver {
       case 'run.failed':
         return this.#ended(event)
     }
+  }
+
+  /** Session-gate and run-queue wait, as reported by the kernel on `run.started` / `run.resumed`. */
+  #recordWaits(agentName: string, gateWaitMs: number | undefined, queueWaitMs: number | undefined): void {
+    if (!this.#metrics) return
+    const metricAttributes: Attributes = { [A.agentName]: agentName }
+    if (gateWaitMs !== undefined) this.#instruments.gateWait.record(Math.max(0, gateWaitMs), metricAttributes)
+    if (queueWaitMs !== undefined) this.#instruments.queueWait.record(Math.max(0, queueWaitMs), metricAttributes)
   }
 
   #start(event: AgentEvent, agentName: string, modelId: string, resumed: { fromStep: number } | undefined): void {

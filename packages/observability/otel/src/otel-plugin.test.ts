@@ -183,6 +183,52 @@ describe('otelPlugin', () => {
     expect(byName(spans(), 'chat mock-model')).toHaveLength(1)
   })
 
+  it('records session-gate wait (start and resume) and run-queue wait as histograms in ms, by agent', async () => {
+    const { histograms, plugin } = telemetry()
+    const runtime = new AgentRuntime(new Extensions().use(plugin()))
+    const slow = { name: 'slow', model: mockModel(() => ({ text: 'done', delayMs: 30 })) }
+    // Two runs on one session at once: the second waits for the gate while the first runs.
+    const first = runtime.run({ agent: slow, input: 'one', sessionId: 'ses_gate' })
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    const second = await runtime.run({ agent: slow, input: 'two', sessionId: 'ses_gate' })
+    expect((await first).finishReason).toBe('stop')
+    expect(second.finishReason).toBe('stop')
+    // A queued run, started by a worker after 20 ms.
+    const queuedAgent = { name: 'queued', model: mockModel([{ text: 'later' }]) }
+    const { runId } = await runtime.enqueue({ agent: queuedAgent, input: 'three' })
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const controller = new AbortController()
+    const working = runtime.work({ signal: controller.signal, agents: [queuedAgent] })
+    for (;;) {
+      if ((await runtime.runs.getRun(runId))?.status === 'completed') break
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    }
+    controller.abort()
+    await working
+    // A resume also reports its gate wait.
+    const cashier = approvalAgent()
+    const suspended = await runtime.run({ agent: cashier, input: 'Pay invoice 7' })
+    await runtime.approve(suspended.runId, 'c_pay', true)
+    expect((await runtime.resume(suspended.runId)).finishReason).toBe('stop')
+
+    const metrics = await histograms()
+    const gate = metrics.get('spindle.gate.wait')!
+    const queue = metrics.get('spindle.queue.wait')!
+    expect(gate.descriptor.unit).toBe('ms')
+    expect(queue.descriptor.unit).toBe('ms')
+    const point = (data: typeof gate, agent: string) => data.dataPoints.find((p) => p.attributes['gen_ai.agent.name'] === agent)
+    // slow: two starts, one of which waited for the other (> 10 ms of its 30 ms model call).
+    expect(point(gate, 'slow')?.value.count).toBe(2)
+    expect(point(gate, 'slow')?.value.max).toBeGreaterThan(10)
+    expect(point(gate, 'queued')?.value.count).toBe(1)
+    // cashier: its start and its resume.
+    expect(point(gate, 'cashier')?.value.count).toBe(2)
+    // Only the queued run has a queue wait, of at least the 20 ms before work() began.
+    expect(queue.dataPoints).toHaveLength(1)
+    expect(point(queue, 'queued')?.value.count).toBe(1)
+    expect(point(queue, 'queued')?.value.sum).toBeGreaterThanOrEqual(20)
+  })
+
   it('with no SDK registered, the plugin is a no-op and the run is unaffected', async () => {
     const runtime = new AgentRuntime(new Extensions().use(otelPlugin()))
     const output = await runtime.run({ agent: { name: 'a', model: mockModel([{ text: 'fine' }]) }, input: 'x' })
