@@ -8,6 +8,8 @@ import { benchmarksMarkdown } from './benchmarks-md.js'
 import { durableSuite } from './suites/durable.js'
 import { eventsSuite } from './suites/events.js'
 import { kernelSuite } from './suites/kernel.js'
+import { observabilitySuite } from './suites/observability.js'
+import { playgroundSuite } from './suites/playground.js'
 import { providersSuite } from './suites/providers.js'
 import { runtimeStoreSuite } from './suites/runtime-store.js'
 import { scaleSuite } from './suites/scale.js'
@@ -22,6 +24,8 @@ const suites = {
   'runtime-store': runtimeStoreSuite,
   scale: scaleSuite,
   providers: providersSuite,
+  observability: observabilitySuite,
+  playground: playgroundSuite,
 } as const
 
 const argv = process.argv.slice(2)
