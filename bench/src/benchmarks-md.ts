@@ -72,7 +72,7 @@ function targets(rows: ResultRow[]): string[] {
 
 export function benchmarksMarkdown(report: Report, seconds: number): string {
   const cpu = cpus()[0]
-  const packages = ['@spindle/core', 'ai', '@langchain/core', '@langchain/langgraph', '@langchain/langgraph-checkpoint-sqlite', '@openai/agents', 'openai', '@anthropic-ai/sdk', 'zod', 'better-sqlite3', '@opentelemetry/api', '@opentelemetry/sdk-trace-base', 'playwright-core']
+  const packages = ['@spindle/core', 'ai', '@langchain/core', '@langchain/langgraph', '@langchain/langgraph-checkpoint-sqlite', '@openai/agents', 'openai', '@anthropic-ai/sdk', 'zod', 'better-sqlite3', '@opentelemetry/api', '@opentelemetry/sdk-trace-base']
   return [
     '# Benchmarks',
     '',
