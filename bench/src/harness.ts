@@ -122,11 +122,18 @@ export async function allocatedPerUnit(operation: () => Promise<void> | void, op
     includeObjectsCollectedByMinorGC: true,
   } as never)
   let bytes = 0
+  // An inspector reply does not keep the event loop alive: for a large profile (N = 1,000 steps) the loop could
+  // empty while it is being built, and the process ended with exit code 13 (an unsettled top-level await).
+  const keepAlive = setInterval(() => {}, 1_000)
   try {
     for (let index = 0; index < options.repeat; index++) await operation()
   } finally {
-    const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } }
-    bytes = totalSelfSize(profile.head)
+    try {
+      const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } }
+      bytes = totalSelfSize(profile.head)
+    } finally {
+      clearInterval(keepAlive)
+    }
   }
   return bytes / (options.repeat * options.unitsPerRun)
 }
