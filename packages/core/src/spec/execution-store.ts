@@ -1,5 +1,6 @@
 // ExecutionStore, spec v1: the tool-call journal that makes resume exactly-once for non-idempotent tools.
 import type { JsonValue } from './json.js'
+import type { StoreBatch } from './store-batch.js'
 
 export type ExecutionStatus = 'started' | 'succeeded' | 'failed' | 'cancelled'
 
@@ -21,8 +22,17 @@ export interface ExecutionRecord {
 
 export type NewExecution = Pick<ExecutionRecord, 'key' | 'runId' | 'step' | 'callId' | 'toolName' | 'args'>
 
+/** How a started execution ended. */
+export interface ExecutionOutcome {
+  status: Exclude<ExecutionStatus, 'started'>
+  result?: JsonValue
+  error?: { code: string; message: string }
+}
+
 export interface ExecutionStore {
   readonly specificationVersion: 'v1'
+  /** Optional: the backend's atomic multi-store writes (the same object on its sessions, runs, executions and snapshots stores). */
+  readonly batch?: StoreBatch
   /**
    * Records `started`. When the key exists already, nothing is overwritten: a
    * terminal record is returned as is (`created: false`); a `started` one gets
@@ -30,10 +40,7 @@ export interface ExecutionStore {
    */
   start(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }>
   /** Moves a `started` record to a terminal status. A record already terminal is left unchanged and returned. */
-  finish(
-    key: string,
-    outcome: { status: Exclude<ExecutionStatus, 'started'>; result?: JsonValue; error?: { code: string; message: string } },
-  ): Promise<ExecutionRecord>
+  finish(key: string, outcome: ExecutionOutcome): Promise<ExecutionRecord>
   get(key: string): Promise<ExecutionRecord | undefined>
   /** In start order. */
   listByRun(runId: string): Promise<ExecutionRecord[]>

@@ -1,4 +1,5 @@
 // RunStore, spec v1: run records (status, step, finish reason, usage, lease) and each run's event log.
+import type { StoreBatch } from './store-batch.js'
 import type { AgentEvent } from './events.js'
 import type { JsonObject, JsonValue } from './json.js'
 import type { Usage } from './messages.js'
@@ -55,6 +56,8 @@ export interface ListRunsOptions {
 
 export interface RunStore {
   readonly specificationVersion: 'v1'
+  /** Optional: the backend's atomic multi-store writes (the same object on its sessions, runs, executions and snapshots stores). */
+  readonly batch?: StoreBatch
   /** Throws `DuplicateError` when the id exists, or when `(sessionId, idempotencyKey)` is taken. */
   createRun(run: NewRun): Promise<RunRecord>
   getRun(id: string): Promise<RunRecord | undefined>

@@ -1,4 +1,5 @@
 // SessionStore, spec v1: sessions and their append-only log with gap-free sequence numbers.
+import type { StoreBatch } from './store-batch.js'
 import type { JsonObject } from './json.js'
 import type { ModelMessage } from './messages.js'
 
@@ -62,6 +63,8 @@ export interface ListSessionsOptions {
 
 export interface SessionStore {
   readonly specificationVersion: 'v1'
+  /** Optional: the backend's atomic multi-store writes (the same object on its sessions, runs, executions and snapshots stores). */
+  readonly batch?: StoreBatch
   createSession(input?: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject }): Promise<SessionRecord>
   getSession(id: string): Promise<SessionRecord | undefined>
   /** Newest first (by `updatedAt`, then id). */

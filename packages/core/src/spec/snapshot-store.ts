@@ -1,4 +1,5 @@
 // SnapshotStore, spec v1: per-step run state, small, referring to the session log by sequence number.
+import type { StoreBatch } from './store-batch.js'
 import type { JsonObject } from './json.js'
 
 export interface RunSnapshot {
@@ -13,6 +14,8 @@ export interface RunSnapshot {
 
 export interface SnapshotStore {
   readonly specificationVersion: 'v1'
+  /** Optional: the backend's atomic multi-store writes (the same object on its sessions, runs, executions and snapshots stores). */
+  readonly batch?: StoreBatch
   /** Saving the same `(runId, version)` twice replaces it. */
   save(snapshot: RunSnapshot): Promise<void>
   latest(runId: string): Promise<RunSnapshot | undefined>

@@ -1,8 +1,9 @@
 // In-memory ExecutionStore: the tool-call journal (started → succeeded / failed / cancelled, never overwritten).
 import { cloneValue } from '../clone-value.js'
 import { NotFoundError } from '../../errors/errors.js'
-import type { ExecutionRecord, ExecutionStatus, ExecutionStore, NewExecution } from '../../spec/execution-store.js'
-import type { JsonValue } from '../../spec/json.js'
+import type { ExecutionOutcome, ExecutionRecord, ExecutionStore, NewExecution } from '../../spec/execution-store.js'
+import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
+import { type AppliedWrite, applyWrite } from './memory-batch.js'
 
 /**
  * The default ExecutionStore: everything lives in this instance's maps; values are deep-copied in and out.
@@ -13,48 +14,70 @@ import type { JsonValue } from '../../spec/json.js'
  */
 export class MemoryExecutionStore implements ExecutionStore {
   readonly specificationVersion = 'v1' as const
+  /** Set by `memoryStores()`: the batch shared by the four stores of one set. */
+  batch?: StoreBatch
   readonly #records = new Map<string, ExecutionRecord>()
   readonly #byRun = new Map<string, string[]>()
 
   async start(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }> {
-    const existing = this.#records.get(execution.key)
-    if (existing !== undefined) {
-      if (existing.status === 'started') existing.attempt += 1
-      return { record: cloneValue(existing), created: false }
-    }
-    const record: ExecutionRecord = {
-      ...cloneValue({
-        key: execution.key,
-        runId: execution.runId,
-        step: execution.step,
-        callId: execution.callId,
-        toolName: execution.toolName,
-        args: execution.args,
-      }),
-      status: 'started',
-      attempt: 1,
-      startedAt: Date.now(),
-    }
-    this.#records.set(record.key, record)
-    const keys = this.#byRun.get(record.runId)
-    if (keys === undefined) this.#byRun.set(record.runId, [record.key])
-    else keys.push(record.key)
-    return { record: cloneValue(record), created: true }
+    return this[applyWrite]({ type: 'execution.start', execution }).result as { record: ExecutionRecord; created: boolean }
   }
 
-  async finish(
-    key: string,
-    outcome: { status: Exclude<ExecutionStatus, 'started'>; result?: JsonValue; error?: { code: string; message: string } },
-  ): Promise<ExecutionRecord> {
+  async finish(key: string, outcome: ExecutionOutcome): Promise<ExecutionRecord> {
+    return this[applyWrite]({ type: 'execution.finish', key, outcome }).result as ExecutionRecord
+  }
+
+  /** Starts or finishes an execution (one write of a batch, or the method itself); the undo restores what was. */
+  [applyWrite](write: StoreWrite): AppliedWrite {
+    if (write.type === 'execution.start') {
+      const { execution } = write
+      const existing = this.#records.get(execution.key)
+      if (existing !== undefined) {
+        const attempt = existing.attempt
+        if (existing.status === 'started') existing.attempt += 1
+        return { result: { record: cloneValue(existing), created: false }, undo: () => void (existing.attempt = attempt) }
+      }
+      const startedAt = Date.now()
+      const fields = { key: execution.key, runId: execution.runId, step: execution.step, callId: execution.callId, toolName: execution.toolName }
+      const record: ExecutionRecord = { ...fields, args: cloneValue(execution.args), status: 'started', attempt: 1, startedAt }
+      this.#records.set(record.key, record)
+      let keys = this.#byRun.get(record.runId)
+      const createdList = keys === undefined
+      if (keys === undefined) {
+        keys = [record.key]
+        this.#byRun.set(record.runId, keys)
+      } else keys.push(record.key)
+      // The caller's record holds its own args object, never the stored copy.
+      const result = { record: { ...fields, args: execution.args, status: 'started' as const, attempt: 1, startedAt }, created: true }
+      return {
+        result,
+        undo: () => {
+          this.#records.delete(record.key)
+          if (createdList) this.#byRun.delete(record.runId)
+          else keys.pop()
+        },
+      }
+    }
+    if (write.type !== 'execution.finish') throw new TypeError(`[spindle/store-memory] the execution store cannot apply "${write.type}"`)
+    const { key, outcome } = write
     const record = this.#records.get(key)
     if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Execution "${key}" was never started; call start before finish`)
-    if (record.status !== 'started') return cloneValue(record)
+    if (record.status !== 'started') return { result: cloneValue(record), undo: () => {} }
     const copy = cloneValue(outcome)
+    const previous = { ...record }
     record.status = copy.status
     if (copy.result !== undefined) record.result = copy.result
     if (copy.error !== undefined) record.error = copy.error
     record.finishedAt = Date.now()
-    return cloneValue(record)
+    return {
+      result: { ...record, args: cloneValue(record.args), ...(outcome.result !== undefined ? { result: outcome.result } : {}), ...(outcome.error !== undefined ? { error: outcome.error } : {}) },
+      undo: () => {
+        delete record.result
+        delete record.error
+        delete record.finishedAt
+        Object.assign(record, previous)
+      },
+    }
   }
 
   async get(key: string): Promise<ExecutionRecord | undefined> {

@@ -1,6 +1,8 @@
 // In-memory RunStore: run records with idempotency keys, and each run's event log keyed by seq.
 import { cloneValue } from '../clone-value.js'
 import { DuplicateError, NotFoundError } from '../../errors/errors.js'
+import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
+import { type AppliedWrite, applyWrite } from './memory-batch.js'
 import type { AgentEvent } from '../../spec/events.js'
 import type { ListRunsOptions, NewRun, RunPatch, RunRecord, RunStore } from '../../spec/run-store.js'
 
@@ -13,6 +15,8 @@ import type { ListRunsOptions, NewRun, RunPatch, RunRecord, RunStore } from '../
  */
 export class MemoryRunStore implements RunStore {
   readonly specificationVersion = 'v1' as const
+  /** Set by `memoryStores()`: the batch shared by the four stores of one set. */
+  batch?: StoreBatch
   readonly #runs = new Map<string, RunRecord>()
   readonly #idempotencyKeys = new Map<string, string>()
   readonly #events = new Map<string, Map<number, AgentEvent>>()
@@ -54,17 +58,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
-    const record = this.#runs.get(id)
-    if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Run "${id}" does not exist; create it with createRun first`)
-    const copy = cloneValue(patch) as Record<string, unknown>
-    const target = record as unknown as Record<string, unknown>
-    // A key present with `undefined` clears the field (e.g. releasing a lease); an absent key leaves it.
-    for (const key of Object.keys(patch)) {
-      if (copy[key] === undefined) delete target[key]
-      else target[key] = copy[key]
-    }
-    record.updatedAt = Math.max(Date.now(), record.updatedAt)
-    return cloneValue(record)
+    return this[applyWrite]({ type: 'run.update', runId: id, patch }).result as RunRecord
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
@@ -81,13 +75,54 @@ export class MemoryRunStore implements RunStore {
   }
 
   async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
-    const copies = cloneValue(events)
-    let log = this.#events.get(runId)
-    if (log === undefined) {
-      log = new Map()
-      this.#events.set(runId, log)
+    this[applyWrite]({ type: 'run.events', runId, events })
+  }
+
+  /** Updates a run or appends events (one write of a batch, or the method itself); the undo restores what was. */
+  [applyWrite](write: StoreWrite): AppliedWrite {
+    if (write.type === 'run.events') {
+      const copies = cloneValue(write.events)
+      let log = this.#events.get(write.runId)
+      const created = log === undefined
+      if (log === undefined) {
+        log = new Map()
+        this.#events.set(write.runId, log)
+      }
+      const added: number[] = []
+      for (const event of copies) {
+        if (log.has(event.seq)) continue
+        log.set(event.seq, event)
+        added.push(event.seq)
+      }
+      const target = log
+      return {
+        result: undefined,
+        undo: () => {
+          for (const seq of added) target.delete(seq)
+          if (created) this.#events.delete(write.runId)
+        },
+      }
     }
-    for (const event of copies) if (!log.has(event.seq)) log.set(event.seq, event)
+    if (write.type !== 'run.update') throw new TypeError(`[spindle/store-memory] the run store cannot apply "${write.type}"`)
+    const { runId: id, patch } = write
+    const record = this.#runs.get(id)
+    if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Run "${id}" does not exist; create it with createRun first`)
+    const copy = cloneValue(patch) as Record<string, unknown>
+    const previous = { ...record }
+    const target = record as unknown as Record<string, unknown>
+    // A key present with \`undefined\` clears the field (e.g. releasing a lease); an absent key leaves it.
+    for (const key of Object.keys(patch)) {
+      if (copy[key] === undefined) delete target[key]
+      else target[key] = copy[key]
+    }
+    record.updatedAt = Math.max(Date.now(), record.updatedAt)
+    return {
+      result: cloneValue(record),
+      undo: () => {
+        for (const key of Object.keys(target)) delete target[key]
+        Object.assign(target, previous)
+      },
+    }
   }
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {

@@ -1,6 +1,8 @@
 // In-memory SessionStore: sessions and their append-only log, gap-free sequence numbers and fencing.
 import { cloneValue } from '../clone-value.js'
 import { randomUUID } from 'node:crypto'
+import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
+import { type AppliedWrite, applyWrite } from './memory-batch.js'
 import { DuplicateError, NotFoundError, StaleFenceError } from '../../errors/errors.js'
 import type { JsonObject } from '../../spec/json.js'
 import type {
@@ -29,6 +31,8 @@ interface SessionState {
  */
 export class MemorySessionStore implements SessionStore {
   readonly specificationVersion = 'v1' as const
+  /** Set by `memoryStores()`: the batch shared by the four stores of one set. */
+  batch?: StoreBatch
   readonly #sessions = new Map<string, SessionState>()
 
   async createSession(
@@ -77,39 +81,57 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
+    return this[applyWrite]({ type: 'session.append', sessionId, entries, fence: options.fence }).result as SessionEntry[]
+  }
+
+  /** Appends (one write of a batch, or `append` itself); the undo takes the entries back out. */
+  [applyWrite](write: StoreWrite): AppliedWrite {
+    if (write.type !== 'session.append') throw new TypeError(`[spindle/store-memory] the session store cannot apply "${write.type}"`)
+    const { sessionId, entries, fence } = write
     const state = this.#require(sessionId)
     // Copy first, so a value that cannot be cloned fails before anything (the fence included) is written.
     const copies = cloneValue(entries)
-    if (options.fence !== undefined) {
-      if (state.fence !== undefined && options.fence < state.fence) {
-        throw new StaleFenceError(
-          `[spindle/store-memory] Append to session "${sessionId}" carries fence ${options.fence}, older than ${state.fence}: this writer lost its session lease; stop writing and re-acquire the session`,
-        )
-      }
-      state.fence = options.fence
+    if (fence !== undefined && state.fence !== undefined && fence < state.fence) {
+      throw new StaleFenceError(
+        `[spindle/store-memory] Append to session "${sessionId}" carries fence ${fence}, older than ${state.fence}: this writer lost its session lease; stop writing and re-acquire the session`,
+      )
     }
+    const { record } = state
+    const before = { fence: state.fence, lastSeq: record.lastSeq, updatedAt: record.updatedAt, length: state.entries.length }
+    if (fence !== undefined) state.fence = fence
     const now = Date.now()
-    const appended = copies.map(
-      (entry, index): SessionEntry => ({ ...entry, sessionId, seq: state.record.lastSeq + index + 1, createdAt: now }),
-    )
-    state.entries.push(...appended)
-    if (appended.length > 0) {
-      state.record.lastSeq += appended.length
-      state.record.updatedAt = Math.max(now, state.record.updatedAt)
+    // The caller gets entries built on its own input objects (never on the stored copies), so nothing it
+    // does with them can reach the store, and nothing is copied twice.
+    const appended: SessionEntry[] = new Array(entries.length)
+    for (let index = 0; index < entries.length; index++) {
+      const seq = record.lastSeq + index + 1
+      state.entries.push({ ...copies[index]!, sessionId, seq, createdAt: now } as SessionEntry)
+      appended[index] = { ...entries[index]!, sessionId, seq, createdAt: now } as SessionEntry
     }
-    return cloneValue(appended)
+    if (entries.length > 0) {
+      record.lastSeq += entries.length
+      record.updatedAt = Math.max(now, record.updatedAt)
+    }
+    return {
+      result: appended,
+      undo: () => {
+        state.entries.length = before.length
+        state.fence = before.fence
+        record.lastSeq = before.lastSeq
+        record.updatedAt = before.updatedAt
+      },
+    }
   }
 
   async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {
     const state = this.#sessions.get(sessionId)
     if (state === undefined) return []
     const { after, before, kind } = options
-    let entries = state.entries.filter(
-      (entry) =>
-        (after === undefined || entry.seq > after) &&
-        (before === undefined || entry.seq < before) &&
-        (kind === undefined || entry.kind === kind),
-    )
+    // Entry i holds seq i + 1 (gap-free), so the range is a slice, not a scan of the whole log.
+    const from = Math.max(0, Math.min(state.entries.length, Math.floor(after ?? 0)))
+    const to = before === undefined ? state.entries.length : Math.max(from, Math.min(state.entries.length, Math.ceil(before) - 1))
+    let entries = state.entries.slice(from, to)
+    if (kind !== undefined) entries = entries.filter((entry) => entry.kind === kind)
     if (options.order === 'desc') entries = entries.reverse()
     if (options.limit !== undefined) entries = entries.slice(0, Math.max(0, options.limit))
     return cloneValue(entries)

@@ -1,6 +1,8 @@
 // In-memory SnapshotStore: per-run snapshots keyed by version.
 import { cloneValue } from '../clone-value.js'
 import type { RunSnapshot, SnapshotStore } from '../../spec/snapshot-store.js'
+import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
+import { type AppliedWrite, applyWrite } from './memory-batch.js'
 
 /**
  * The default SnapshotStore: everything lives in this instance's maps; values are deep-copied in and out.
@@ -11,16 +13,35 @@ import type { RunSnapshot, SnapshotStore } from '../../spec/snapshot-store.js'
  */
 export class MemorySnapshotStore implements SnapshotStore {
   readonly specificationVersion = 'v1' as const
+  /** Set by `memoryStores()`: the batch shared by the four stores of one set. */
+  batch?: StoreBatch
   readonly #runs = new Map<string, Map<number, RunSnapshot>>()
 
   async save(snapshot: RunSnapshot): Promise<void> {
-    const copy = cloneValue(snapshot)
+    this[applyWrite]({ type: 'snapshot.save', snapshot })
+  }
+
+  /** Saves a snapshot (one write of a batch, or \`save\` itself); the undo restores the version it replaced. */
+  [applyWrite](write: StoreWrite): AppliedWrite {
+    if (write.type !== 'snapshot.save') throw new TypeError(`[spindle/store-memory] the snapshot store cannot apply "${write.type}"`)
+    const copy = cloneValue(write.snapshot)
     let versions = this.#runs.get(copy.runId)
+    const created = versions === undefined
     if (versions === undefined) {
       versions = new Map()
       this.#runs.set(copy.runId, versions)
     }
+    const previous = versions.get(copy.version)
     versions.set(copy.version, copy)
+    const target = versions
+    return {
+      result: undefined,
+      undo: () => {
+        if (previous === undefined) target.delete(copy.version)
+        else target.set(copy.version, previous)
+        if (created) this.#runs.delete(copy.runId)
+      },
+    }
   }
 
   async latest(runId: string): Promise<RunSnapshot | undefined> {

@@ -6,7 +6,9 @@ import { MemoryExecutionStore } from './memory-execution-store.js'
 import { MemoryRunStore } from './memory-run-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySnapshotStore } from './memory-snapshot-store.js'
+import { MemoryStoreBatch } from './memory-batch.js'
 
+export { MemoryStoreBatch }
 export { MemoryArtifactStore, MemoryEmbeddingStore, MemoryExecutionStore, MemoryRunStore, MemorySessionStore, MemorySnapshotStore }
 
 /**
@@ -16,7 +18,7 @@ export { MemoryArtifactStore, MemoryEmbeddingStore, MemoryExecutionStore, Memory
  * const extensions = new Extensions().setStores(memoryStores())
  */
 export function memoryStores(): Stores {
-  return {
+  const stores = {
     sessions: new MemorySessionStore(),
     runs: new MemoryRunStore(),
     executions: new MemoryExecutionStore(),
@@ -24,4 +26,8 @@ export function memoryStores(): Stores {
     embeddings: new MemoryEmbeddingStore(),
     artifacts: new MemoryArtifactStore(),
   }
+  // One batch for the four stores of this set: the kernel commits a step's writes in one call.
+  const batch = new MemoryStoreBatch(stores)
+  stores.sessions.batch = stores.runs.batch = stores.executions.batch = stores.snapshots.batch = batch
+  return stores
 }

@@ -1,0 +1,63 @@
+// StoreBatch, spec v1: an optional capability of a store backend — several writes to its sessions, runs,
+// executions and snapshots stores committed atomically, in one transaction. A durable step then costs two
+// commits (before its tools run, and after) instead of one per write.
+import type { AgentEvent } from './events.js'
+import type { ExecutionOutcome, ExecutionRecord, NewExecution } from './execution-store.js'
+import type { RunPatch, RunRecord } from './run-store.js'
+import type { SessionEntry, SessionEntryInput } from './session-store.js'
+import type { RunSnapshot } from './snapshot-store.js'
+import type { Stores } from './stores.js'
+
+/** One write of a batch: the arguments of the single-store method it stands for. */
+export type StoreWrite =
+  | { type: 'session.append'; sessionId: string; entries: SessionEntryInput[]; fence?: number }
+  | { type: 'execution.start'; execution: NewExecution }
+  | { type: 'execution.finish'; key: string; outcome: ExecutionOutcome }
+  | { type: 'run.events'; runId: string; events: AgentEvent[] }
+  | { type: 'run.update'; runId: string; patch: RunPatch }
+  | { type: 'snapshot.save'; snapshot: RunSnapshot }
+
+/** What each write returns: exactly what its single-store method returns. */
+export interface StoreWriteResults {
+  'session.append': SessionEntry[]
+  'execution.start': { record: ExecutionRecord; created: boolean }
+  'execution.finish': ExecutionRecord
+  'run.events': undefined
+  'run.update': RunRecord
+  'snapshot.save': undefined
+}
+
+export type StoreWriteResult<W extends StoreWrite = StoreWrite> = StoreWriteResults[W['type']]
+
+/** The stores a batch writes to. */
+export type BatchedStores = Pick<Stores, 'sessions' | 'runs' | 'executions' | 'snapshots'>
+
+export interface StoreBatch {
+  readonly specificationVersion: 'v1'
+  /**
+   * The store instances whose writes this batch performs. The kernel batches only when these are exactly
+   * the stores registered (a wrapped or mixed set falls back to one call per write).
+   */
+  readonly stores: BatchedStores
+  /**
+   * Applies the writes in order, atomically: when the promise resolves every write is durable, and when it
+   * rejects none is — with the typed error the failing write throws on its own (`StaleFenceError`,
+   * `NotFoundError`…). Results are in the order of `writes`.
+   */
+  write(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]>
+}
+
+/**
+ * The batch shared by the registered stores, or undefined when they do not all belong to one batch.
+ *
+ * @example
+ * const batch = findStoreBatch(runtime.extensions.stores as Stores)
+ */
+export function findStoreBatch(stores: BatchedStores): StoreBatch | undefined {
+  const batch = (stores.sessions as { batch?: StoreBatch }).batch
+  if (batch === undefined || batch.specificationVersion !== 'v1') return undefined
+  const own = batch.stores
+  return own.sessions === stores.sessions && own.runs === stores.runs && own.executions === stores.executions && own.snapshots === stores.snapshots
+    ? batch
+    : undefined
+}
