@@ -15,6 +15,7 @@ export {
   RuntimeStoreError,
   SessionBusyError,
   StaleFenceError,
+  SequenceConflictError,
   StoreError,
   StreamInterruptedError,
   TimeoutError,

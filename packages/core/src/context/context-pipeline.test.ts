@@ -158,21 +158,27 @@ describe('ContextPipeline', () => {
     expect(built.request.messages[0]).toEqual({ role: 'system', content: 'Agent assistant, step 4' })
   })
 
-  it('sends the tools and counts their tokens once per tools array (cached by identity)', async () => {
+  it('sends the tools and counts each tool spec once (cached by identity, across tool arrays)', async () => {
     const tokenizer = countingTokenizer()
     const pipeline = new ContextPipeline({ tokenizer })
     const tools = [tool]
     const first = await pipeline.build(input({ instructions: undefined, tools }), [], 0)
     expect(first.request.tools).toBe(tools)
-    expect(first.tokens).toBe(estimateTokenizer.count(JSON.stringify(tools)))
-    const toolCounts = () => tokenizer.calls.filter((text) => text === JSON.stringify(tools)).length
+    expect(first.tokens).toBe(toolsTokens(tools))
+    const toolCounts = () => tokenizer.calls.filter((text) => text === JSON.stringify(tool)).length
     expect(toolCounts()).toBe(1)
     const second = await pipeline.build(input({ instructions: undefined, tools }), [], 0)
     expect(second.tokens).toBe(first.tokens)
     expect(toolCounts()).toBe(1)
-    // A new array (another run's scope) is counted again.
-    await pipeline.build(input({ instructions: undefined, tools: [tool] }), [], 0)
-    expect(toolCounts()).toBe(2)
+    // A new array of the same spec (another run's scope) is summed again, but the spec is not re-counted.
+    const third = await pipeline.build(input({ instructions: undefined, tools: [tool] }), [], 0)
+    expect(third.tokens).toBe(first.tokens)
+    expect(toolCounts()).toBe(1)
+    // Another spec is counted.
+    const other: ToolSpecification = { name: 'other', description: 'Another tool', inputSchema: { type: 'object' } }
+    const fourth = await pipeline.build(input({ instructions: undefined, tools: [tool, other] }), [], 0)
+    expect(fourth.tokens).toBe(toolsTokens([tool, other]))
+    expect(fourth.tokens).toBeGreaterThan(first.tokens)
   })
 
   it('an adapter that pushes a tool adds it to this request only, never to the caller’s tool list', async () => {
@@ -184,7 +190,7 @@ describe('ContextPipeline', () => {
     expect(tools).toEqual([tool])
     expect(first.request.tools).toEqual([tool, extraTool])
     expect(second.request.tools).toEqual([tool, extraTool])
-    expect(second.tokens).toBe(estimateTokenizer.count(JSON.stringify([tool, extraTool])))
+    expect(second.tokens).toBe(toolsTokens([tool, extraTool]))
   })
 
   it('uses the tokenizer it is given for system text and extra messages', async () => {
@@ -199,3 +205,8 @@ describe('ContextPipeline', () => {
     expect(built.tokens).toBe(28)
   })
 })
+
+/** The pipeline's count of a tool list: each spec's JSON, plus one per spec and two for the list. */
+function toolsTokens(tools: ToolSpecification[]): number {
+  return 2 + tools.reduce((sum, spec) => sum + estimateTokenizer.count(JSON.stringify(spec)) + 1, 0)
+}

@@ -21,6 +21,7 @@ export class ContextPipeline {
   readonly tokenizer: Tokenizer
   readonly #adapters: Iterable<ContextAdapter>
   readonly #toolTokenCache = new WeakMap<ToolSpecification[], number>()
+  readonly #specTokenCache = new WeakMap<ToolSpecification, number>()
 
   constructor(options: ContextPipelineOptions = {}) {
     this.tokenizer = options.tokenizer ?? estimateTokenizer
@@ -74,11 +75,17 @@ export class ContextPipeline {
     return this.#lastSystemTokens
   }
 
+  /** Counted once per tool spec (specs are shared across runs), then summed per tool list (cached by identity). */
   #toolTokens(tools: ToolSpecification[]): number {
     if (!tools.length) return 0
     let cached = this.#toolTokenCache.get(tools)
     if (cached === undefined) {
-      cached = this.tokenizer.count(JSON.stringify(tools))
+      cached = 2
+      for (const tool of tools) {
+        let count = this.#specTokenCache.get(tool)
+        if (count === undefined) this.#specTokenCache.set(tool, (count = this.tokenizer.count(JSON.stringify(tool)) + 1))
+        cached += count
+      }
       this.#toolTokenCache.set(tools, cached)
     }
     return cached

@@ -105,6 +105,14 @@ export class StaleFenceError extends SpindleError {
   }
 }
 
+/** A conditional write found the log elsewhere than expected (`expectedLastSeq`): another writer appended first. */
+export class SequenceConflictError extends SpindleError {
+  constructor(message: string, options?: SpindleErrorOptions) {
+    super('sequence_conflict', message, options)
+    this.name = 'SequenceConflictError'
+  }
+}
+
 /** A tool failed while executing. */
 export class ToolExecutionError extends SpindleError {
   constructor(message: string, options?: SpindleErrorOptions) {

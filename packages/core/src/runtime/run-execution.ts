@@ -21,9 +21,13 @@ import type { ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import { callModel } from './model-step.js'
 import type { AgentSpec, RunOutput } from './run-request.js'
-import type { PendingCall, RunState } from './run-state.js'
+import { type PendingCall, type RunState, withState } from './run-state.js'
 import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
 import { hashArgs } from './hash-args.js'
+import { StepWriter } from './step-writer.js'
+import { findStoreBatch, type StoreWrite } from '../spec/store-batch.js'
+import type { ExecutionOutcome, NewExecution } from '../spec/execution-store.js'
+import type { ToolJournal } from '../tools/tool-runtime.js'
 import { notifyObservers, type RuntimeObserver } from '../observability/runtime-observer.js'
 import type { Redactor } from '../observability/redactor.js'
 import { costOf, findModelPrice, type ModelPrice, type PriceTable } from '../observability/price-table.js'
@@ -68,8 +72,11 @@ export class RunExecution {
   readonly #deps: RunExecutionDeps
   readonly #init: RunExecutionInit
   readonly #limits: TransitionLimits
-  readonly #events: AgentEvent[] = []
+  #events: AgentEvent[] = []
   readonly messages: ModelMessage[]
+  readonly #writer: StepWriter
+  /** Journal keys started and not finished in the current tool step. */
+  readonly #running = new Set<string>()
   #seq: number
   #terminal = false
 
@@ -79,6 +86,7 @@ export class RunExecution {
     this.state = init.state
     this.#seq = init.state.eventSeq
     this.messages = init.messages
+    this.#writer = new StepWriter(deps.stores, findStoreBatch(deps.stores))
     const { policy } = deps
     this.#limits = {
       maxSteps: policy.maxSteps,
@@ -174,7 +182,8 @@ export class RunExecution {
     }
     // A calibrating tokenizer learns from what the provider counted for the request it was sent.
     if (result.usage?.inputTokens) this.#deps.context.tokenizer.observe?.(built.tokens, result.usage.inputTokens)
-    await this.#append([{ kind: 'message', message: result.message, runId: this.runId }])
+    // Written with the step's next commit: the first journal start, or the snapshot.
+    this.#appendLater([{ kind: 'message', message: result.message, runId: this.runId }])
     const toolCalls = await this.#prepareCalls(result.toolCalls)
     const next = await this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: this.#priced(result.usage, model) })
     if (next.action !== 'run-tools') this.#stepFinished(step, result.finishReason, stepStarted)
@@ -192,14 +201,15 @@ export class RunExecution {
       calls: state.pending,
       scope: this.#init.scope,
       policy: this.#deps.policy,
-      executions: this.#deps.stores.executions,
+      executions: this.#journal,
       artifacts: this.#deps.stores.artifacts,
       runtime: this.#init.runtime,
       signal: this.#init.signal,
       emit: this.emit,
       nested: { agentRuntime: this.#deps.agentRuntime, parentRunId: state.runId, forward: (event) => this.#init.channel?.push(event) },
     })
-    await this.#appendResults(outcomes)
+    this.#running.clear()
+    this.#appendResults(outcomes)
     this.#applyHandoffs(outcomes)
     let next = await this.#advance({ type: 'tools', executed: outcomes.filter((outcome) => outcome.executed).length })
     if (violation) next = await this.#advance({ type: 'violation', message: violation })
@@ -216,7 +226,7 @@ export class RunExecution {
       const from = this.#init.agentName
       const { model, scope } = this.#deps.resolveAgent(target)
       Object.assign(this.#init, { agentName: target.name, instructions: target.instructions, model, scope })
-      this.state = { ...this.state, agent: target.name }
+      this.state = withState(this.state, { agent: target.name })
       this.emit({ type: 'agent.handoff', step: this.state.step, from, to: target.name, callId: outcome.callId })
       return
     }
@@ -281,6 +291,8 @@ export class RunExecution {
   }
 
   async #buildRequest(step: number, continuation: boolean): Promise<BuiltContext> {
+    // The window must hold every message of the run (a length continuation follows its answer directly).
+    if (this.#writer.queued.length) await this.#writer.commit()
     const { window } = this.#init
     const built = await this.#deps.context.build(
       {
@@ -332,13 +344,44 @@ export class RunExecution {
     return true
   }
 
+  /** Appends now (after the queued writes). */
   async #append(entries: SessionEntryInput[]): Promise<void> {
-    const stored = await this.#deps.stores.sessions.append(this.sessionId, entries, { fence: this.#init.lease.token })
+    const [stored] = await this.#writer.commit([{ type: 'session.append', sessionId: this.sessionId, entries, fence: this.#init.lease.token }])
+    this.#appended(stored as SessionEntry[])
+  }
+
+  /** Queues an append for the step's next commit; the window and the run's messages take it once written. */
+  #appendLater(entries: SessionEntryInput[]): void {
+    this.#writer.defer({ type: 'session.append', sessionId: this.sessionId, entries, fence: this.#init.lease.token }, this.#appended)
+  }
+
+  #appended = (stored: SessionEntry[]): void => {
     this.#init.window.add(stored)
     for (const entry of stored) if (entry.kind === 'message') this.messages.push(entry.message)
   }
 
-  async #appendResults(outcomes: ToolCallOutcome[]): Promise<void> {
+  /**
+   * The tool-call journal as the ToolRuntime sees it. A start is committed at once, with the writes queued
+   * before it (the assistant message that asked for the call: one commit). A finish is committed at once
+   * while another call of the step still runs; the last one goes with the step's next commit (the next
+   * call's start, or the tool results and the snapshot), which follows it without any wait in between.
+   */
+  readonly #journal: ToolJournal = {
+    start: async (execution: NewExecution) => {
+      const [result] = await this.#writer.commit([{ type: 'execution.start', execution }])
+      const started = result as Awaited<ReturnType<ToolJournal['start']>>
+      if (started.record.status === 'started') this.#running.add(execution.key)
+      return started
+    },
+    finish: async (key: string, outcome: ExecutionOutcome) => {
+      this.#running.delete(key)
+      const write: StoreWrite = { type: 'execution.finish', key, outcome }
+      if (this.#running.size || !this.#writer.batch) await this.#writer.commit([write])
+      else this.#writer.defer(write)
+    },
+  }
+
+  #appendResults(outcomes: ToolCallOutcome[]): void {
     if (!outcomes.length) return
     const content: ToolResultPart[] = outcomes.map((outcome) => ({
       type: 'tool-result',
@@ -347,13 +390,13 @@ export class RunExecution {
       result: outcome.result,
       ...(outcome.isError ? { isError: true } : {}),
     }))
-    await this.#append([{ kind: 'message', message: { role: 'tool', content }, runId: this.runId }])
+    this.#appendLater([{ kind: 'message', message: { role: 'tool', content }, runId: this.runId }])
   }
 
   /** Every tool call in the history gets a result, even when the run ends before executing it. */
-  async #closeCalls(calls: PendingCall[], reason: string): Promise<void> {
+  #closeCalls(calls: PendingCall[], reason: string): void {
     if (!calls.length) return
-    await this.#appendResults(
+    this.#appendResults(
       calls.map((call) => ({
         callId: call.callId,
         toolName: call.toolName,
@@ -377,7 +420,7 @@ export class RunExecution {
     await this.#append(messages.map((message) => ({ kind: 'message' as const, message, runId: this.runId })))
     if (this.messages.length > before) {
       const lastSeq = this.#init.window.lastSeq
-      this.state = { ...this.state, firstSeq: lastSeq - messages.length + 1, lastSeq }
+      this.state = withState(this.state, { firstSeq: lastSeq - messages.length + 1, lastSeq })
     }
   }
 
@@ -403,33 +446,64 @@ export class RunExecution {
         const answered = new Set(message.content.map((part) => part.toolCallId))
         await this.#advance({ type: 'tools', executed: this.state.pending.filter((call) => answered.has(call.callId)).length })
       }
-      this.state = { ...this.state, lastSeq: entry.seq }
+      this.state = withState(this.state, { lastSeq: entry.seq })
     }
   }
 
   async #saveSnapshot(): Promise<void> {
-    // Events first: a crash between the snapshot and its event then loses only `snapshot.saved`, whose seq a
-    // resume takes again (the event log stays gap-free).
+    if (this.#writer.batch) return this.#saveSnapshotBatched()
+    // One call per write. Events first: a crash between the snapshot and its event then loses only
+    // `snapshot.saved`, whose seq a resume takes again (the event log stays gap-free).
+    await this.#writer.commit()
     await this.#flushEvents()
-    this.state = { ...this.state, eventSeq: this.#seq + 1, lastSeq: this.#init.window.lastSeq }
-    const version = this.state.step
+    this.state = withState(this.state, { eventSeq: this.#seq + 1, lastSeq: this.#init.window.lastSeq })
     // The snapshot.saved event takes the seq reserved above, so a resume continues after it.
-    await this.#deps.stores.snapshots.save({
-      runId: this.runId,
-      sessionId: this.sessionId,
-      version,
-      state: this.state as never,
-      createdAt: Date.now(),
-    })
-    this.emit({ type: 'snapshot.saved', step: this.state.step, version })
+    await this.#writer.commit([{ type: 'snapshot.save', snapshot: this.#snapshot() }])
+    this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step })
     // The run record is not rewritten per step: the snapshot holds step and usage, the heartbeat renews the lease.
     await this.#flushEvents()
   }
 
+  /**
+   * One atomic commit: the queued writes (messages, the last journal finish), the events and the snapshot with
+   * its own event. The snapshot refers to the seqs the queued appends will get; each append carries the
+   * `lastSeq` it expects, so another writer appending in between fails the whole commit instead of leaving a
+   * snapshot that points at the wrong entries — the appends are then written alone, and the snapshot after.
+   */
+  async #saveSnapshotBatched(): Promise<void> {
+    let lastSeq = this.#init.window.lastSeq
+    for (const write of this.#writer.queued) {
+      if (write.type !== 'session.append') continue
+      write.expectedLastSeq = lastSeq
+      lastSeq += write.entries.length
+    }
+    this.state = withState(this.state, { eventSeq: this.#seq + 1, lastSeq })
+    this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step })
+    const events = this.#takeEvents()
+    try {
+      await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }], true)
+    } catch (error) {
+      if (!SpindleError.isInstance(error) || error.code !== 'sequence_conflict') throw error
+      for (const write of this.#writer.queued) if (write.type === 'session.append') delete write.expectedLastSeq
+      await this.#writer.commit()
+      this.state = withState(this.state, { lastSeq: this.#init.window.lastSeq })
+      await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }])
+    }
+  }
+
+  #snapshot() {
+    return { runId: this.runId, sessionId: this.sessionId, version: this.state.step, state: this.state as never, createdAt: Date.now() }
+  }
+
+  #takeEvents(): AgentEvent[] {
+    const events = this.#events
+    this.#events = []
+    return events
+  }
+
   async #flushEvents(): Promise<void> {
     if (!this.#events.length) return
-    const batch = this.#events.splice(0)
-    await this.#deps.stores.runs.appendEvents(this.runId, batch)
+    await this.#writer.commit([{ type: 'run.events', runId: this.runId, events: this.#takeEvents() }])
   }
 
   async #suspend(): Promise<RunOutput> {
@@ -437,18 +511,11 @@ export class RunExecution {
       if (call.approval === 'required') this.emit({ type: 'approval.requested', step: this.state.step, callId: call.callId, toolName: call.toolName, args: call.args })
     }
     await this.#saveSnapshot()
-    await this.#deps.stores.runs.updateRun(this.runId, {
-      status: 'suspended',
-      finishReason: 'awaiting_approval',
-      step: this.state.step,
-      usage: this.state.usage,
-      lease: undefined,
-    })
-    return this.#terminal_('awaiting_approval')
+    return this.#terminal_('awaiting_approval', { status: 'suspended', finishReason: 'awaiting_approval', step: this.state.step, usage: this.state.usage, lease: undefined })
   }
 
   async #finish(reason: FinishReason, unanswered: PendingCall[]): Promise<RunOutput> {
-    await this.#closeCalls(unanswered, `the run ended (${reason})`)
+    this.#closeCalls(unanswered, `the run ended (${reason})`)
     await this.#saveSnapshot()
     return this.#terminal_(reason, this.#endPatch(reason))
   }
@@ -490,11 +557,12 @@ export class RunExecution {
     } else {
       this.emit({ type: 'run.finished', finishReason: reason, text: output.text, usage: output.usage, steps: output.steps })
     }
-    await this.#flushEvents().catch(() => {})
-    if (end) {
-      // When this fails the run stays `running`: recover() finds the logged end and records it.
-      await this.#deps.stores.runs.updateRun(this.runId, end).catch(() => {})
-    }
+    const events = this.#takeEvents()
+    const writes: StoreWrite[] = events.length ? [{ type: 'run.events', runId: this.runId, events }] : []
+    // When the record's update fails the run stays `running`: recover() finds the logged end and records it.
+    if (end) writes.push({ type: 'run.update', runId: this.runId, patch: end })
+    if (this.#writer.batch) await this.#writer.commit(writes).catch(() => {})
+    else for (const write of writes) await this.#writer.commit([write]).catch(() => {})
     return output
   }
 
@@ -526,7 +594,7 @@ export class RunExecution {
     const finalReason = result.next.action === 'finish' ? result.next.reason : 'error'
     try {
       const unanswered = result.next.action === 'finish' ? result.next.unanswered : []
-      await this.#closeCalls(unanswered, finalReason === 'error' ? 'the run failed' : `the run was ${finalReason === 'timeout' ? 'timed out' : 'cancelled'}`)
+      this.#closeCalls(unanswered, finalReason === 'error' ? 'the run failed' : `the run was ${finalReason === 'timeout' ? 'timed out' : 'cancelled'}`)
       await this.#saveSnapshot()
     } catch {
       // The store itself may be what failed: the terminal event is still emitted below.

@@ -3,7 +3,7 @@
 import type { ModelFinishReason } from '../spec/language-model.js'
 import type { Usage } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
-import { addUsage, type PendingCall, type RunState } from './run-state.js'
+import { addUsage, type PendingCall, type RunState, withState } from './run-state.js'
 
 export interface TransitionLimits {
   maxSteps: number
@@ -41,15 +41,15 @@ export function transition(state: RunState, outcome: Outcome, limits: Transition
     case 'model':
       return afterModel(state, outcome, limits)
     case 'tools': {
-      const next: RunState = { ...state, toolCalls: state.toolCalls + outcome.executed, pending: [], phase: 'model' }
+      const next: RunState = withState(state, { toolCalls: state.toolCalls + outcome.executed, pending: [], phase: 'model' })
       return beforeModel(next, limits, false)
     }
     case 'error':
-      return finish({ ...state, error: outcome.error }, 'error')
+      return finish(withState(state, { error: outcome.error }), 'error')
     case 'aborted':
       return finish(state, outcome.reason)
     case 'violation':
-      return finish({ ...state, error: { code: 'policy_violation', message: outcome.message } }, 'policy')
+      return finish(withState(state, { error: { code: 'policy_violation', message: outcome.message } }), 'policy')
   }
 }
 
@@ -73,14 +73,14 @@ function beforeTools(state: RunState, limits: TransitionLimits): Transition {
 
 function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }>, limits: TransitionLimits): Transition {
   const usage = addUsage(state.usage, outcome.usage)
-  const base: RunState = { ...state, step: state.step + 1, usage }
+  const base: RunState = withState(state, { step: state.step + 1, usage })
   if (outcome.toolCalls.length) {
     const signature = callSignature(outcome.toolCalls)
     const repeatCount = signature === state.lastCallSignature ? state.repeatCount + 1 : 1
-    const withCalls: RunState = { ...base, phase: 'tools', pending: outcome.toolCalls, lastCallSignature: signature, repeatCount, text: '' }
+    const withCalls: RunState = Object.assign(base, { phase: 'tools' as const, pending: outcome.toolCalls, lastCallSignature: signature, repeatCount, text: '' })
     if (repeatCount >= limits.doomLoopThreshold) {
       return finish(
-        { ...withCalls, error: { code: 'doom_loop', message: `the model repeated the same tool call ${repeatCount} times in a row` } },
+        withState(withCalls, { error: { code: 'doom_loop', message: `the model repeated the same tool call ${repeatCount} times in a row` } }),
         'policy',
       )
     }
@@ -88,17 +88,17 @@ function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }
     return beforeTools(withCalls, limits)
   }
   const text = state.text + outcome.text
-  const answered: RunState = { ...base, text, pending: [], lastCallSignature: undefined, repeatCount: 0 }
+  const answered: RunState = Object.assign(base, { text, pending: [], lastCallSignature: undefined, repeatCount: 0 })
   switch (outcome.finishReason) {
     case 'length':
       if (state.lengthContinuations < limits.maxLengthContinuations && !overBudget(usage, limits) && base.step < limits.maxSteps) {
-        return { state: { ...answered, phase: 'model', lengthContinuations: state.lengthContinuations + 1 }, next: { action: 'call-model', continuation: true } }
+        return { state: withState(answered, { phase: 'model', lengthContinuations: state.lengthContinuations + 1 }), next: { action: 'call-model', continuation: true } }
       }
       return finish(answered, 'length')
     case 'content-filter':
       return finish(answered, 'content_filter')
     case 'error':
-      return finish({ ...answered, error: { code: 'provider', message: 'the model finished with an error' } }, 'error')
+      return finish(withState(answered, { error: { code: 'provider', message: 'the model finished with an error' } }), 'error')
     default:
       return finish(answered, 'stop')
   }
@@ -106,7 +106,7 @@ function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }
 
 function finish(state: RunState, reason: FinishReason): Transition {
   const unanswered = state.phase === 'tools' ? state.pending : []
-  return { state: { ...state, phase: 'done', finishReason: reason, pending: [] }, next: { action: 'finish', reason, unanswered } }
+  return { state: withState(state, { phase: 'done', finishReason: reason, pending: [] }), next: { action: 'finish', reason, unanswered } }
 }
 
 export function overBudget(usage: Usage, limits: TransitionLimits): boolean {

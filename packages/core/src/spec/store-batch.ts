@@ -10,7 +10,18 @@ import type { Stores } from './stores.js'
 
 /** One write of a batch: the arguments of the single-store method it stands for. */
 export type StoreWrite =
-  | { type: 'session.append'; sessionId: string; entries: SessionEntryInput[]; fence?: number }
+  | {
+      type: 'session.append'
+      sessionId: string
+      entries: SessionEntryInput[]
+      fence?: number
+      /**
+       * When set, the session's `lastSeq` must be exactly this when the write applies (after the batch's earlier
+       * writes), or the batch fails with `SequenceConflictError` and nothing is written. The kernel sets it when
+       * the same batch saves a snapshot that refers to the seqs this append will get.
+       */
+      expectedLastSeq?: number
+    }
   | { type: 'execution.start'; execution: NewExecution }
   | { type: 'execution.finish'; key: string; outcome: ExecutionOutcome }
   | { type: 'run.events'; runId: string; events: AgentEvent[] }

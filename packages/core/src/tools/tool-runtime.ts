@@ -7,7 +7,7 @@ import type { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { PendingCall } from '../runtime/run-state.js'
 import type { ArtifactStore } from '../spec/artifact-store.js'
 import type { AgentEventPayload } from '../spec/events.js'
-import type { ExecutionRecord, ExecutionStore } from '../spec/execution-store.js'
+import type { ExecutionOutcome, ExecutionRecord, NewExecution } from '../spec/execution-store.js'
 import type { JsonValue } from '../spec/json.js'
 import { parseToolInput } from './define-tool.js'
 import type { Tool, ToolExecutionContext } from './tool.js'
@@ -29,6 +29,12 @@ export interface ToolCallOutcome {
   executed: boolean
 }
 
+/** The journal calls go through: an ExecutionStore, or the run's writer that batches its writes. */
+export interface ToolJournal {
+  start(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }>
+  finish(key: string, outcome: ExecutionOutcome): Promise<unknown>
+}
+
 export interface ExecuteCallsInput {
   runId: string
   sessionId: string
@@ -36,7 +42,7 @@ export interface ExecuteCallsInput {
   calls: PendingCall[]
   scope: ToolScope
   policy: RuntimePolicy
-  executions: ExecutionStore
+  executions: ToolJournal
   artifacts: ArtifactStore
   runtime: RuntimeStore | undefined
   signal: AbortSignal
@@ -44,9 +50,8 @@ export interface ExecuteCallsInput {
   nested?: ToolExecutionContext['nested']
 }
 
-interface StepInput extends ExecuteCallsInput {
-  stepAborted: Promise<never>
-}
+/** Rejects when the run aborts; created on first use (only an asynchronous tool waits on it). */
+type StepAborted = () => Promise<never>
 
 export interface ExecuteCallsResult {
   outcomes: ToolCallOutcome[]
@@ -65,39 +70,48 @@ export class ToolRuntime {
   async executeCalls(callsInput: ExecuteCallsInput): Promise<ExecuteCallsResult> {
     // One listener on the run's signal per step (not per call) ends every pending call on abort.
     let onAbort: (() => void) | undefined
-    const stepAborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(callsInput.signal.reason)
-      if (callsInput.signal.aborted) onAbort()
-      else callsInput.signal.addEventListener('abort', onAbort, { once: true })
-    })
-    stepAborted.catch(() => {})
-    const input: StepInput = { ...callsInput, stepAborted }
+    let stepAborted: Promise<never> | undefined
+    const aborted: StepAborted = () => {
+      if (stepAborted) return stepAborted
+      stepAborted = new Promise<never>((_, reject) => {
+        onAbort = () => reject(callsInput.signal.reason)
+        if (callsInput.signal.aborted) onAbort()
+        else callsInput.signal.addEventListener('abort', onAbort, { once: true })
+      })
+      stepAborted.catch(() => {})
+      return stepAborted
+    }
     try {
-      return await this.#executeAll(input)
+      return await this.#executeAll(callsInput, aborted)
     } finally {
-      callsInput.signal.removeEventListener('abort', onAbort!)
+      if (onAbort) callsInput.signal.removeEventListener('abort', onAbort)
     }
   }
 
-  async #executeAll(input: StepInput): Promise<ExecuteCallsResult> {
-    const outcomes: ToolCallOutcome[] = Array.from({ length: input.calls.length })
+  async #executeAll(input: ExecuteCallsInput, aborted: StepAborted): Promise<ExecuteCallsResult> {
+    const { calls } = input
+    const violationOf = (outcome: ToolCallOutcome) => (outcome.error?.code === 'policy_violation' && input.policy.onViolation === 'stop' ? outcome.error.message : undefined)
+    if (calls.length === 1) {
+      const outcome = await this.#executeOne(calls[0]!, input, aborted)
+      return { outcomes: [outcome], violation: violationOf(outcome) }
+    }
+    const outcomes: ToolCallOutcome[] = Array.from({ length: calls.length })
     let violation: string | undefined
     let next = 0
     const worker = async () => {
-      while (next < input.calls.length) {
+      while (next < calls.length) {
         const index = next++
-        const call = input.calls[index]!
-        const outcome = await this.#executeOne(call, input)
-        if (outcome.error?.code === 'policy_violation' && input.policy.onViolation === 'stop') violation ??= outcome.error.message
+        const outcome = await this.#executeOne(calls[index]!, input, aborted)
+        violation ??= violationOf(outcome)
         outcomes[index] = outcome
       }
     }
-    const workers = Math.min(input.policy.maxParallelTools, input.calls.length)
+    const workers = Math.min(input.policy.maxParallelTools, calls.length)
     await Promise.all(Array.from({ length: workers }, worker))
     return { outcomes, violation }
   }
 
-  async #executeOne(call: PendingCall, input: StepInput): Promise<ToolCallOutcome> {
+  async #executeOne(call: PendingCall, input: ExecuteCallsInput, aborted: StepAborted): Promise<ToolCallOutcome> {
     const started = performance.now()
     const fail = (code: string, message: string, executed = false): ToolCallOutcome => {
       const error = { code, message }
@@ -174,15 +188,21 @@ export class ToolRuntime {
       nested: input.nested,
     }
     try {
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          const error = new ToolTimeoutError(`Tool "${call.toolName}" timed out after ${timeoutMs} ms.`)
-          controller?.abort(error)
-          reject(error)
-        }, timeoutMs)
-      })
-      deadline.catch(() => {})
-      let value = await Promise.race([Promise.resolve().then(() => tool.execute(parsed.value, context)), deadline, input.stepAborted])
+      let value: unknown = tool.execute(parsed.value, context)
+      // A synchronous tool has returned already: no timer, no race. An asynchronous one races its deadline
+      // and the run's abort.
+      if (isPromiseLike(value)) {
+        const deadline = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const error = new ToolTimeoutError(`Tool "${call.toolName}" timed out after ${timeoutMs} ms.`)
+            // Rejected before the abort: a tool that settles on abort must not win the race with a late value.
+            reject(error)
+            controller?.abort(error)
+          }, timeoutMs)
+        })
+        deadline.catch(() => {})
+        value = await Promise.race([value, deadline, aborted()])
+      }
       if (tool.outputSchema) value = tool.outputSchema.parse(value)
       const result = toJsonValue(value)
       if (input.signal.aborted) throw input.signal.reason
@@ -245,4 +265,8 @@ export class ToolRuntime {
     })
     return truncateOutput(result, maxBytes, artifact.id).value
   }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
 }

@@ -40,8 +40,19 @@ export class ToolScope {
   /** The tool list for the model request (stable array, so token counts can be cached by identity). */
   specs(): ToolSpecification[] {
     if (!this.#specs) {
-      this.#specs = [...this.#tools].map(([name, tool]) => ({ name, description: tool.description, inputSchema: toolInputJsonSchema(tool) }))
+      this.#specs = [...this.#tools].map(([name, tool]) => specOf(name, tool))
     }
     return this.#specs
   }
+}
+
+/** One spec object per tool and name, shared by every run: its token count is then cached once (by identity). */
+const specCache = new WeakMap<Tool, Map<string, ToolSpecification>>()
+
+function specOf(name: string, tool: Tool): ToolSpecification {
+  let byName = specCache.get(tool)
+  if (!byName) specCache.set(tool, (byName = new Map()))
+  let spec = byName.get(name)
+  if (!spec) byName.set(name, (spec = { name, description: tool.description, inputSchema: toolInputJsonSchema(tool) }))
+  return spec
 }

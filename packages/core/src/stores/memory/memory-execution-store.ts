@@ -3,7 +3,7 @@ import { cloneValue } from '../clone-value.js'
 import { NotFoundError } from '../../errors/errors.js'
 import type { ExecutionOutcome, ExecutionRecord, ExecutionStore, NewExecution } from '../../spec/execution-store.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
-import { type AppliedWrite, applyWrite } from './memory-batch.js'
+import { type AppliedWrite, applyWrite } from './memory-write.js'
 
 /**
  * The default ExecutionStore: everything lives in this instance's maps; values are deep-copied in and out.
@@ -38,8 +38,8 @@ export class MemoryExecutionStore implements ExecutionStore {
         return { result: { record: cloneValue(existing), created: false }, undo: () => void (existing.attempt = attempt) }
       }
       const startedAt = Date.now()
-      const fields = { key: execution.key, runId: execution.runId, step: execution.step, callId: execution.callId, toolName: execution.toolName }
-      const record: ExecutionRecord = { ...fields, args: cloneValue(execution.args), status: 'started', attempt: 1, startedAt }
+      const { key, runId, step, callId, toolName } = execution
+      const record: ExecutionRecord = { key, runId, step, callId, toolName, args: cloneValue(execution.args), status: 'started', attempt: 1, startedAt }
       this.#records.set(record.key, record)
       let keys = this.#byRun.get(record.runId)
       const createdList = keys === undefined
@@ -48,7 +48,7 @@ export class MemoryExecutionStore implements ExecutionStore {
         this.#byRun.set(record.runId, keys)
       } else keys.push(record.key)
       // The caller's record holds its own args object, never the stored copy.
-      const result = { record: { ...fields, args: execution.args, status: 'started' as const, attempt: 1, startedAt }, created: true }
+      const result = { record: { key, runId, step, callId, toolName, args: execution.args, status: 'started' as const, attempt: 1, startedAt }, created: true }
       return {
         result,
         undo: () => {
@@ -64,18 +64,17 @@ export class MemoryExecutionStore implements ExecutionStore {
     if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Execution "${key}" was never started; call start before finish`)
     if (record.status !== 'started') return { result: cloneValue(record), undo: () => {} }
     const copy = cloneValue(outcome)
-    const previous = { ...record }
     record.status = copy.status
     if (copy.result !== undefined) record.result = copy.result
     if (copy.error !== undefined) record.error = copy.error
     record.finishedAt = Date.now()
     return {
-      result: { ...record, args: cloneValue(record.args), ...(outcome.result !== undefined ? { result: outcome.result } : {}), ...(outcome.error !== undefined ? { error: outcome.error } : {}) },
+      result: cloneValue(record),
       undo: () => {
+        record.status = 'started'
         delete record.result
         delete record.error
         delete record.finishedAt
-        Object.assign(record, previous)
       },
     }
   }

@@ -2,7 +2,7 @@
 import { cloneValue } from '../clone-value.js'
 import type { RunSnapshot, SnapshotStore } from '../../spec/snapshot-store.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
-import { type AppliedWrite, applyWrite } from './memory-batch.js'
+import { type AppliedWrite, applyWrite } from './memory-write.js'
 
 /**
  * The default SnapshotStore: everything lives in this instance's maps; values are deep-copied in and out.

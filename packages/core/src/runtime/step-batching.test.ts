@@ -1,0 +1,152 @@
+// How a run commits its writes: two atomic batches per tool step when the stores share a StoreBatch, a
+// conflict-safe snapshot when another writer appends mid-run, and one call per write without a batch.
+import { describe, expect, it } from 'vitest'
+import { z } from 'zod'
+import {
+  AgentRuntime,
+  defineTool,
+  Extensions,
+  memoryStores,
+  mockModel,
+  type StoreBatch,
+  type Stores,
+} from '../index.js'
+
+const add = defineTool({ name: 'add', description: 'adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b })
+
+/** Memory stores whose shared batch records the write types of every commit. */
+function recordingStores(): { stores: Stores; commits: string[][] } {
+  const stores = memoryStores()
+  const inner = (stores.sessions as { batch?: StoreBatch }).batch!
+  const commits: string[][] = []
+  const batch: StoreBatch = {
+    specificationVersion: 'v1',
+    stores: inner.stores,
+    write: (writes) => {
+      commits.push(writes.map((write) => write.type))
+      return inner.write(writes)
+    },
+  }
+  for (const kind of ['sessions', 'runs', 'executions', 'snapshots'] as const) (stores[kind] as { batch?: StoreBatch }).batch = batch
+  return { stores, commits }
+}
+
+describe('step batching', () => {
+  it('a tool step is two commits: the assistant message with the journal start, then the finish, results, events and snapshot', async () => {
+    const { stores, commits } = recordingStores()
+    const runtime = new AgentRuntime(new Extensions().setStores(stores))
+    const model = mockModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { toolCalls: [{ name: 'add', args: { a: 3, b: 4 } }] }, { text: 'done' }])
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { add } }, input: 'x' })
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'done', steps: 3 })
+    const beforeTools = ['session.append', 'execution.start']
+    const afterTools = ['execution.finish', 'session.append', 'run.events', 'snapshot.save']
+    // Each tool step, in order, is exactly these two commits.
+    const toolSteps = commits.filter((types) => types.includes('execution.start') || types.includes('execution.finish'))
+    expect(toolSteps).toEqual([beforeTools, afterTools, beforeTools, afterTools])
+    const first = commits.findIndex((types) => types.includes('execution.start'))
+    expect(commits.slice(first, first + 4)).toEqual([beforeTools, afterTools, beforeTools, afterTools])
+    // The final answer goes with its snapshot, then the terminal event with the run's end.
+    expect(commits.slice(first + 4)).toEqual([['session.append', 'run.events', 'snapshot.save'], ['run.events', 'run.update']])
+    // Everything landed: the log, the journal, the events (gap-free) and a snapshot that points at the last entry.
+    const entries = await runtime.sessions.listEntries(output.sessionId)
+    expect(entries.map((entry) => (entry.kind === 'message' ? entry.message.role : entry.kind))).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant'])
+    expect((await runtime.executions.listByRun(output.runId)).map((record) => [record.status, record.result])).toEqual([
+      ['succeeded', 3],
+      ['succeeded', 7],
+    ])
+    const events = await runtime.runs.listEvents(output.runId)
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1))
+    expect(events.at(-1)?.type).toBe('run.finished')
+    const snapshot = await runtime.snapshots.latest(output.runId)
+    expect(snapshot?.state).toMatchObject({ phase: 'done', lastSeq: entries.at(-1)!.seq, step: 3 })
+  })
+
+  it('a writer appending to the session mid-run fails the predicted commit atomically; the run then writes its entries first and its snapshot points at them', async () => {
+    const { stores, commits } = recordingStores()
+    const runtime = new AgentRuntime(new Extensions().setStores(stores))
+    let sessionId = ''
+    const intruder = defineTool({
+      name: 'note',
+      description: 'appends a note to the session from outside the run',
+      inputSchema: z.object({}),
+      execute: async () => {
+        await runtime.sessions.append(sessionId, [{ kind: 'message', message: { role: 'user', content: 'a note from elsewhere' } }])
+        return 'noted'
+      },
+    })
+    const session = await runtime.sessions.createSession()
+    sessionId = session.id
+    const model = mockModel([{ toolCalls: [{ name: 'note', args: {} }] }, { text: 'done' }])
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { note: intruder } }, sessionId, input: 'x' })
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'done' })
+    const failed = commits.findIndex((types) => types.includes('execution.finish') && types.includes('snapshot.save'))
+    // The predicted commit was refused as a whole: its writes were then committed without the snapshot, and the snapshot after.
+    expect(commits.slice(failed, failed + 3)).toEqual([
+      ['execution.finish', 'session.append', 'run.events', 'snapshot.save'],
+      ['execution.finish', 'session.append'],
+      ['run.events', 'snapshot.save'],
+    ])
+    const entries = await runtime.sessions.listEntries(sessionId)
+    expect(entries.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5])
+    const toolEntry = entries.find((entry) => entry.kind === 'message' && entry.message.role === 'tool')!
+    expect(toolEntry.seq).toBe(4)
+    const snapshot = await runtime.snapshots.get(output.runId, 1)
+    expect(snapshot?.state).toMatchObject({ step: 1, lastSeq: 4 })
+    expect((await runtime.executions.listByRun(output.runId))[0]).toMatchObject({ status: 'succeeded', result: 'noted' })
+    const events = await runtime.runs.listEvents(output.runId)
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1))
+  })
+
+  it('a call that finishes while another call of the step still runs has its journal record committed at once', async () => {
+    const { stores } = recordingStores()
+    const runtime = new AgentRuntime(new Extensions().setStores(stores), { maxParallelTools: 2 })
+    let seenFromSlow: string | undefined
+    const fast = defineTool({ name: 'fast', description: 'f', inputSchema: z.object({}), execute: () => 'fast done' })
+    const slow = defineTool({
+      name: 'slow',
+      description: 's',
+      inputSchema: z.object({}),
+      execute: async (_input, context) => {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        seenFromSlow = (await runtime.executions.get(context.idempotencyKey.replace(':slow', ':fast')))?.status
+        return 'slow done'
+      },
+    })
+    const model = mockModel([{ toolCalls: [{ name: 'slow', args: {}, id: 'slow' }, { name: 'fast', args: {}, id: 'fast' }] }, { text: 'done' }])
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { fast, slow } }, input: 'x' })
+    expect(output.finishReason).toBe('stop')
+    expect(seenFromSlow).toBe('succeeded')
+  })
+
+  it('stores without a shared batch get one call per write, in the durable order', async () => {
+    const stores = memoryStores()
+    const calls: string[] = []
+    const wrapped = {} as Stores
+    for (const [kind, store] of Object.entries(stores) as Array<[keyof Stores, object]>) {
+      ;(wrapped as unknown as Record<string, unknown>)[kind] = new Proxy(store, {
+        get(target, property) {
+          const value = Reflect.get(target, property, target) as unknown
+          if (typeof value !== 'function') return value
+          return (...args: unknown[]) => {
+            if (['append', 'start', 'finish', 'appendEvents', 'save', 'updateRun'].includes(String(property))) calls.push(`${kind}.${String(property)}`)
+            return (value as (...values: unknown[]) => unknown).apply(target, args)
+          }
+        },
+      })
+    }
+    const runtime = new AgentRuntime(new Extensions().setStores(wrapped))
+    const model = mockModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'done' }])
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { add } }, input: 'x' })
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'done' })
+    const step = calls.indexOf('executions.start')
+    expect(calls.slice(step - 1, step + 6)).toEqual([
+      'sessions.append',
+      'executions.start',
+      'executions.finish',
+      'sessions.append',
+      'runs.appendEvents',
+      'snapshots.save',
+      'runs.appendEvents',
+    ])
+  })
+})

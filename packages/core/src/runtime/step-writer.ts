@@ -1,0 +1,82 @@
+// StepWriter: a run's store writes, queued and committed together — one atomic StoreBatch call when the
+// registered stores share one (two commits per durable step), else one store call per write, in order.
+import type { StoreBatch, StoreWrite, StoreWriteResult } from '../spec/store-batch.js'
+import type { Stores } from '../spec/stores.js'
+
+type Done = ((result: StoreWriteResult) => void) | undefined
+
+export class StepWriter {
+  readonly batch: StoreBatch | undefined
+  readonly #stores: Stores
+  #queue: StoreWrite[] = []
+  #done: Done[] = []
+
+  constructor(stores: Stores, batch: StoreBatch | undefined) {
+    this.#stores = stores
+    this.batch = batch
+  }
+
+  /** The queued writes (not yet committed). */
+  get queued(): readonly StoreWrite[] {
+    return this.#queue
+  }
+
+  /** Queues a write for the next `commit()`; `done` receives its result once committed. */
+  defer<W extends StoreWrite>(write: W, done?: (result: StoreWriteResult<W>) => void): void {
+    this.#queue.push(write)
+    this.#done.push(done as Done)
+  }
+
+  /**
+   * Commits the queued writes, then `writes`, and resolves with the results of `writes`. When it rejects, the
+   * queued writes stay queued only if `keepOnFailure` (a batch is all or nothing, so they were not written).
+   */
+  async commit(writes: readonly StoreWrite[] = [], keepOnFailure = false): Promise<StoreWriteResult[]> {
+    const queued = this.#queue
+    const done = this.#done
+    if (!queued.length && !writes.length) return []
+    this.#queue = []
+    this.#done = []
+    const all = queued.length ? (writes.length ? queued.concat(writes) : queued) : writes
+    if (!this.batch) {
+      // One call per write: each queued write's result is delivered as soon as it is written.
+      const results: StoreWriteResult[] = []
+      for (let index = 0; index < all.length; index++) {
+        const result = await applyWrite(this.#stores, all[index]!)
+        if (index < done.length) done[index]?.(result)
+        else results.push(result)
+      }
+      return results
+    }
+    let results: StoreWriteResult[]
+    try {
+      results = await this.batch.write(all)
+    } catch (error) {
+      if (keepOnFailure) {
+        this.#queue = queued.concat(this.#queue)
+        this.#done = done.concat(this.#done)
+      }
+      throw error
+    }
+    for (let index = 0; index < done.length; index++) done[index]?.(results[index]!)
+    return queued.length ? results.slice(queued.length) : results
+  }
+}
+
+/** One write through the single-store method it stands for. */
+export function applyWrite(stores: Stores, write: StoreWrite): Promise<StoreWriteResult> {
+  switch (write.type) {
+    case 'session.append':
+      return stores.sessions.append(write.sessionId, write.entries, write.fence === undefined ? {} : { fence: write.fence })
+    case 'execution.start':
+      return stores.executions.start(write.execution)
+    case 'execution.finish':
+      return stores.executions.finish(write.key, write.outcome)
+    case 'run.events':
+      return stores.runs.appendEvents(write.runId, write.events) as Promise<undefined>
+    case 'run.update':
+      return stores.runs.updateRun(write.runId, write.patch)
+    case 'snapshot.save':
+      return stores.snapshots.save(write.snapshot) as Promise<undefined>
+  }
+}
