@@ -20,6 +20,7 @@ export {
   describeRunStore,
   describeSessionStore,
   describeSnapshotStore,
+  describeStoreBatch,
   describeStores,
   storeConformanceRules,
 } from './conformance/describe-suites.js'
@@ -29,6 +30,7 @@ export { executionStoreRules } from './conformance/execution-store-rules.js'
 export { runStoreRules } from './conformance/run-store-rules.js'
 export { sessionStoreRules } from './conformance/session-store-rules.js'
 export { snapshotStoreRules } from './conformance/snapshot-store-rules.js'
+export { storeBatchRules } from './conformance/store-batch-rules.js'
 export {
   runCheck,
   type ConformanceCheck,

@@ -1,6 +1,7 @@
 // The vitest entry points: one conformance suite per store interface, and describeStores for a whole bundle.
 import type {
   ArtifactStore,
+  BatchedStores,
   EmbeddingStore,
   ExecutionStore,
   RunStore,
@@ -15,6 +16,7 @@ import { registerChecks, type ConformanceChecks, type StoreSuiteOptions } from '
 import { runStoreRules } from './run-store-rules.js'
 import { sessionStoreRules } from './session-store-rules.js'
 import { snapshotStoreRules } from './snapshot-store-rules.js'
+import { storeBatchRules } from './store-batch-rules.js'
 
 /** Large artifacts and two-connection checks on real databases need more than vitest's default time. */
 const artifactTimeoutMs = 120_000
@@ -54,6 +56,18 @@ export function describeEmbeddingStore(name: string, options: StoreSuiteOptions<
 /** Registers the ArtifactStore conformance suite (includes a 10 MB artifact). */
 export function describeArtifactStore(name: string, options: StoreSuiteOptions<ArtifactStore>): void {
   registerChecks(`${name}: ArtifactStore conformance`, artifactStoreRules, options, identity, artifactTimeoutMs)
+}
+
+/**
+ * Registers the StoreBatch conformance suite: `create` returns a fresh set of stores (at least sessions, runs,
+ * executions and snapshots) whose `batch` is the backend's StoreBatch. The checks compare each batch with the
+ * same writes made through the single-store methods, so run the store suites (`describeStores`) as well.
+ *
+ * @example
+ * describeStoreBatch('sqlite', { create: () => sqliteStores({ path: ':memory:' }), cleanup: (stores) => (stores as SqliteStores).close() })
+ */
+export function describeStoreBatch(name: string, options: StoreSuiteOptions<BatchedStores>): void {
+  registerChecks(`${name}: StoreBatch conformance`, storeBatchRules, options, identity)
 }
 
 /** Every check of every store interface, keyed by the `Stores` slot they test. */

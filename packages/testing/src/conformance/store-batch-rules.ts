@@ -1,0 +1,333 @@
+// Conformance checks of StoreBatch, spec v1: one batch shared by four stores, results equal to the single methods,
+// writes applied in order, all or nothing (with the single method's typed error), events de-duplicated by seq.
+import {
+  findStoreBatch,
+  type AgentEvent,
+  type BatchedStores,
+  type NewExecution,
+  type RunSnapshot,
+  type SessionEntryInput,
+  type StoreBatch,
+  type StoreWrite,
+  type StoreWriteResult,
+} from '@spindle/core'
+import { expect } from 'vitest'
+import type { ConformanceChecks } from './harness.js'
+import { rejection, rule } from './rule.js'
+import { userEntry } from './samples.js'
+
+const sameLogicFix =
+  'apply each write of the batch with the very code of its single-store method (one internal function called by both), inside one transaction'
+const atomicFix =
+  'run the whole batch in one transaction (BEGIN IMMEDIATE … COMMIT, or undo the applied writes) and let the failing write’s own typed error (StaleFenceError, NotFoundError) reject write() after rolling back'
+
+function call(step: number, callId: string): NewExecution {
+  return { key: `r:${step}:${callId}`, runId: 'r', step, callId, toolName: 'search', args: { q: callId, list: [step] } }
+}
+
+function event(seq: number, delta = `delta ${seq}`): AgentEvent {
+  return { type: 'text.delta', runId: 'r', sessionId: 's', seq, timestamp: 1_700_000_000_000 + seq, step: 1, delta }
+}
+
+function snapshot(version: number, state: RunSnapshot['state'] = { step: version }): RunSnapshot {
+  return { runId: 'r', sessionId: 's', version, state, createdAt: 1_700_000_000_000 + version }
+}
+
+function assistantEntry(text: string, callId: string): SessionEntryInput {
+  const content = [{ type: 'text' as const, text }, { type: 'tool-call' as const, toolCallId: callId, toolName: 'search', args: { q: callId } }]
+  return { kind: 'message', message: { role: 'assistant', content }, runId: 'r' }
+}
+
+function toolEntry(callId: string): SessionEntryInput {
+  return { kind: 'message', message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: callId, toolName: 'search', result: { rows: [1] } }] }, runId: 'r' }
+}
+
+/** The batch the stores expose, or a rule failure saying where it must be. */
+async function batchOf(stores: BatchedStores): Promise<StoreBatch> {
+  return rule('batch.present', 'expose the backend’s StoreBatch as `batch` on its sessions, runs, executions and snapshots stores', () => {
+    const batch = stores.sessions.batch
+    expect(batch, 'sessions.batch').toBeDefined()
+    return batch!
+  })
+}
+
+/** A session "s" (fence 10, one entry), a run "r" with event 1, journal keys r:1:done (succeeded) and r:1:open (started), snapshot 1. */
+async function seed(stores: BatchedStores): Promise<void> {
+  await stores.sessions.createSession({ id: 's' })
+  await stores.sessions.append('s', [userEntry('first', 'r')], { fence: 10 })
+  await stores.runs.createRun({ id: 'r', sessionId: 's', request: { input: 'first' } })
+  await stores.runs.appendEvents('r', [event(1)])
+  await stores.executions.start(call(1, 'done'))
+  await stores.executions.finish('r:1:done', { status: 'succeeded', result: { ok: true } })
+  await stores.executions.start(call(1, 'open'))
+  await stores.snapshots.save(snapshot(1))
+}
+
+/** Every kind of write, each rule of its single method exercised (fresh objects on every call). */
+function stepWrites(): StoreWrite[] {
+  return [
+    { type: 'session.append', sessionId: 's', entries: [assistantEntry('calling', 'c1'), userEntry('aside', 'r')], fence: 10 },
+    // expectedLastSeq is checked after the earlier writes of the batch: 1 seeded + 2 just appended.
+    { type: 'session.append', sessionId: 's', entries: [toolEntry('c1')], fence: 11, expectedLastSeq: 3 },
+    { type: 'execution.start', execution: call(2, 'new') },
+    { type: 'execution.start', execution: call(1, 'open') },
+    { type: 'execution.start', execution: call(1, 'done') },
+    { type: 'execution.finish', key: 'r:2:new', outcome: { status: 'succeeded', result: { rows: [1, 2] } } },
+    { type: 'execution.finish', key: 'r:1:done', outcome: { status: 'failed', error: { code: 'late', message: 'late' } } },
+    { type: 'run.events', runId: 'r', events: [event(1, 'replayed'), event(2), event(3)] },
+    { type: 'run.events', runId: 'r', events: [event(3, 'duplicate'), event(4)] },
+    { type: 'snapshot.save', snapshot: snapshot(2) },
+    { type: 'snapshot.save', snapshot: snapshot(1, { replaced: true }) },
+    { type: 'run.update', runId: 'r', patch: { status: 'running', step: 2, lease: { owner: 'w', expiresAt: 1_800_000_000_000 } } },
+    { type: 'run.update', runId: 'r', patch: { lease: undefined, usage: { inputTokens: 3, outputTokens: 4 } } },
+  ]
+}
+
+/** The write made through its single-store method. */
+async function writeSingly(stores: BatchedStores, write: StoreWrite): Promise<StoreWriteResult> {
+  switch (write.type) {
+    case 'session.append':
+      return stores.sessions.append(write.sessionId, write.entries, write.fence === undefined ? {} : { fence: write.fence })
+    case 'execution.start':
+      return stores.executions.start(write.execution)
+    case 'execution.finish':
+      return stores.executions.finish(write.key, write.outcome)
+    case 'run.events':
+      await stores.runs.appendEvents(write.runId, write.events)
+      return undefined
+    case 'run.update':
+      return stores.runs.updateRun(write.runId, write.patch)
+    case 'snapshot.save':
+      await stores.snapshots.save(write.snapshot)
+      return undefined
+  }
+}
+
+/** Everything a batch on the seeded stores can touch. */
+async function readState(stores: BatchedStores) {
+  return {
+    session: await stores.sessions.getSession('s'),
+    missingSession: await stores.sessions.getSession('missing'),
+    entries: await stores.sessions.listEntries('s'),
+    journal: await stores.executions.listByRun('r'),
+    events: await stores.runs.listEvents('r'),
+    snapshots: await stores.snapshots.list('r'),
+    run: await stores.runs.getRun('r'),
+    missingRun: await stores.runs.getRun('missing'),
+  }
+}
+
+const timeKeys = new Set(['createdAt', 'updatedAt', 'startedAt', 'finishedAt'])
+
+/** The value with every clock reading replaced by a marker (two stores never write at the same millisecond). */
+function withoutTimes(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutTimes)
+  if (typeof value !== 'object' || value === null) return value
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, timeKeys.has(key) && typeof item === 'number' ? '<time>' : withoutTimes(item)]),
+  )
+}
+
+/** A batch whose failing write comes after `before` valid writes: third, or after one write of every kind. */
+function failingBatches(failing: StoreWrite): Array<{ where: string; writes: StoreWrite[] }> {
+  const third = [
+    { type: 'session.append', sessionId: 's', entries: [userEntry('lost', 'r')], fence: 12 },
+    { type: 'execution.start', execution: call(3, 'lost') },
+  ] satisfies StoreWrite[]
+  const everyKind: StoreWrite[] = [
+    { type: 'session.append', sessionId: 's', entries: [assistantEntry('lost', 'c9'), userEntry('lost too')], fence: 12 },
+    { type: 'execution.start', execution: call(3, 'lost') },
+    { type: 'execution.start', execution: call(1, 'open') },
+    { type: 'execution.finish', key: 'r:1:open', outcome: { status: 'succeeded', result: 'lost' } },
+    { type: 'run.events', runId: 'r', events: [event(2), event(3)] },
+    { type: 'snapshot.save', snapshot: snapshot(2) },
+    { type: 'snapshot.save', snapshot: snapshot(1, { overwritten: true }) },
+    { type: 'run.update', runId: 'r', patch: { status: 'completed', step: 9 } },
+  ]
+  const after: StoreWrite = { type: 'session.append', sessionId: 's', entries: [userEntry('after')] }
+  return [
+    { where: 'as the 3rd write', writes: [...third, failing, after] },
+    { where: 'after a write of every kind', writes: [...everyKind, failing, after] },
+  ]
+}
+
+/** `alone: false`: the write has no single-method form (expectedLastSeq exists only in a batch). */
+const failures: Array<{ id: string; write: StoreWrite; code: string; alone?: false }> = [
+  { id: 'stale-fence', write: { type: 'session.append', sessionId: 's', entries: [userEntry('stale')], fence: 9 }, code: 'stale_fence' },
+  { id: 'unknown-session', write: { type: 'session.append', sessionId: 'missing', entries: [userEntry('nobody')] }, code: 'not_found' },
+  { id: 'finish-never-started', write: { type: 'execution.finish', key: 'r:9:never', outcome: { status: 'succeeded', result: 1 } }, code: 'not_found' },
+  { id: 'unknown-run', write: { type: 'run.update', runId: 'missing', patch: { step: 1 } }, code: 'not_found' },
+  {
+    id: 'sequence-conflict',
+    write: { type: 'session.append', sessionId: 's', entries: [userEntry('conflict')], expectedLastSeq: 0 },
+    code: 'sequence_conflict',
+    alone: false,
+  },
+]
+
+export const storeBatchRules: ConformanceChecks<BatchedStores> = {
+  async 'batch.discovery'({ create }) {
+    const stores = await create()
+    const batch = await batchOf(stores)
+    await rule('batch.shared', 'give the four stores of one backend the same StoreBatch object (specificationVersion "v1")', () => {
+      expect(batch.specificationVersion).toBe('v1')
+      expect(stores.runs.batch, 'runs.batch').toBe(batch)
+      expect(stores.executions.batch, 'executions.batch').toBe(batch)
+      expect(stores.snapshots.batch, 'snapshots.batch').toBe(batch)
+    })
+    await rule('batch.stores', '`batch.stores` must hold exactly the store instances that expose the batch (not copies or wrappers)', () => {
+      expect(batch.stores.sessions === stores.sessions, 'batch.stores.sessions is the sessions store').toBe(true)
+      expect(batch.stores.runs === stores.runs, 'batch.stores.runs is the runs store').toBe(true)
+      expect(batch.stores.executions === stores.executions, 'batch.stores.executions is the executions store').toBe(true)
+      expect(batch.stores.snapshots === stores.snapshots, 'batch.stores.snapshots is the snapshots store').toBe(true)
+      expect(findStoreBatch({ sessions: stores.sessions, runs: stores.runs, executions: stores.executions, snapshots: stores.snapshots })).toBe(batch)
+    })
+    const other = await create()
+    await rule('batch.find.mixed', 'each set of stores needs its own batch: findStoreBatch must see a set mixing two backends (or a wrapped store) as unbatched', () => {
+      expect(other.sessions.batch === batch, 'two sets returned by create() share one batch').toBe(false)
+      expect(findStoreBatch({ ...stores, runs: other.runs })).toBeUndefined()
+      expect(findStoreBatch({ ...stores, sessions: new Proxy(stores.sessions, {}) })).toBeUndefined()
+    })
+  },
+
+  async 'batch.results'({ create }) {
+    const single = await create()
+    const batched = await create()
+    await seed(single)
+    await seed(batched)
+    const batch = await batchOf(batched)
+    const before = await readState(batched)
+    const expected: StoreWriteResult[] = []
+    for (const write of stepWrites()) expected.push(await writeSingly(single, write))
+    const results = await rule('batch.write.valid', `a batch of valid writes must resolve; ${sameLogicFix}`, () => batch.write(stepWrites()))
+    await rule('batch.results.order', 'write() must resolve with one result per write, in the order of the writes', () => {
+      expect(results).toHaveLength(stepWrites().length)
+    })
+    await rule('batch.in-order', `writes must apply in order: two appends get consecutive seqs (expectedLastSeq sees the first), a key started earlier in the batch can be finished; ${sameLogicFix}`, () => {
+      expect((results[0] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([2, 3])
+      expect((results[1] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([4])
+      expect(results[5]).toMatchObject({ key: 'r:2:new', status: 'succeeded', result: { rows: [1, 2] }, attempt: 1 })
+    })
+    await rule('batch.execution.results', 'execution writes must return what start/finish return: created and attempt counting, a terminal record returned unchanged', () => {
+      expect(results[2]).toMatchObject({ created: true, record: { key: 'r:2:new', status: 'started', attempt: 1 } })
+      expect(results[3]).toMatchObject({ created: false, record: { key: 'r:1:open', status: 'started', attempt: 2 } })
+      const done = before.journal.find((record) => record.key === 'r:1:done')
+      expect(results[4]).toEqual({ created: false, record: done })
+      expect(results[6]).toEqual(done)
+    })
+    await rule('batch.run.events.dedupe', 'run.events must ignore a seq stored already (before or earlier in the batch), like appendEvents', async () => {
+      const events = await batched.runs.listEvents('r')
+      expect(events.map((item) => item.seq)).toEqual([1, 2, 3, 4])
+      expect(events.map((item) => (item as { delta?: string }).delta)).toEqual(['delta 1', 'delta 2', 'delta 3', 'delta 4'])
+    })
+    await rule('batch.results.same-as-single', `each result must equal what the single-store method returns for the same write (clock readings aside); ${sameLogicFix}`, () => {
+      expect(withoutTimes(results)).toEqual(withoutTimes(expected))
+    })
+    await rule('batch.state.same-as-single', `a batch must leave the stores exactly as the same writes made one by one (clock readings aside); ${sameLogicFix}`, async () => {
+      expect(withoutTimes(await readState(batched))).toEqual(withoutTimes(await readState(single)))
+      expect(await batched.runs.getRun('r')).toEqual(results[12])
+      expect(await batched.executions.get('r:2:new')).toEqual(results[5])
+    })
+  },
+
+  async 'batch.atomic'({ create }) {
+    const stores = await create()
+    await seed(stores)
+    const batch = await batchOf(stores)
+    for (const failure of failures) {
+      for (const { where, writes } of failingBatches(failure.write)) {
+        const before = await readState(stores)
+        await rule(`batch.atomic.${failure.id}`, `a batch whose write fails (${failure.id}, ${where}) must write nothing and reject with that write’s typed error; ${atomicFix}`, async () => {
+          const error = await rejection(() => batch.write(writes), { code: failure.code })
+          expect(await readState(stores), 'state after the failed batch').toEqual(before)
+          if (failure.alone === false) return
+          const alone = await rejection(() => writeSingly(stores, failure.write), { code: failure.code })
+          expect((error as Error).name, 'the batch rejects with the class the single method throws').toBe((alone as Error).name)
+        })
+      }
+    }
+    await rule('batch.atomic.after', `after failed batches the log goes on gap-free and a fence raised by a rolled-back write is forgotten; ${atomicFix}`, async () => {
+      const [appended] = (await batch.write([{ type: 'session.append', sessionId: 's', entries: [userEntry('next')], fence: 11 }])) as Array<Array<{ seq: number }>>
+      expect(appended!.map((entry) => entry.seq)).toEqual([2])
+      expect((await stores.sessions.getSession('s'))?.lastSeq).toBe(2)
+    })
+  },
+
+  async 'batch.empty'({ create }) {
+    const stores = await create()
+    await seed(stores)
+    const batch = await batchOf(stores)
+    const before = await readState(stores)
+    await rule('batch.empty', 'write([]) must resolve [] and change nothing', async () => {
+      expect(await batch.write([])).toEqual([])
+      expect(await readState(stores)).toEqual(before)
+    })
+  },
+
+  async 'batch.concurrent'({ create }) {
+    const stores = await create()
+    await seed(stores)
+    const batch = await batchOf(stores)
+    const calls = Array.from({ length: 24 }, (_, index) =>
+      index % 3 === 0
+        ? stores.sessions.append('s', [userEntry(`single ${index}`)])
+        : batch
+            .write([
+              { type: 'session.append', sessionId: 's', entries: [userEntry(`batch ${index}a`), userEntry(`batch ${index}b`)] },
+              { type: 'run.events', runId: 'r', events: [event(100 + index)] },
+            ])
+            .then((results) => results[0] as Awaited<ReturnType<typeof stores.sessions.append>>),
+    )
+    const appended = await rule('batch.concurrent-safe', `parallel batches and appends must all succeed; ${atomicFix}`, () => Promise.all(calls))
+    await rule('batch.concurrent.gap-free', 'parallel batches and single appends must share one gap-free sequence, each call’s entries consecutive (assign seq under the write lock)', async () => {
+      const seqs = appended.flat().map((entry) => entry.seq)
+      expect([...seqs].sort((a, b) => a - b)).toEqual(Array.from({ length: seqs.length }, (_, index) => index + 2))
+      for (const entries of appended) expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => entries[0]!.seq + index))
+      expect((await stores.sessions.getSession('s'))?.lastSeq).toBe(seqs.length + 1)
+      expect(await stores.runs.listEvents('r')).toHaveLength(1 + 16)
+    })
+  },
+
+  async 'batch.two-connections'({ create, secondConnection }) {
+    const stores = await create()
+    await seed(stores)
+    const other = await secondConnection!(stores)
+    const batches = [await batchOf(stores), await batchOf(other)]
+    const appended = await rule('batch.two-connections', `batches from two connections must both commit; ${atomicFix}`, () =>
+      Promise.all(
+        Array.from({ length: 10 }, async (_, index) => {
+          const results = await batches[index % 2]!.write([{ type: 'session.append', sessionId: 's', entries: [userEntry(`${index}`)] }])
+          return (results[0] as Array<{ seq: number }>)[0]!.seq
+        }),
+      ),
+    )
+    await rule('batch.two-connections.gap-free', 'batches from two connections must share one gap-free sequence: read lastSeq and insert in the same transaction, in the database', async () => {
+      expect([...appended].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, index) => index + 2))
+      expect((await other.sessions.getSession('s'))?.lastSeq).toBe(11)
+    })
+  },
+
+  async 'batch.values-copied'({ create }) {
+    const stores = await create()
+    await seed(stores)
+    const batch = await batchOf(stores)
+    const entry = userEntry('original', 'r')
+    const execution = call(2, 'copied')
+    const saved = snapshot(2, { list: ['a'] })
+    const results = await batch.write([
+      { type: 'session.append', sessionId: 's', entries: [entry] },
+      { type: 'execution.start', execution },
+      { type: 'snapshot.save', snapshot: saved },
+    ])
+    ;(entry as { message: { content: string } }).message.content = 'mutated'
+    ;(execution.args as { list: number[] }).list.push(99)
+    ;(saved.state.list as string[]).push('mutated')
+    ;((results[0] as Array<{ message: { content: string } }>)[0]!.message as { content: string }).content = 'mutated too'
+    ;((results[1] as { record: { args: unknown } }).record.args as { list: number[] }).list.push(100)
+    await rule('batch.values-copied', 'a batch must copy values in and out like the single methods: callers mutating inputs or results must not change stored data', async () => {
+      expect((await stores.sessions.listEntries('s', { after: 1 }))[0]).toMatchObject({ message: { content: 'original' } })
+      expect((await stores.executions.get('r:2:copied'))?.args).toEqual({ q: 'copied', list: [2] })
+      expect((await stores.snapshots.get('r', 2))?.state).toEqual({ list: ['a'] })
+    })
+  },
+}
