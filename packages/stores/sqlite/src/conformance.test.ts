@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describeEmbeddingStore, describeStores } from '@spindle/testing'
+import { describeEmbeddingStore, describeStoreBatch, describeStores } from '@spindle/testing'
 import { afterAll } from 'vitest'
 import { sqliteStores, type SqliteStores } from './index.js'
 
@@ -26,4 +26,16 @@ describeEmbeddingStore('store-sqlite (exact vector scan, no sqlite-vec)', {
     return stores.embeddings
   },
   cleanup: (embeddings) => opened.get(embeddings)?.close(),
+})
+
+// The StoreBatch suite on a file (with a second connection) and on :memory:.
+describeStoreBatch('store-sqlite (file)', {
+  create: () => sqliteStores({ path: join(directory, `stores-${++counter}.db`) }),
+  createSecondConnection: async (stores) => sqliteStores({ path: (stores as SqliteStores).database.name }),
+  cleanup: (stores) => (stores as SqliteStores).close(),
+})
+
+describeStoreBatch('store-sqlite (:memory:)', {
+  create: () => sqliteStores({ path: ':memory:' }),
+  cleanup: (stores) => (stores as SqliteStores).close(),
 })

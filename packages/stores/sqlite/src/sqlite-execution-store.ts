@@ -1,16 +1,18 @@
 // SQLite ExecutionStore: the tool-call journal; start/finish are atomic so two processes never both "create" a key.
 import {
   NotFoundError,
+  type ExecutionOutcome,
   type ExecutionRecord,
-  type ExecutionStatus,
   type ExecutionStore,
-  type JsonValue,
   type NewExecution,
+  type StoreBatch,
+  type StoreWrite,
 } from '@spindle/core'
 import type BetterSqlite3 from 'better-sqlite3'
 import { withSqliteErrors } from './map-sqlite-error.js'
 import { StatementCache } from './statement-cache.js'
 import { assertKey, fromJsonText, toJsonText } from './sqlite-values.js'
+import { type ApplyWrite, prepareWrite, runWrite, writeTransaction, type WriteTransaction } from './sqlite-write.js'
 
 /**
  * The execution journal in SQLite: a record per `${runId}:${step}:${callId}` key, `started` until finished,
@@ -22,70 +24,75 @@ import { assertKey, fromJsonText, toJsonText } from './sqlite-values.js'
  */
 export class SqliteExecutionStore implements ExecutionStore {
   readonly specificationVersion = 'v1' as const
-  readonly #database: BetterSqlite3.Database
+  /** Set by `sqliteStores()`: the batch shared by the sessions, runs, executions and snapshots stores of one database. */
+  batch?: StoreBatch
   readonly #sql: StatementCache
+  readonly #transaction: WriteTransaction
 
   constructor(database: BetterSqlite3.Database) {
-    this.#database = database
     this.#sql = new StatementCache(database)
+    this.#transaction = writeTransaction(database)
   }
 
   async start(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }> {
-    assertKey(execution.key, 'Execution key')
-    assertKey(execution.runId, 'Execution runId')
-    const fresh: ExecutionRecord = {
-      key: execution.key,
-      runId: execution.runId,
-      step: execution.step,
-      callId: execution.callId,
-      toolName: execution.toolName,
-      args: execution.args,
-      status: 'started',
-      attempt: 1,
-      startedAt: 0,
-    }
-    return withSqliteErrors(`start execution "${execution.key}"`, () =>
-      this.#database
-        .transaction(() => {
-          const existing = this.#read(execution.key)
-          if (existing !== undefined) {
-            if (existing.status === 'started') {
-              existing.attempt += 1
-              this.#write(existing)
-            }
-            return { record: existing, created: false }
-          }
-          fresh.startedAt = Date.now()
-          const text = toJsonText(fresh)
-          this.#sql
-            .get('INSERT INTO executions (key, run_id, status, record) VALUES (?, ?, ?, ?)')
-            .run(fresh.key, fresh.runId, fresh.status, text)
-          return { record: fromJsonText<ExecutionRecord>(text), created: true }
-        })
-        .immediate(),
-    )
+    return runWrite(this, this.#transaction, { type: 'execution.start', execution }) as { record: ExecutionRecord; created: boolean }
   }
 
-  async finish(
-    key: string,
-    outcome: { status: Exclude<ExecutionStatus, 'started'>; result?: JsonValue; error?: { code: string; message: string } },
-  ): Promise<ExecutionRecord> {
-    return withSqliteErrors(`finish execution "${key}"`, () =>
-      this.#database
-        .transaction(() => {
-          const record = this.#read(key)
-          if (record === undefined) {
-            throw new NotFoundError(`[spindle/store-sqlite] Execution "${key}" was never started; call start before finish`)
-          }
-          if (record.status !== 'started') return record
-          record.status = outcome.status
-          if (outcome.result !== undefined) record.result = outcome.result
-          if (outcome.error !== undefined) record.error = outcome.error
-          record.finishedAt = Date.now()
-          return fromJsonText<ExecutionRecord>(this.#write(record))
-        })
-        .immediate(),
-    )
+  async finish(key: string, outcome: ExecutionOutcome): Promise<ExecutionRecord> {
+    return runWrite(this, this.#transaction, { type: 'execution.finish', key, outcome }) as ExecutionRecord
+  }
+
+  /** Checks and serializes a start or finish (one write of a batch, or the method itself); returns the function that writes it. */
+  [prepareWrite](write: StoreWrite): ApplyWrite {
+    if (write.type === 'execution.start') {
+      const { execution } = write
+      assertKey(execution.key, 'Execution key')
+      assertKey(execution.runId, 'Execution runId')
+      // Serialized before the write lock is taken: a value that cannot be stored fails before anything is written.
+      const fresh: ExecutionRecord = {
+        key: execution.key,
+        runId: execution.runId,
+        step: execution.step,
+        callId: execution.callId,
+        toolName: execution.toolName,
+        args: execution.args,
+        status: 'started',
+        attempt: 1,
+        startedAt: Date.now(),
+      }
+      const text = toJsonText(fresh)
+      return () => this.#start(fresh, text)
+    }
+    if (write.type !== 'execution.finish') throw new TypeError(`[spindle/store-sqlite] the execution store cannot apply "${write.type}"`)
+    return () => this.#finish(write.key, write.outcome)
+  }
+
+  /** Inside the write transaction: inserts a new key, or counts an attempt on a started one; a terminal one stays. */
+  #start(fresh: ExecutionRecord, text: string): { record: ExecutionRecord; created: boolean } {
+    const existing = this.#read(fresh.key)
+    if (existing !== undefined) {
+      if (existing.status === 'started') {
+        existing.attempt += 1
+        this.#write(existing)
+      }
+      return { record: existing, created: false }
+    }
+    this.#sql.get('INSERT INTO executions (key, run_id, status, record) VALUES (?, ?, ?, ?)').run(fresh.key, fresh.runId, fresh.status, text)
+    // The record serialized above, built on the caller's args: the store keeps no objects, so nothing is shared.
+    return { record: fresh, created: true }
+  }
+
+  /** Inside the write transaction: moves a started record to its terminal status; a terminal one is returned as is. */
+  #finish(key: string, outcome: ExecutionOutcome): ExecutionRecord {
+    const record = this.#read(key)
+    if (record === undefined) throw new NotFoundError(`[spindle/store-sqlite] Execution "${key}" was never started; call start before finish`)
+    if (record.status !== 'started') return record
+    record.status = outcome.status
+    if (outcome.result !== undefined) record.result = outcome.result
+    if (outcome.error !== undefined) record.error = outcome.error
+    record.finishedAt = Date.now()
+    this.#write(record)
+    return record
   }
 
   async get(key: string): Promise<ExecutionRecord | undefined> {
@@ -106,9 +113,7 @@ export class SqliteExecutionStore implements ExecutionStore {
     return row === undefined ? undefined : fromJsonText<ExecutionRecord>(row.record)
   }
 
-  #write(record: ExecutionRecord): string {
-    const text = toJsonText(record)
-    this.#sql.get('UPDATE executions SET status = ?, record = ? WHERE key = ?').run(record.status, text, record.key)
-    return text
+  #write(record: ExecutionRecord): void {
+    this.#sql.get('UPDATE executions SET status = ?, record = ? WHERE key = ?').run(record.status, toJsonText(record), record.key)
   }
 }

@@ -8,11 +8,14 @@ import {
   type RunPatch,
   type RunRecord,
   type RunStore,
+  type StoreBatch,
+  type StoreWrite,
 } from '@spindle/core'
 import type BetterSqlite3 from 'better-sqlite3'
 import { withSqliteErrors } from './map-sqlite-error.js'
 import { StatementCache } from './statement-cache.js'
 import { assertKey, fromJsonText, sqlLimit, toJsonText } from './sqlite-values.js'
+import { type ApplyWrite, prepareWrite, runWrite, writeTransaction, type WriteTransaction } from './sqlite-write.js'
 
 const farFuture = Number.MAX_SAFE_INTEGER
 
@@ -26,12 +29,16 @@ const farFuture = Number.MAX_SAFE_INTEGER
  */
 export class SqliteRunStore implements RunStore {
   readonly specificationVersion = 'v1' as const
+  /** Set by `sqliteStores()`: the batch shared by the sessions, runs, executions and snapshots stores of one database. */
+  batch?: StoreBatch
   readonly #database: BetterSqlite3.Database
   readonly #sql: StatementCache
+  readonly #transaction: WriteTransaction
 
   constructor(database: BetterSqlite3.Database) {
     this.#database = database
     this.#sql = new StatementCache(database)
+    this.#transaction = writeTransaction(database)
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
@@ -92,27 +99,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
-    return withSqliteErrors(`update run "${id}"`, () =>
-      this.#database
-        .transaction(() => {
-          const row = this.#sql.get('SELECT record FROM runs WHERE id = ?').get(id) as { record: string } | undefined
-          if (row === undefined) {
-            throw new NotFoundError(`[spindle/store-sqlite] Run "${id}" does not exist; create it with createRun first`)
-          }
-          const record = fromJsonText<RunRecord>(row.record)
-          const target = record as unknown as Record<string, unknown>
-          // A key present with `undefined` clears the field (e.g. releasing a lease); an absent key leaves it.
-          for (const [key, value] of Object.entries(patch)) {
-            if (value === undefined) delete target[key]
-            else target[key] = value
-          }
-          record.updatedAt = Math.max(Date.now(), record.updatedAt)
-          const text = toJsonText(record)
-          this.#sql.get('UPDATE runs SET status = ?, record = ?, updated_at = ? WHERE id = ?').run(record.status, text, record.updatedAt, id)
-          return fromJsonText<RunRecord>(text)
-        })
-        .immediate(),
-    )
+    return runWrite(this, this.#transaction, { type: 'run.update', runId: id, patch }) as RunRecord
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
@@ -137,15 +124,43 @@ export class SqliteRunStore implements RunStore {
   }
 
   async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
-    const rows = events.map((event) => ({ seq: event.seq, text: toJsonText(event) }))
-    withSqliteErrors(`append events to run "${runId}"`, () =>
-      this.#database
-        .transaction(() => {
-          const insert = this.#sql.get('INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING')
-          for (const row of rows) insert.run(runId, row.seq, row.text)
-        })
-        .immediate(),
-    )
+    runWrite(this, this.#transaction, { type: 'run.events', runId, events })
+  }
+
+  /** Checks and serializes a run update or an events append (one write of a batch, or the method itself). */
+  [prepareWrite](write: StoreWrite): ApplyWrite {
+    if (write.type === 'run.events') {
+      // Serialized before the write lock is taken: a value that cannot be stored fails before anything is written.
+      const { runId, events } = write
+      const texts = events.map((event) => toJsonText(event))
+      return () => this.#appendEvents(runId, events, texts)
+    }
+    if (write.type !== 'run.update') throw new TypeError(`[spindle/store-sqlite] the run store cannot apply "${write.type}"`)
+    return () => this.#updateRun(write.runId, write.patch)
+  }
+
+  /** Inside the write transaction: inserts each event; a `(runId, seq)` stored already is ignored. */
+  #appendEvents(runId: string, events: AgentEvent[], texts: string[]): undefined {
+    const insert = this.#sql.get('INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING')
+    for (let index = 0; index < events.length; index++) insert.run(runId, events[index]!.seq, texts[index])
+    return undefined
+  }
+
+  /** Inside the write transaction: applies the patch to the stored record and returns it. */
+  #updateRun(id: string, patch: RunPatch): RunRecord {
+    const row = this.#sql.get('SELECT record FROM runs WHERE id = ?').get(id) as { record: string } | undefined
+    if (row === undefined) throw new NotFoundError(`[spindle/store-sqlite] Run "${id}" does not exist; create it with createRun first`)
+    const record = fromJsonText<RunRecord>(row.record)
+    const target = record as unknown as Record<string, unknown>
+    // A key present with `undefined` clears the field (e.g. releasing a lease); an absent key leaves it.
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) delete target[key]
+      else target[key] = value
+    }
+    record.updatedAt = Math.max(Date.now(), record.updatedAt)
+    this.#sql.get('UPDATE runs SET status = ?, record = ?, updated_at = ? WHERE id = ?').run(record.status, toJsonText(record), record.updatedAt, id)
+    // Parsed from the row above and patched with the caller's values: the store keeps no objects, so nothing is shared.
+    return record
   }
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {

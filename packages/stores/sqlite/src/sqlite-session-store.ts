@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import {
   DuplicateError,
   NotFoundError,
+  SequenceConflictError,
   StaleFenceError,
   type AppendOptions,
   type JsonObject,
@@ -12,11 +13,14 @@ import {
   type SessionEntryInput,
   type SessionRecord,
   type SessionStore,
+  type StoreBatch,
+  type StoreWrite,
 } from '@spindle/core'
 import type BetterSqlite3 from 'better-sqlite3'
 import { withSqliteErrors } from './map-sqlite-error.js'
 import { StatementCache } from './statement-cache.js'
 import { assertKey, fromJsonText, sqlLimit, toJsonText } from './sqlite-values.js'
+import { type ApplyWrite, prepareWrite, runWrite, writeTransaction, type WriteTransaction } from './sqlite-write.js'
 
 interface SessionRow {
   id: string
@@ -56,12 +60,16 @@ const farFuture = Number.MAX_SAFE_INTEGER
  */
 export class SqliteSessionStore implements SessionStore {
   readonly specificationVersion = 'v1' as const
+  /** Set by `sqliteStores()`: the batch shared by the sessions, runs, executions and snapshots stores of one database. */
+  batch?: StoreBatch
   readonly #database: BetterSqlite3.Database
   readonly #sql: StatementCache
+  readonly #transaction: WriteTransaction
 
   constructor(database: BetterSqlite3.Database) {
     this.#database = database
     this.#sql = new StatementCache(database)
+    this.#transaction = writeTransaction(database)
   }
 
   async createSession(
@@ -139,47 +147,62 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
+    return runWrite(this, this.#transaction, { type: 'session.append', sessionId, entries, fence: options.fence }) as SessionEntry[]
+  }
+
+  /** Checks and serializes an append (one write of a batch, or `append` itself); returns the function that writes it. */
+  [prepareWrite](write: StoreWrite): ApplyWrite {
+    if (write.type !== 'session.append') throw new TypeError(`[spindle/store-sqlite] the session store cannot apply "${write.type}"`)
     // Serialize before taking the write lock: a value that cannot be stored fails before anything is written.
-    const prepared = entries.map((entry) => {
+    const { entries } = write
+    const bodies: string[] = []
+    for (const entry of entries) {
       if (entry.runId !== undefined) assertKey(entry.runId, 'Entry runId')
-      const body = entry.kind === 'message' ? toJsonText(entry.message) : toJsonText(entry.compaction)
-      return { entry, body }
-    })
-    return withSqliteErrors(`append to session "${sessionId}"`, () =>
-      this.#database
-        .transaction(() => {
-          const row = this.#sql.get('SELECT last_seq, fence, updated_at FROM sessions WHERE id = ?').get(sessionId) as
-            | Pick<SessionRow, 'last_seq' | 'fence' | 'updated_at'>
-            | undefined
-          if (row === undefined) throw missingSession(sessionId)
-          let fence = row.fence
-          if (options.fence !== undefined) {
-            if (fence !== null && options.fence < fence) {
-              throw new StaleFenceError(
-                `[spindle/store-sqlite] Append to session "${sessionId}" carries fence ${options.fence}, older than ${fence}: this writer lost its session lease; stop writing and re-acquire the session`,
-                { details: { sessionId, fence: options.fence, currentFence: fence } },
-              )
-            }
-            fence = options.fence
-          }
-          const now = Date.now()
-          const insert = this.#sql.get(
-            'INSERT INTO session_entries (session_id, seq, kind, run_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-          )
-          const appended: SessionEntry[] = prepared.map(({ entry, body }, index) => {
-            const seq = row.last_seq + index + 1
-            insert.run(sessionId, seq, entry.kind, entry.runId ?? null, body, now)
-            return toEntry(sessionId, { seq, kind: entry.kind, run_id: entry.runId ?? null, body, created_at: now })
-          })
-          const lastSeq = row.last_seq + appended.length
-          const updatedAt = appended.length > 0 ? Math.max(now, row.updated_at) : row.updated_at
-          if (appended.length > 0 || fence !== row.fence) {
-            this.#sql.get('UPDATE sessions SET last_seq = ?, fence = ?, updated_at = ? WHERE id = ?').run(lastSeq, fence, updatedAt, sessionId)
-          }
-          return appended
-        })
-        .immediate(),
-    )
+      bodies.push(entry.kind === 'message' ? toJsonText(entry.message) : toJsonText(entry.compaction))
+    }
+    return () => this.#append(write, bodies)
+  }
+
+  /** Inside the write transaction: assigns `lastSeq + 1…`, inserts, bumps `last_seq` and the fence on the session row. */
+  #append(write: StoreWrite & { type: 'session.append' }, bodies: string[]): SessionEntry[] {
+    const { sessionId, entries } = write
+    const row = this.#sql.get('SELECT last_seq, fence, updated_at FROM sessions WHERE id = ?').get(sessionId) as
+      | Pick<SessionRow, 'last_seq' | 'fence' | 'updated_at'>
+      | undefined
+    if (row === undefined) throw missingSession(sessionId)
+    if (write.expectedLastSeq !== undefined && write.expectedLastSeq !== row.last_seq) {
+      throw new SequenceConflictError(
+        `[spindle/store-sqlite] Append to session "${sessionId}" expected lastSeq ${write.expectedLastSeq}, found ${row.last_seq}: another writer appended first; re-read the log and retry`,
+        { details: { sessionId, expectedLastSeq: write.expectedLastSeq, lastSeq: row.last_seq } },
+      )
+    }
+    let fence = row.fence
+    if (write.fence !== undefined) {
+      if (fence !== null && write.fence < fence) {
+        throw new StaleFenceError(
+          `[spindle/store-sqlite] Append to session "${sessionId}" carries fence ${write.fence}, older than ${fence}: this writer lost its session lease; stop writing and re-acquire the session`,
+          { details: { sessionId, fence: write.fence, currentFence: fence } },
+        )
+      }
+      fence = write.fence
+    }
+    const now = Date.now()
+    const insert = this.#sql.get('INSERT INTO session_entries (session_id, seq, kind, run_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    // The caller gets entries built on its own input (the store keeps no objects, so nothing is shared), not a
+    // parse of the JSON just written.
+    const appended: SessionEntry[] = []
+    for (let index = 0; index < entries.length; index++) {
+      const entry = entries[index]!
+      const seq = row.last_seq + index + 1
+      insert.run(sessionId, seq, entry.kind, entry.runId ?? null, bodies[index], now)
+      appended.push({ ...entry, sessionId, seq, createdAt: now })
+    }
+    const lastSeq = row.last_seq + entries.length
+    const updatedAt = entries.length > 0 ? Math.max(now, row.updated_at) : row.updated_at
+    if (entries.length > 0 || fence !== row.fence) {
+      this.#sql.get('UPDATE sessions SET last_seq = ?, fence = ?, updated_at = ? WHERE id = ?').run(lastSeq, fence, updatedAt, sessionId)
+    }
+    return appended
   }
 
   async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {

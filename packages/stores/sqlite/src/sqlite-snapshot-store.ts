@@ -1,9 +1,10 @@
 // SQLite SnapshotStore: per-step run state keyed by (run_id, version); small, refers to the log by seq.
-import type { JsonObject, RunSnapshot, SnapshotStore } from '@spindle/core'
+import type { JsonObject, RunSnapshot, SnapshotStore, StoreBatch, StoreWrite } from '@spindle/core'
 import type BetterSqlite3 from 'better-sqlite3'
 import { withSqliteErrors } from './map-sqlite-error.js'
 import { StatementCache } from './statement-cache.js'
 import { assertKey, fromJsonText, toJsonText } from './sqlite-values.js'
+import { type ApplyWrite, prepareWrite, runWrite } from './sqlite-write.js'
 
 interface SnapshotRow {
   run_id: string
@@ -22,6 +23,8 @@ interface SnapshotRow {
  */
 export class SqliteSnapshotStore implements SnapshotStore {
   readonly specificationVersion = 'v1' as const
+  /** Set by `sqliteStores()`: the batch shared by the sessions, runs, executions and snapshots stores of one database. */
+  batch?: StoreBatch
   readonly #sql: StatementCache
 
   constructor(database: BetterSqlite3.Database) {
@@ -29,17 +32,26 @@ export class SqliteSnapshotStore implements SnapshotStore {
   }
 
   async save(snapshot: RunSnapshot): Promise<void> {
+    // One statement: atomic on its own, so no transaction around it.
+    runWrite(this, undefined, { type: 'snapshot.save', snapshot })
+  }
+
+  /** Checks and serializes a snapshot (one write of a batch, or `save` itself); returns the function that writes it. */
+  [prepareWrite](write: StoreWrite): ApplyWrite {
+    if (write.type !== 'snapshot.save') throw new TypeError(`[spindle/store-sqlite] the snapshot store cannot apply "${write.type}"`)
+    const { snapshot } = write
     assertKey(snapshot.runId, 'Snapshot runId')
     assertKey(snapshot.sessionId, 'Snapshot sessionId')
     const state = toJsonText(snapshot.state)
-    withSqliteErrors(`save snapshot ${snapshot.version} of run "${snapshot.runId}"`, () => {
+    return () => {
       this.#sql
         .get(
           `INSERT INTO snapshots (run_id, version, session_id, state, created_at) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (run_id, version) DO UPDATE SET session_id = excluded.session_id, state = excluded.state, created_at = excluded.created_at`,
         )
         .run(snapshot.runId, snapshot.version, snapshot.sessionId, state, snapshot.createdAt)
-    })
+      return undefined
+    }
   }
 
   async latest(runId: string): Promise<RunSnapshot | undefined> {

@@ -10,6 +10,7 @@ import { SqliteExecutionStore } from './sqlite-execution-store.js'
 import { SqliteRunStore } from './sqlite-run-store.js'
 import { SqliteSessionStore } from './sqlite-session-store.js'
 import { SqliteSnapshotStore } from './sqlite-snapshot-store.js'
+import { SqliteStoreBatch } from './sqlite-store-batch.js'
 import type { VectorSearchMode } from './vector-search.js'
 
 export interface SqliteStoresOptions {
@@ -31,7 +32,8 @@ export interface SqliteStoresOptions {
 }
 
 /**
- * The six stores over one SQLite connection. It is both a `Stores` bundle and a `Plugin`:
+ * The six stores over one SQLite connection. It is both a `Stores` bundle and a `Plugin`. The sessions, runs,
+ * executions and snapshots stores share one `SqliteStoreBatch` as `batch` (atomic multi-store writes):
  * `extensions.use(stores)` installs it, and `extensions.dispose()` (or `close()`) closes the database.
  */
 export class SqliteStores implements Stores, Plugin {
@@ -53,6 +55,9 @@ export class SqliteStores implements Stores, Plugin {
     this.snapshots = new SqliteSnapshotStore(database)
     this.embeddings = new SqliteEmbeddingStore(database, { vectorSearch: options.vectorSearch ?? 'auto' })
     this.artifacts = new SqliteArtifactStore(database)
+    // One batch for the four stores of this connection: the kernel commits a step's writes in one transaction.
+    const batch = new SqliteStoreBatch(database, this)
+    this.sessions.batch = this.runs.batch = this.executions.batch = this.snapshots.batch = batch
   }
 
   // Getters, not fields: the own enumerable properties are exactly the six stores, so the object can also be
