@@ -3,10 +3,21 @@
 // on stdout and blocks synchronously, so the parent's SIGKILL lands exactly there.
 // Usage: node --conditions=@spindle/source --import tsx crash-child.ts '<json ChildConfig>'
 import { writeSync } from 'node:fs'
-import { AgentRuntime, Extensions, InProcessSessionGate, type LanguageModel, type SessionGate, type Stores } from '@spindle/core'
+import {
+  AgentRuntime,
+  Extensions,
+  findStoreBatch,
+  InProcessSessionGate,
+  type BatchedStores,
+  type LanguageModel,
+  type SessionGate,
+  type StoreBatch,
+  type Stores,
+  type StoreWrite,
+} from '@spindle/core'
 import { sqliteStores } from '../index.js'
 import { crashAgent, crashTask } from './crash-workload.js'
-import { type ChildConfig, type FreezePoint, storeFreezePoints } from './freeze-points.js'
+import { type ChildConfig, type FreezePoint, type StoreFreezePoint, storeFreezePoints } from './freeze-points.js'
 
 const config = JSON.parse(process.argv[2]!) as ChildConfig
 const counts = new Map<FreezePoint, number>()
@@ -32,12 +43,45 @@ function announce(line: string): void {
   }
 }
 
-/** Wraps each store method named in `storeFreezePoints` so that a freeze can happen just before or after it. */
+/** The store method whose freeze points a write of a batch reaches (the method the write stands for). */
+const methodOfWrite: Record<StoreWrite['type'], { store: StoreFreezePoint['store']; method: string }> = {
+  'session.append': { store: 'sessions', method: 'append' },
+  'execution.start': { store: 'executions', method: 'start' },
+  'execution.finish': { store: 'executions', method: 'finish' },
+  'run.events': { store: 'runs', method: 'appendEvents' },
+  'run.update': { store: 'runs', method: 'updateRun' },
+  'snapshot.save': { store: 'snapshots', method: 'save' },
+}
+
+/** Batches written, and writes in them: announced at the end, so the report shows the batch path ran. */
+const batchFigures = { batches: 0, writes: 0 }
+
+/**
+ * Wraps each store method named in `storeFreezePoints` so that a freeze can happen just before or after it.
+ * The stores' batch is wrapped too, with the proxies as its `stores` (the kernel batches only when
+ * `findStoreBatch` sees the registered instances): a batch reaches the 'before' points of all its writes, commits,
+ * then reaches their 'after' points — a kill lands before or after the whole transaction, as it would in production.
+ */
 function withFreezePoints(stores: Stores): Stores {
   const wrapped: Record<string, unknown> = {}
+  const inner = findStoreBatch(stores)
+  const batch: StoreBatch | undefined = inner && {
+    specificationVersion: 'v1',
+    stores: wrapped as unknown as BatchedStores,
+    async write(writes) {
+      const points = writes.map((write) => storeFreezePoints.filter((entry) => entry.store === methodOfWrite[write.type].store && entry.method === methodOfWrite[write.type].method))
+      for (const entry of points.flat()) if (entry.when === 'before') reached(entry.point)
+      const results = await inner.write(writes)
+      batchFigures.batches++
+      batchFigures.writes += writes.length
+      for (const entry of points.flat()) if (entry.when === 'after') reached(entry.point)
+      return results
+    },
+  }
   for (const [name, store] of Object.entries(stores) as Array<[string, object]>) {
     wrapped[name] = new Proxy(store, {
       get(target, property, receiver) {
+        if (property === 'batch' && batch !== undefined) return batch
         const value = Reflect.get(target, property, receiver)
         if (typeof value !== 'function') return value
         const points = storeFreezePoints.filter((entry) => entry.store === name && entry.method === property)
@@ -51,7 +95,9 @@ function withFreezePoints(stores: Stores): Stores {
       },
     })
   }
-  return wrapped as unknown as Stores
+  const result = wrapped as unknown as Stores
+  if (inner !== undefined && findStoreBatch(result) !== batch) throw new Error('crash child: the wrapped stores must expose the wrapped batch, or the kernel would not batch')
+  return result
 }
 
 /** Freezes after the consumer has taken a text delta: the model is mid-stream. */
@@ -127,6 +173,7 @@ const lane = async () => {
   }
 }
 await Promise.all([lane(), lane()])
+announce(`BATCHES ${batchFigures.batches} ${batchFigures.writes}`)
 announce('DONE')
 await extensions.dispose()
 stores.close()

@@ -31,12 +31,17 @@ export interface CrashCampaignReport {
   newOwnerLives: number
   /** Planned freezes the child never reached (it finished first). */
   unreachedFreezes: number
+  /** StoreBatch writes of the life that finished, and the store writes in them (0 when the kernel wrote one by one). */
+  finalLifeBatches: number
+  finalLifeBatchedWrites: number
   durationMs: number
 }
 
 interface LifeResult {
   killedAt?: string
   finished: boolean
+  /** From the child's `BATCHES <batches> <writes>` line. */
+  batches: { batches: number; writes: number }
   stderr: string
   code: number | null
   signal: NodeJS.Signals | null
@@ -58,6 +63,7 @@ function runLife(config: ChildConfig, randomKillMs: number | undefined): Promise
   })
   let killedAt: string | undefined
   let finished = false
+  const batches = { batches: 0, writes: 0 }
   let stderr = ''
   let buffered = ''
   let lastActivity: string | undefined
@@ -74,6 +80,7 @@ function runLife(config: ChildConfig, randomKillMs: number | undefined): Promise
     buffered = lines.pop()!
     for (const line of lines) {
       if (line.startsWith('PAUSE ')) kill(line.slice('PAUSE '.length))
+      else if (line.startsWith('BATCHES ')) [batches.batches, batches.writes] = line.split(' ').slice(1).map(Number) as [number, number]
       else if (line === 'DONE') {
         finished = true
         clearTimeout(timer)
@@ -86,7 +93,7 @@ function runLife(config: ChildConfig, randomKillMs: number | undefined): Promise
   return new Promise((resolve) =>
     child.on('exit', (code, signal) => {
       clearTimeout(timer)
-      resolve({ killedAt, finished, stderr, code, signal })
+      resolve({ killedAt, finished, batches, stderr, code, signal })
     }),
   )
 }
@@ -131,7 +138,8 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
     }
     if (config.freeze) unreachedFreezes++
     options.log?.(`life ${life}: finished every task`)
-    return { seed: options.seed, runs: options.runs, lives: life, kills, killPoints, newOwnerLives, unreachedFreezes, durationMs: Math.round(performance.now() - started) }
+    const { batches, writes } = result.batches
+    return { seed: options.seed, runs: options.runs, lives: life, kills, killPoints, newOwnerLives, unreachedFreezes, finalLifeBatches: batches, finalLifeBatchedWrites: writes, durationMs: Math.round(performance.now() - started) }
   }
   throw new Error(`crash test (seed ${options.seed}): no child finished the ${options.runs} tasks in ${maxLives} lives`)
 }
