@@ -1,7 +1,7 @@
 // Suite 2 — durable: per-step cost of a run on a session with 10 / 1,000 / 10,000 prior messages, SQLite
 // (and PostgreSQL when DATABASE_URL answers) vs in-memory, first run on the session (cold window) and the next
 // (warm), against LangGraph.js with its SQLite checkpointer.
-import { AgentRuntime, Extensions, type SessionEntryInput, type Stores } from '@spindle/core'
+import { AgentRuntime, Extensions, memoryStores, type SessionEntryInput, type Stores } from '@spindle/core'
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite'
 import { sqliteStores } from '@spindle/store-sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -60,9 +60,9 @@ export async function durableSuite(config: BenchConfig, report: Report): Promise
   const lines: Array<Array<string | number>> = []
   const notes: string[] = []
   const sqlite = sqliteStores({ path: join(directory, 'spindle.db') })
-  const sqliteRuntime = new AgentRuntime(new Extensions().use(sqlite), policyFor(stepsPerRun))
-  const memoryExtensions = new Extensions()
-  const memoryRuntime = new AgentRuntime(memoryExtensions, policyFor(stepsPerRun))
+  const sqliteExtensions = new Extensions().use(sqlite)
+  const sqliteRuntime = new AgentRuntime(sqliteExtensions, policyFor(stepsPerRun))
+  const memoryExtensions = new Extensions().setStores(memoryStores())
   let postgres = await postgresRuntime()
   if (typeof postgres === 'string' && postgres !== 'failed') notes.push(`PostgreSQL: not measured — ${postgres}.`)
   if (typeof postgres !== 'string') {
@@ -77,30 +77,50 @@ export async function durableSuite(config: BenchConfig, report: Report): Promise
   }
   const checkpointer = SqliteSaver.fromConnString(join(directory, 'langgraph.db'))
   try {
-    const runtimes: Array<{ name: string; runtime: AgentRuntime }> = [
-      { name: 'spindle in-memory', runtime: memoryRuntime },
-      { name: 'spindle SQLite', runtime: sqliteRuntime },
-      ...(typeof postgres === 'string' ? [] : [{ name: 'spindle PostgreSQL', runtime: postgres.runtime }]),
+    // Each sample gets a fresh AgentRuntime over the same stores, and its session is deleted afterwards: the
+    // window cache of earlier samples (10,000-message windows) and the in-memory variant's old sessions would
+    // otherwise stay on the heap and every variant would pay for their garbage collection.
+    const runtimes: Array<{ name: string; fresh: () => AgentRuntime }> = [
+      { name: 'spindle in-memory', fresh: () => new AgentRuntime(memoryExtensions, policyFor(stepsPerRun)) },
+      { name: 'spindle SQLite', fresh: () => new AgentRuntime(sqliteExtensions, policyFor(stepsPerRun)) },
+      ...(typeof postgres === 'string' ? [] : [{ name: 'spindle PostgreSQL', fresh: ((runtime: AgentRuntime) => () => new AgentRuntime(runtime.extensions, policyFor(stepsPerRun)))(postgres.runtime) }]),
     ]
     for (const history of histories) {
-      const sessions = new Map<string, string>()
+      const current = new Map<string, { runtime: AgentRuntime; sessionId: string }>()
       const variants: Variant[] = []
-      for (const { name, runtime } of runtimes) {
+      const cleanup = (key: string) => async () => {
+        const entry = current.get(key)
+        current.delete(key)
+        if (entry) await entry.runtime.sessions.deleteSession(entry.sessionId)
+      }
+      for (const { name, fresh } of runtimes) {
         // Cold: the first run on the pre-filled session (loads its context window from the store).
         variants.push({
           name: `${name} (cold)`,
-          before: async () => void sessions.set(name, await prefilledSession(runtime, history)),
-          run: async () => void (await spindleRun(runtime, stepsPerRun, { sessionId: sessions.get(name)! })),
+          before: async () => {
+            const runtime = fresh()
+            current.set(`${name} cold`, { runtime, sessionId: await prefilledSession(runtime, history) })
+          },
+          run: async () => {
+            const { runtime, sessionId } = current.get(`${name} cold`)!
+            await spindleRun(runtime, stepsPerRun, { sessionId })
+          },
+          after: cleanup(`${name} cold`),
         })
         // Warm: the next run on the same session (window cached between runs).
         variants.push({
           name: `${name} (warm)`,
           before: async () => {
-            const id = await prefilledSession(runtime, history)
-            await spindleRun(runtime, stepsPerRun, { sessionId: id })
-            sessions.set(`${name} warm`, id)
+            const runtime = fresh()
+            const sessionId = await prefilledSession(runtime, history)
+            await spindleRun(runtime, stepsPerRun, { sessionId })
+            current.set(`${name} warm`, { runtime, sessionId })
           },
-          run: async () => void (await spindleRun(runtime, stepsPerRun, { sessionId: sessions.get(`${name} warm`)! })),
+          run: async () => {
+            const { runtime, sessionId } = current.get(`${name} warm`)!
+            await spindleRun(runtime, stepsPerRun, { sessionId })
+          },
+          after: cleanup(`${name} warm`),
         })
       }
       let thread = ''

@@ -60,6 +60,7 @@ export class InProcessEventBus implements EventBus {
   }
 
   publish(event: AgentEvent): void {
+    if (this.#subscribers.size === 0) return
     for (const subscriber of this.#subscribers) subscriber.push(event)
   }
 

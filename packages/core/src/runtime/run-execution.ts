@@ -416,13 +416,28 @@ export class RunExecution {
 
   /** Appends messages to the session (the run's input) and records where the run starts in the log. */
   async appendInput(messages: ModelMessage[]): Promise<void> {
+    const entries = messages.map((message) => ({ kind: 'message' as const, message, runId: this.runId }))
+    if (this.#writer.batch && entries.length && !this.#writer.queued.length) {
+      // Committed with the checkpoint that follows (one commit), at the seqs the snapshot predicts; the
+      // conditional append makes a wrong prediction fail that commit, and `#inputSeq` then corrects it.
+      const firstSeq = this.#init.window.lastSeq + 1
+      this.state = withState(this.state, { firstSeq, lastSeq: firstSeq + entries.length - 1 })
+      this.#writer.defer({ type: 'session.append', sessionId: this.sessionId, entries, fence: this.#init.lease.token }, (stored) => {
+        this.#inputSeq = stored[0]?.seq
+        this.#appended(stored)
+      })
+      return
+    }
     const before = this.messages.length
-    await this.#append(messages.map((message) => ({ kind: 'message' as const, message, runId: this.runId })))
+    await this.#append(entries)
     if (this.messages.length > before) {
       const lastSeq = this.#init.window.lastSeq
       this.state = withState(this.state, { firstSeq: lastSeq - messages.length + 1, lastSeq })
     }
   }
+
+  /** The seq the run's input got, once written. */
+  #inputSeq: number | undefined
 
   /**
    * Rolls the state forward over entries this run wrote after its snapshot (a crash between a write and the
@@ -486,7 +501,7 @@ export class RunExecution {
       if (!SpindleError.isInstance(error) || error.code !== 'sequence_conflict') throw error
       for (const write of this.#writer.queued) if (write.type === 'session.append') delete write.expectedLastSeq
       await this.#writer.commit()
-      this.state = withState(this.state, { lastSeq: this.#init.window.lastSeq })
+      this.state = withState(this.state, { lastSeq: this.#init.window.lastSeq, firstSeq: this.#inputSeq ?? this.state.firstSeq })
       await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }])
     }
   }

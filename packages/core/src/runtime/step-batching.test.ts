@@ -38,6 +38,8 @@ describe('step batching', () => {
     const model = mockModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { toolCalls: [{ name: 'add', args: { a: 3, b: 4 } }] }, { text: 'done' }])
     const output = await runtime.run({ agent: { name: 'a', model, tools: { add } }, input: 'x' })
     expect(output).toMatchObject({ finishReason: 'stop', text: 'done', steps: 3 })
+    // The run starts with one commit: its input, \`run.started\` and the first snapshot.
+    expect(commits[0]).toEqual(['session.append', 'run.events', 'snapshot.save'])
     const beforeTools = ['session.append', 'execution.start']
     const afterTools = ['execution.finish', 'session.append', 'run.events', 'snapshot.save']
     // Each tool step, in order, is exactly these two commits.

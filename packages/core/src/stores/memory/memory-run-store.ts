@@ -19,7 +19,8 @@ export class MemoryRunStore implements RunStore {
   batch?: StoreBatch
   readonly #runs = new Map<string, RunRecord>()
   readonly #idempotencyKeys = new Map<string, string>()
-  readonly #events = new Map<string, Map<number, AgentEvent>>()
+  /** Each run's event log, sorted by seq. */
+  readonly #events = new Map<string, AgentEvent[]>()
 
   async createRun(run: NewRun): Promise<RunRecord> {
     if (this.#runs.has(run.id)) throw new DuplicateError(`[spindle/store-memory] Run "${run.id}" already exists; use a fresh run id`)
@@ -85,20 +86,27 @@ export class MemoryRunStore implements RunStore {
       let log = this.#events.get(write.runId)
       const created = log === undefined
       if (log === undefined) {
-        log = new Map()
+        log = []
         this.#events.set(write.runId, log)
       }
-      const added: number[] = []
-      for (const event of copies) {
-        if (log.has(event.seq)) continue
-        log.set(event.seq, event)
-        added.push(event.seq)
-      }
       const target = log
+      const before = log.length
+      let inOrder = true
+      for (const event of copies) {
+        // The log stays sorted by seq; events arrive in order, so this is a push (a seq already stored is ignored).
+        const last = target.length ? target[target.length - 1]!.seq : Number.NEGATIVE_INFINITY
+        if (event.seq > last) target.push(event)
+        else if (!(target[indexAfter(target, event.seq - 1)]?.seq === event.seq)) {
+          target.splice(indexAfter(target, event.seq - 1), 0, event)
+          inOrder = false
+        }
+      }
+      const added = inOrder ? undefined : new Set(copies)
       return {
         result: undefined,
         undo: () => {
-          for (const seq of added) target.delete(seq)
+          if (added === undefined) target.length = before
+          else for (let index = target.length - 1; index >= 0; index--) if (added.has(target[index]!)) target.splice(index, 1)
           if (created) this.#events.delete(write.runId)
         },
       }
@@ -128,13 +136,24 @@ export class MemoryRunStore implements RunStore {
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
     const log = this.#events.get(runId)
     if (log === undefined) return []
-    const after = options.after ?? Number.NEGATIVE_INFINITY
-    let events = [...log.values()].filter((event) => event.seq > after).sort((a, b) => a.seq - b.seq)
-    if (options.limit !== undefined) events = events.slice(0, Math.max(0, options.limit))
-    return cloneValue(events)
+    const start = options.after === undefined ? 0 : indexAfter(log, options.after)
+    const end = options.limit === undefined ? log.length : Math.min(log.length, start + Math.max(0, options.limit))
+    return cloneValue(log.slice(start, end))
   }
 }
 
 function idempotencyIndex(sessionId: string, key: string): string {
   return JSON.stringify([sessionId, key])
+}
+
+/** The index of the first event whose seq is greater than `seq` (binary search in a log sorted by seq). */
+function indexAfter(log: readonly AgentEvent[], seq: number): number {
+  let low = 0
+  let high = log.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (log[middle]!.seq > seq) high = middle
+    else low = middle + 1
+  }
+  return low
 }
