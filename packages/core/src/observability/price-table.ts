@@ -69,5 +69,5 @@ export function costOf(usage: Usage, price: ModelPrice): number {
 export function priceUsage(usage: Usage | undefined, prices: PriceTable | undefined, model: { provider: string; modelId: string }): Usage | undefined {
   if (!usage || usage.costUsd !== undefined || !prices) return usage
   const price = findModelPrice(prices, model.provider, model.modelId)
-  return price ? { ...usage, costUsd: costOf(usage, price) } : usage
+  return price ? Object.assign({}, usage, { costUsd: costOf(usage, price) }) : usage
 }

@@ -48,7 +48,8 @@ export function createRuntimeTool<Input, Output, State extends object = Record<s
           { details: { tool: id } },
         )
       }
-      const scoped = { ...context, runtime } as RuntimeToolContext<State>
+      // The kernel's context already carries this runtime: passed as is (a spread would also create its lazy `signal`).
+      const scoped = (context?.runtime === runtime ? context : { ...context, runtime }) as RuntimeToolContext<State>
       if (RuntimeStore.current() === runtime) return await execute(input, scoped)
       return await runtime.run(() => execute(input, scoped))
     },

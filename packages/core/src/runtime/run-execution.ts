@@ -240,7 +240,7 @@ export class RunExecution {
     if (!usage || usage.costUsd !== undefined || !prices) return usage
     if (this.#price?.model !== model) this.#price = { model, price: findModelPrice(prices, model.provider, model.modelId) }
     const { price } = this.#price
-    return price ? { ...usage, costUsd: costOf(usage, price) } : usage
+    return price ? Object.assign({}, usage, { costUsd: costOf(usage, price) }) : usage
   }
 
   #stepFinished(step: number, finishReason: string, started: number): void {
