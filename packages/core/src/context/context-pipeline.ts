@@ -50,7 +50,8 @@ export class ContextPipeline {
         continue
       }
       const before = draft.messages.length
-      await adapter.apply(draft, input)
+      const applied = adapter.apply(draft, input)
+      if (applied) await applied
       for (let i = before; i < draft.messages.length; i++) extraTokens += countMessageTokens(draft.messages[i]!, this.tokenizer)
     }
     const systemText = draft.system.join('\n\n')

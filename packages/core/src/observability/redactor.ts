@@ -47,6 +47,25 @@ export const defaultSecretPatterns: readonly RegExp[] = [
 const defaultEnvVars = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']
 /** Event fields the kernel fills itself (ids, names, counters): never user content, never scanned. */
 const structuralEventKeys = new Set(['type', 'runId', 'sessionId', 'parentRunId', 'seq', 'timestamp', 'step', 'callId', 'toolName', 'durationMs', 'version', 'fromStep', 'finishReason', 'usage', 'steps', 'strategy', 'throughSeq', 'tokensBefore', 'tokensAfter', 'from', 'to', 'reused'])
+/** The payload fields of the kernel's events (the fields that can carry user content), by type: no key scan per event. */
+const payloadKeys: Partial<Record<string, readonly string[]>> = {
+  'run.started': ['agent', 'modelId', 'input'],
+  'run.resumed': ['agent', 'modelId'],
+  'step.started': [],
+  'text.delta': ['delta'],
+  'reasoning.delta': ['delta'],
+  'tool.call': ['args'],
+  'tool.started': [],
+  'tool.result': ['result'],
+  'tool.error': ['error'],
+  'approval.requested': ['args'],
+  'agent.handoff': [],
+  'compaction.applied': [],
+  'snapshot.saved': [],
+  'step.finished': [],
+  'run.finished': ['text'],
+  'run.failed': ['error'],
+}
 const secretEnvName = /(_KEY|_TOKEN|_SECRET)$/i
 const minimumSecretLength = 8
 
@@ -133,6 +152,21 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     redactValue,
     redactEvent: (event) => {
       // Only payload fields can carry user content; ids, types and counters are the kernel's own.
+      const known = payloadKeys[event.type]
+      if (known !== undefined) {
+        let copy: Record<string, unknown> | undefined
+        for (let index = 0; index < known.length; index++) {
+          const key = known[index]!
+          const item = (event as unknown as Record<string, unknown>)[key]
+          if (item === undefined) continue
+          const redacted = redactValue(item)
+          if (redacted !== item) {
+            copy ??= { ...(event as unknown as Record<string, unknown>) }
+            copy[key] = redacted
+          }
+        }
+        return (copy ?? event) as typeof event
+      }
       let copy: Record<string, unknown> | undefined
       for (const key in event) {
         if (structuralEventKeys.has(key)) continue

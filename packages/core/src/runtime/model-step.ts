@@ -22,6 +22,8 @@ export interface ModelStepOptions {
   signal: AbortSignal
   policy: RuntimePolicy
   emit(payload: AgentEventPayload): void
+  /** Emits a text or reasoning delta (the hot path of a stream). */
+  emitDelta?(type: 'text.delta' | 'reasoning.delta', step: number, delta: string): void
   /** Back-pressure from a slow `stream()` consumer. */
   pressure(): Promise<void> | undefined
 }
@@ -50,6 +52,7 @@ async function streamOnce(
   produced: { value: boolean },
 ): Promise<ModelStepResult> {
   const { step, emit } = options
+  const emitDelta = options.emitDelta ?? ((type: 'text.delta' | 'reasoning.delta', at: number, delta: string) => emit({ type, step: at, delta }))
   let text = ''
   let reasoning = ''
   let signature: string | undefined
@@ -63,14 +66,14 @@ async function streamOnce(
         if (!part.delta) break
         produced.value = true
         text += part.delta
-        emit({ type: 'text.delta', step, delta: part.delta })
+        emitDelta('text.delta', step, part.delta)
         break
       case 'reasoning-delta':
         produced.value = true
         reasoning += part.delta
         if (part.signature) signature = part.signature
         if (part.redacted) redacted = part.redacted
-        if (part.delta) emit({ type: 'reasoning.delta', step, delta: part.delta })
+        if (part.delta) emitDelta('reasoning.delta', step, part.delta)
         break
       case 'tool-call-start':
         produced.value = true

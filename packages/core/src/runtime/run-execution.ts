@@ -115,6 +115,17 @@ export class RunExecution {
     raw.seq = ++this.#seq
     raw.timestamp = Date.now()
     if (this.#init.parentRunId) raw.parentRunId = this.#init.parentRunId
+    this.#publish(raw)
+  }
+
+  /** A text or reasoning delta, the most frequent event: built whole in one literal (no added keys). */
+  emitDelta = (type: 'text.delta' | 'reasoning.delta', step: number, delta: string): void => {
+    const event = { type, step, delta, runId: this.state.runId, sessionId: this.state.sessionId, seq: ++this.#seq, timestamp: Date.now() } as AgentEvent
+    if (this.#init.parentRunId) event.parentRunId = this.#init.parentRunId
+    this.#publish(event)
+  }
+
+  #publish(raw: AgentEvent): void {
     const event = this.#deps.redactor ? this.#deps.redactor.redactEvent(raw) : raw
     this.#events.push(event)
     this.#init.channel?.push(event)
@@ -132,7 +143,7 @@ export class RunExecution {
     let step: Next
     try {
       if (prelude) await prelude()
-      step = await this.#advance({ type: 'continue' })
+      step = this.#advance({ type: 'continue' })
       for (;;) {
         if (step.action !== 'finish') this.#checkAbort()
         if (step.action === 'call-model') step = await this.#modelStep(step.continuation)
@@ -145,7 +156,7 @@ export class RunExecution {
     }
   }
 
-  async #advance(outcome: Outcome): Promise<Next> {
+  #advance(outcome: Outcome): Next {
     const result = transition(this.state, outcome, this.#limits)
     this.state = result.state
     return result.next
@@ -171,21 +182,22 @@ export class RunExecution {
     }
     let result
     try {
-      result = await callModel(model, built.request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, pressure: this.#pressure })
+      result = await callModel(model, built.request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, emitDelta: this.emitDelta, pressure: this.#pressure })
     } catch (error) {
       if (!(error instanceof ContextOverflowError) && !(SpindleError.isInstance(error) && error.code === 'context_overflow')) throw error
       // Reactive compaction: shrink the window hard, then retry once.
       const compacted = await this.#compact(step, Math.floor(budget * this.#deps.policy.compaction.target * 0.5), true)
       if (!compacted) throw error
       built = await this.#buildRequest(step, continuation)
-      result = await callModel(model, built.request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, pressure: this.#pressure })
+      result = await callModel(model, built.request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, emitDelta: this.emitDelta, pressure: this.#pressure })
     }
     // A calibrating tokenizer learns from what the provider counted for the request it was sent.
     if (result.usage?.inputTokens) this.#deps.context.tokenizer.observe?.(built.tokens, result.usage.inputTokens)
     // Written with the step's next commit: the first journal start, or the snapshot.
     this.#appendLater([{ kind: 'message', message: result.message, runId: this.runId }])
-    const toolCalls = await this.#prepareCalls(result.toolCalls)
-    const next = await this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: this.#priced(result.usage, model) })
+    const prepared = this.#prepareCalls(result.toolCalls)
+    const toolCalls = Array.isArray(prepared) ? prepared : await prepared
+    const next = this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: this.#priced(result.usage, model) })
     if (next.action !== 'run-tools') this.#stepFinished(step, result.finishReason, stepStarted)
     return next
   }
@@ -211,8 +223,8 @@ export class RunExecution {
     this.#running.clear()
     this.#appendResults(outcomes)
     this.#applyHandoffs(outcomes)
-    let next = await this.#advance({ type: 'tools', executed: outcomes.filter((outcome) => outcome.executed).length })
-    if (violation) next = await this.#advance({ type: 'violation', message: violation })
+    let next = this.#advance({ type: 'tools', executed: outcomes.filter((outcome) => outcome.executed).length })
+    if (violation) next = this.#advance({ type: 'violation', message: violation })
     this.#stepFinished(state.step, 'tool-calls', started)
     if (next.action === 'call-model') await this.#saveSnapshot()
     return next
@@ -248,9 +260,26 @@ export class RunExecution {
   }
 
   /** Marks calls that need a human decision (tool flag, policy names / effect classes, or predicates). */
-  async #prepareCalls(calls: PendingCall[]): Promise<PendingCall[]> {
+  /** Synchronous unless an approval predicate is asynchronous (most runs have none). */
+  #prepareCalls(calls: PendingCall[]): PendingCall[] | Promise<PendingCall[]> {
     if (!calls.length) return calls
     const { requireApproval } = this.#deps.policy
+    if (typeof requireApproval !== 'function' && !calls.some((call) => typeof this.#init.scope.get(call.toolName)?.needsApproval === 'function')) {
+      for (const call of calls) {
+        const tool = this.#init.scope.get(call.toolName)
+        if (!tool || call.argsError) continue
+        const needed = requireApproval.some((entry) => entry === call.toolName || entry === tool.id || (isEffectClass(entry) && entry === tool.effect)) || tool.needsApproval === true
+        if (needed) {
+          call.approval = 'required'
+          call.argsHash = hashArgs(call.args)
+        }
+      }
+      return calls
+    }
+    return this.#prepareCallsAsync(calls, requireApproval)
+  }
+
+  async #prepareCallsAsync(calls: PendingCall[], requireApproval: RuntimePolicy['requireApproval']): Promise<PendingCall[]> {
     for (const call of calls) {
       const tool = this.#init.scope.get(call.toolName)
       if (!tool || call.argsError) continue
@@ -373,11 +402,11 @@ export class RunExecution {
       if (started.record.status === 'started') this.#running.add(execution.key)
       return started
     },
-    finish: async (key: string, outcome: ExecutionOutcome) => {
+    finish: (key: string, outcome: ExecutionOutcome) => {
       this.#running.delete(key)
       const write: StoreWrite = { type: 'execution.finish', key, outcome }
-      if (this.#running.size || !this.#writer.batch) await this.#writer.commit([write])
-      else this.#writer.defer(write)
+      if (this.#running.size || !this.#writer.batch) return this.#writer.commit([write])
+      this.#writer.defer(write)
     },
   }
 
@@ -455,11 +484,11 @@ export class RunExecution {
           if (part.type === 'text') text += part.text
           if (part.type === 'tool-call') calls.push({ callId: part.toolCallId, toolName: part.toolName, args: part.args })
         }
-        await this.#advance({ type: 'model', finishReason: calls.length ? 'tool-calls' : 'stop', text, toolCalls: await this.#prepareCalls(calls), usage: undefined })
+        this.#advance({ type: 'model', finishReason: calls.length ? 'tool-calls' : 'stop', text, toolCalls: await this.#prepareCalls(calls), usage: undefined })
       } else if (message.role === 'tool' && this.state.phase === 'tools') {
         this.#applyHandoffs(message.content.map((part) => ({ callId: part.toolCallId, toolName: part.toolName, isError: part.isError === true })))
         const answered = new Set(message.content.map((part) => part.toolCallId))
-        await this.#advance({ type: 'tools', executed: this.state.pending.filter((call) => answered.has(call.callId)).length })
+        this.#advance({ type: 'tools', executed: this.state.pending.filter((call) => answered.has(call.callId)).length })
       }
       this.state = withState(this.state, { lastSeq: entry.seq })
     }

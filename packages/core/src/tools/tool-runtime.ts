@@ -32,7 +32,8 @@ export interface ToolCallOutcome {
 /** The journal calls go through: an ExecutionStore, or the run's writer that batches its writes. */
 export interface ToolJournal {
   start(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }>
-  finish(key: string, outcome: ExecutionOutcome): Promise<unknown>
+  /** May return nothing when the finish is queued for the step's next commit. */
+  finish(key: string, outcome: ExecutionOutcome): Promise<unknown> | void
 }
 
 export interface ExecuteCallsInput {
@@ -206,14 +207,16 @@ export class ToolRuntime {
       if (tool.outputSchema) value = tool.outputSchema.parse(value)
       const result = toJsonValue(value)
       if (input.signal.aborted) throw input.signal.reason
-      await input.executions.finish(idempotencyKey, { status: 'succeeded', result })
-      const shaped = await this.#shape(result, tool, call, input)
+      const finished = input.executions.finish(idempotencyKey, { status: 'succeeded', result })
+      if (finished) await finished
+      let shaped = this.#shape(result, tool, call, input)
+      if (shaped instanceof Promise) shaped = await shaped
       input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: performance.now() - started })
       return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: performance.now() - started, reused: false, executed: true }
     } catch (error) {
       if (input.signal.aborted) {
         // The run was cancelled: record it, and never write a late result.
-        await input.executions.finish(idempotencyKey, { status: 'cancelled', error: { code: 'aborted', message: 'the run was aborted' } }).catch(() => {})
+        await Promise.resolve(input.executions.finish(idempotencyKey, { status: 'cancelled', error: { code: 'aborted', message: 'the run was aborted' } })).catch(() => {})
         throw input.signal.reason ?? error
       }
       const code = SpindleError.isInstance(error) ? error.code : 'tool'
@@ -254,11 +257,16 @@ export class ToolRuntime {
     }
   }
 
-  async #shape(result: JsonValue, tool: Tool, call: PendingCall, input: ExecuteCallsInput): Promise<JsonValue> {
+  /** The result as it enters the context: as is when it fits (synchronously), else truncated with the whole kept as an artifact. */
+  #shape(result: JsonValue, tool: Tool, call: PendingCall, input: ExecuteCallsInput): JsonValue | Promise<JsonValue> {
     const maxBytes = tool.maxOutputBytes ?? input.policy.maxToolOutputBytes
     const first = truncateOutput(result, maxBytes)
     if (!first.truncated) return result
-    const artifact = await input.artifacts.put(first.serialized, {
+    return this.#truncated(result, first.serialized, maxBytes, tool, call, input)
+  }
+
+  async #truncated(result: JsonValue, serialized: string, maxBytes: number, tool: Tool, call: PendingCall, input: ExecuteCallsInput): Promise<JsonValue> {
+    const artifact = await input.artifacts.put(serialized, {
       mediaType: typeof result === 'string' ? 'text/plain' : 'application/json',
       name: `${call.toolName}-${call.callId}`,
       metadata: { runId: input.runId, callId: call.callId, tool: tool.id },
