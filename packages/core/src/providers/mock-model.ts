@@ -64,27 +64,28 @@ export function mockModel(script: MockScript, options: MockModelOptions = {}): M
     get turnIndex() {
       return index
     },
-    async *stream(request: ModelRequest, callOptions?: ModelCallOptions): AsyncIterable<StreamPart> {
-      const turnIndex = index++
-      if (options.recordCalls !== false) calls.push(request)
-      let turn: MockTurn | undefined
-      if (typeof script === 'function') turn = await script(request, turnIndex)
-      else {
-        turn = script[turnIndex]
+    stream(request: ModelRequest, callOptions?: ModelCallOptions): AsyncIterable<StreamPart> {
+      // One generator per call (no `yield*` into another one: each delegated part would cost a second promise).
+      return streamTurn(async () => {
+        const turnIndex = index++
+        if (options.recordCalls !== false) calls.push(request)
+        if (typeof script === 'function') return { turn: await script(request, turnIndex), turnIndex }
+        const turn = script[turnIndex]
         if (!turn) {
           throw new SpindleError(
             'script_exhausted',
             `[spindle/core] mockModel: the script has ${script.length} turn(s) but turn index ${turnIndex} was requested. Add a turn or check why the run made another model call.`,
           )
         }
-      }
-      yield* streamTurn(turn, turnIndex, callOptions?.signal)
+        return { turn, turnIndex }
+      }, callOptions?.signal)
     },
   }
   return model
 }
 
-async function* streamTurn(turn: MockTurn, turnIndex: number, signal: AbortSignal | undefined): AsyncIterable<StreamPart> {
+async function* streamTurn(next: () => Promise<{ turn: MockTurn; turnIndex: number }>, signal: AbortSignal | undefined): AsyncIterable<StreamPart> {
+  const { turn, turnIndex } = await next()
   const chunkSize = Math.max(1, turn.chunkSize ?? 8)
   const textChunks = chunk(turn.text ?? '', chunkSize)
   const reasoningChunks = chunk(turn.reasoning ?? '', chunkSize)
