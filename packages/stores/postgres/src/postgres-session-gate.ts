@@ -15,7 +15,7 @@ import { mapPostgresError, sqlState } from './map-postgres-error.js'
 import { runMigrations } from './migrations.js'
 import { PostgresListener } from './postgres-listener.js'
 import { quoteSchema } from './schema-name.js'
-import { poolDatabase, type SqlExecutor } from './sql-database.js'
+import { checkOutClient, poolDatabase, type SqlExecutor } from './sql-database.js'
 
 export interface PostgresSessionGateOptions extends PostgresConnectionOptions {
   /** How long a lease lives without a heartbeat: a crashed holder's session is free after this (default 15 s). */
@@ -182,13 +182,12 @@ export class PostgresSessionGate implements SessionGate {
 
   /** Joins the queue; the lease row's lock makes the `maxQueue` count and the insert one step across processes. */
   async #enqueue(sessionId: string, options: AcquireOptions): Promise<string> {
-    const client = await this.#pool.connect()
     let broken: Error | undefined
     // A checked-out client has no pool listener: a dropped connection must fail the statement, not crash the process.
     const onError = (error: Error) => {
       broken = error
     }
-    client.on('error', onError)
+    const client = await checkOutClient(this.#pool, onError)
     try {
       await client.query('BEGIN')
       // Bounded: a stranger's transaction idling on this session's row cannot hold the waiter past its timeout.

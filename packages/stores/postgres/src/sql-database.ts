@@ -30,12 +30,33 @@ export function isDroppedConnection(error: unknown): boolean {
   return /Client has encountered a connection error and is not queryable/i.test(message)
 }
 
-const attempts = 4
+/**
+ * Attempts of a statement or transaction whose connection was dropped: waits of 50 ms doubling up to 1 s, about
+ * 3.5 s in all. A transaction spans several round trips, and the retry may first draw idle clients whose FATAL the
+ * event loop has not read yet, so a terminated backend can fail a few attempts in a row.
+ */
+const attempts = 8
+
+/**
+ * Checks a client out of `pool` with `onError` listening from the start. pg-pool removes its own listener on
+ * checkout, and a promise would hand the client over a microtask later: a FATAL that arrives in the same packet as
+ * a new connection's ReadyForQuery (a backend terminated as it connects) would find no listener, and the unheard
+ * 'error' event would end the process. The callback runs before the parser reads on.
+ */
+export function checkOutClient(pool: pg.Pool, onError: (error: Error) => void): Promise<pg.PoolClient> {
+  return new Promise((resolve, reject) => {
+    pool.connect((error, client) => {
+      if (error !== undefined && error !== null) return reject(error)
+      client!.on('error', onError)
+      resolve(client!)
+    })
+  })
+}
 
 /**
  * Wraps a pg Pool: each transaction checks out one client, and gives it back (destroyed if its connection broke).
  * A statement (or a whole transaction) that fails because its connection was dropped before it took effect is run
- * again on a fresh connection, up to four attempts, so a terminated backend does not fail a run.
+ * again on a fresh connection, up to eight attempts over about 3.5 s, so a terminated backend does not fail a run.
  */
 export function poolDatabase(pool: pg.Pool): SqlDatabase {
   const retry = async <T>(operation: () => Promise<T>): Promise<T> => {
@@ -44,7 +65,7 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
         return await operation()
       } catch (error) {
         if (attempt >= attempts || !isDroppedConnection(error)) throw error
-        await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** attempt))
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)))
       }
     }
   }
@@ -56,14 +77,13 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
       }),
     transaction<T>(callback: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
       return retry(async () => {
-        const client = await pool.connect()
         let broken: Error | undefined
         // A checked-out client has no pool listener: a connection dropped between two statements would otherwise be an
         // unhandled 'error' event that kills the process. The statement in progress (or the next one) fails instead.
         const onError = (error: Error) => {
           broken = error
         }
-        client.on('error', onError)
+        const client = await checkOutClient(pool, onError)
         try {
           await client.query('BEGIN')
           const executor: SqlExecutor = {
