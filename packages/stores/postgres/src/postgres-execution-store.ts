@@ -1,7 +1,16 @@
 // ExecutionStore on PostgreSQL: the tool-call journal; `start` is one upsert that never overwrites a terminal record.
-import { type ExecutionRecord, type ExecutionStatus, type ExecutionStore, type JsonValue, type NewExecution, NotFoundError } from '@spindle/core'
+import {
+  type ExecutionOutcome,
+  type ExecutionRecord,
+  type ExecutionStatus,
+  type ExecutionStore,
+  type JsonValue,
+  type NewExecution,
+  NotFoundError,
+  type StoreBatch,
+} from '@spindle/core'
 import { mapPostgresError } from './map-postgres-error.js'
-import type { SqlDatabase } from './sql-database.js'
+import type { SqlDatabase, SqlExecutor } from './sql-database.js'
 
 interface ExecutionRow {
   key: string
@@ -28,6 +37,8 @@ export class PostgresExecutionStore implements ExecutionStore {
   readonly specificationVersion = 'v1' as const
   readonly #database: SqlDatabase
   readonly #s: string
+  /** Set by `postgresStores()`: the batch shared by the four stores of one set. */
+  batch?: StoreBatch
 
   constructor(database: SqlDatabase, schema: string) {
     this.#database = database
@@ -36,47 +47,18 @@ export class PostgresExecutionStore implements ExecutionStore {
 
   async start(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }> {
     try {
-      // Inserted → created; a `started` row gets attempt + 1; a terminal row is left alone (no row returned).
-      const { rows } = await this.#database.query<ExecutionRow>(
-        `INSERT INTO ${this.#s}.executions AS x (key, run_id, step, call_id, tool_name, args, status, attempt, started_at)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, 'started', 1, $7)
-         ON CONFLICT (key) DO UPDATE SET attempt = x.attempt + 1 WHERE x.status = 'started'
-         RETURNING x.*, (x.xmax = 0) AS created`,
-        [execution.key, execution.runId, execution.step, execution.callId, execution.toolName, JSON.stringify(execution.args ?? null), Date.now()],
-      )
-      if (rows[0] !== undefined) return { record: toExecution(rows[0]), created: rows[0].created === true }
-      const existing = await this.get(execution.key)
-      if (existing === undefined) return await this.start(execution)
-      return { record: existing, created: false }
+      return (await startExecutions(this.#database, this.#s, [execution]))[0]!
     } catch (error) {
       throw mapPostgresError(error, `starting execution "${execution.key}"`)
     }
   }
 
-  async finish(
-    key: string,
-    outcome: { status: Exclude<ExecutionStatus, 'started'>; result?: JsonValue; error?: { code: string; message: string } },
-  ): Promise<ExecutionRecord> {
-    let rows: ExecutionRow[]
+  async finish(key: string, outcome: ExecutionOutcome): Promise<ExecutionRecord> {
     try {
-      ;({ rows } = await this.#database.query<ExecutionRow>(
-        `UPDATE ${this.#s}.executions SET status = $2, result = $3::jsonb, error = $4::jsonb, finished_at = $5
-         WHERE key = $1 AND status = 'started' RETURNING *`,
-        [
-          key,
-          outcome.status,
-          outcome.result === undefined ? null : JSON.stringify(outcome.result),
-          outcome.error === undefined ? null : JSON.stringify(outcome.error),
-          Date.now(),
-        ],
-      ))
+      return (await finishExecutions(this.#database, this.#s, [{ key, outcome }]))[0]!
     } catch (error) {
       throw mapPostgresError(error, `finishing execution "${key}"`)
     }
-    if (rows[0] !== undefined) return toExecution(rows[0])
-    const existing = await this.get(key)
-    if (existing === undefined) throw new NotFoundError(`[spindle/store-postgres] execution "${key}" was never started; call start before finish`)
-    return existing
   }
 
   async get(key: string): Promise<ExecutionRecord | undefined> {
@@ -96,6 +78,81 @@ export class PostgresExecutionStore implements ExecutionStore {
       throw mapPostgresError(error, `listing executions of run "${runId}"`)
     }
   }
+}
+
+/**
+ * `start` for one or more executions with distinct keys, in one upsert (the single method and a batch share it):
+ * inserted → created; a `started` row gets attempt + 1; a terminal row is left alone and read back. Results are in
+ * the order of `executions`; pg errors are thrown unmapped.
+ */
+export async function startExecutions(
+  executor: SqlExecutor,
+  schema: string,
+  executions: readonly NewExecution[],
+): Promise<Array<{ record: ExecutionRecord; created: boolean }>> {
+  const payload = JSON.stringify(
+    executions.map((execution) => ({
+      key: execution.key,
+      run_id: execution.runId,
+      step: execution.step,
+      call_id: execution.callId,
+      tool_name: execution.toolName,
+      args: execution.args ?? null,
+    })),
+  )
+  // ORDER BY keeps `ordinal` (listByRun's order) in the order the executions were given.
+  const { rows } = await executor.query<ExecutionRow>(
+    `INSERT INTO ${schema}.executions AS x (key, run_id, step, call_id, tool_name, args, status, attempt, started_at)
+     SELECT e.value->>'key', e.value->>'run_id', (e.value->>'step')::integer, e.value->>'call_id', e.value->>'tool_name', e.value->'args', 'started', 1, $2::bigint
+     FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e ORDER BY e.ordinality
+     ON CONFLICT (key) DO UPDATE SET attempt = x.attempt + 1 WHERE x.status = 'started'
+     RETURNING x.*, (x.xmax = 0) AS created`,
+    [payload, Date.now()],
+  )
+  const written = new Map(rows.map((row) => [row.key, row]))
+  const terminal = executions.filter((execution) => !written.has(execution.key)).map((execution) => execution.key)
+  const existing = terminal.length === 0 ? new Map<string, ExecutionRow>() : await readExecutions(executor, schema, terminal)
+  const results: Array<{ record: ExecutionRecord; created: boolean }> = []
+  for (const execution of executions) {
+    const row = written.get(execution.key) ?? existing.get(execution.key)
+    // Deleted between the upsert and the read: start it again.
+    if (row === undefined) results.push((await startExecutions(executor, schema, [execution]))[0]!)
+    else results.push({ record: toExecution(row), created: row.created === true })
+  }
+  return results
+}
+
+/**
+ * `finish` for one or more executions with distinct keys, in one UPDATE (the single method and a batch share it):
+ * only a `started` record moves; a finished one is returned as it is; a key never started is a NotFoundError.
+ */
+export async function finishExecutions(
+  executor: SqlExecutor,
+  schema: string,
+  finishes: ReadonlyArray<{ key: string; outcome: ExecutionOutcome }>,
+): Promise<ExecutionRecord[]> {
+  // A missing `result` / `error` is SQL NULL (`->` of an absent key), as the single statement always wrote it.
+  const payload = JSON.stringify(finishes.map(({ key, outcome }) => ({ key, status: outcome.status, result: outcome.result, error: outcome.error })))
+  const { rows } = await executor.query<ExecutionRow>(
+    `UPDATE ${schema}.executions AS x SET status = f.value->>'status', result = f.value->'result', error = f.value->'error', finished_at = $2::bigint
+     FROM jsonb_array_elements($1::jsonb) AS f
+     WHERE x.key = f.value->>'key' AND x.status = 'started'
+     RETURNING x.*`,
+    [payload, Date.now()],
+  )
+  const written = new Map(rows.map((row) => [row.key, row]))
+  const rest = finishes.filter(({ key }) => !written.has(key)).map(({ key }) => key)
+  const existing = rest.length === 0 ? new Map<string, ExecutionRow>() : await readExecutions(executor, schema, rest)
+  return finishes.map(({ key }) => {
+    const row = written.get(key) ?? existing.get(key)
+    if (row === undefined) throw new NotFoundError(`[spindle/store-postgres] execution "${key}" was never started; call start before finish`)
+    return toExecution(row)
+  })
+}
+
+async function readExecutions(executor: SqlExecutor, schema: string, keys: string[]): Promise<Map<string, ExecutionRow>> {
+  const { rows } = await executor.query<ExecutionRow>(`SELECT * FROM ${schema}.executions WHERE key = ANY($1::text[])`, [keys])
+  return new Map(rows.map((row) => [row.key, row]))
 }
 
 function toExecution(row: ExecutionRow): ExecutionRecord {

@@ -1,7 +1,17 @@
 // RunStore on PostgreSQL: run records with a unique (session, idempotency key), and an event log idempotent on (run, seq).
-import { type AgentEvent, type JsonObject, type ListRunsOptions, type NewRun, NotFoundError, type RunPatch, type RunRecord, type RunStore } from '@spindle/core'
+import {
+  type AgentEvent,
+  type JsonObject,
+  type ListRunsOptions,
+  type NewRun,
+  NotFoundError,
+  type RunPatch,
+  type RunRecord,
+  type RunStore,
+  type StoreBatch,
+} from '@spindle/core'
 import { mapPostgresError } from './map-postgres-error.js'
-import type { SqlDatabase } from './sql-database.js'
+import type { SqlDatabase, SqlExecutor } from './sql-database.js'
 
 interface RunRow {
   id: string
@@ -53,6 +63,8 @@ export class PostgresRunStore implements RunStore {
   readonly specificationVersion = 'v1' as const
   readonly #database: SqlDatabase
   readonly #s: string
+  /** Set by `postgresStores()`: the batch shared by the four stores of one set. */
+  batch?: StoreBatch
 
   constructor(database: SqlDatabase, schema: string) {
     this.#database = database
@@ -106,30 +118,11 @@ export class PostgresRunStore implements RunStore {
   }
 
   async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
-    const assignments: string[] = []
-    const values: unknown[] = [id, Date.now()]
-    for (const [key, column] of Object.entries(patchColumns)) {
-      if (!Object.hasOwn(patch, key)) continue
-      const value = (patch as Record<string, unknown>)[key]
-      const json = jsonColumns.has(column)
-      values.push(value === undefined ? null : json ? JSON.stringify(value) : value)
-      const parameter = `$${values.length}${json ? '::jsonb' : ''}`
-      const fallback = notNullDefaults[column]
-      assignments.push(`${column} = ${fallback === undefined ? parameter : `COALESCE(${parameter}, ${fallback})`}`)
-    }
-    if (Object.hasOwn(patch, 'lease')) {
-      values.push(patch.lease?.owner ?? null, patch.lease?.expiresAt ?? null)
-      assignments.push(`lease_owner = $${values.length - 1}`, `lease_expires_at = $${values.length}`)
-    }
-    assignments.push('updated_at = GREATEST(updated_at, $2)')
-    let rows: RunRow[]
     try {
-      ;({ rows } = await this.#database.query<RunRow>(`UPDATE ${this.#s}.runs SET ${assignments.join(', ')} WHERE id = $1 RETURNING *`, values))
+      return await updateRunRecord(this.#database, this.#s, id, patch)
     } catch (error) {
       throw mapPostgresError(error, `updating run "${id}"`)
     }
-    if (rows[0] === undefined) throw new NotFoundError(`[spindle/store-postgres] run "${id}" does not exist; create it with createRun first`)
-    return toRun(rows[0])
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
@@ -148,14 +141,8 @@ export class PostgresRunStore implements RunStore {
   }
 
   async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
-    if (events.length === 0) return
     try {
-      await this.#database.query(
-        `INSERT INTO ${this.#s}.run_events (run_id, seq, event)
-         SELECT $1, (e.value->>'seq')::bigint, e.value FROM jsonb_array_elements($2::jsonb) AS e
-         ON CONFLICT (run_id, seq) DO NOTHING`,
-        [runId, JSON.stringify(events)],
-      )
+      await insertRunEvents(this.#database, this.#s, [{ runId, events }])
     } catch (error) {
       throw mapPostgresError(error, `appending events of run "${runId}"`)
     }
@@ -172,6 +159,45 @@ export class PostgresRunStore implements RunStore {
       throw mapPostgresError(error, `listing events of run "${runId}"`)
     }
   }
+}
+
+/** `updateRun` as one statement (the single method and a batch share it); pg errors are thrown unmapped. */
+export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, patch: RunPatch): Promise<RunRecord> {
+  const assignments: string[] = []
+  const values: unknown[] = [id, Date.now()]
+  for (const [key, column] of Object.entries(patchColumns)) {
+    if (!Object.hasOwn(patch, key)) continue
+    const value = (patch as Record<string, unknown>)[key]
+    const json = jsonColumns.has(column)
+    values.push(value === undefined ? null : json ? JSON.stringify(value) : value)
+    const parameter = `$${values.length}${json ? '::jsonb' : ''}`
+    const fallback = notNullDefaults[column]
+    assignments.push(`${column} = ${fallback === undefined ? parameter : `COALESCE(${parameter}, ${fallback})`}`)
+  }
+  if (Object.hasOwn(patch, 'lease')) {
+    values.push(patch.lease?.owner ?? null, patch.lease?.expiresAt ?? null)
+    assignments.push(`lease_owner = $${values.length - 1}`, `lease_expires_at = $${values.length}`)
+  }
+  assignments.push('updated_at = GREATEST(updated_at, $2)')
+  const { rows } = await executor.query<RunRow>(`UPDATE ${schema}.runs SET ${assignments.join(', ')} WHERE id = $1 RETURNING *`, values)
+  if (rows[0] === undefined) throw new NotFoundError(`[spindle/store-postgres] run "${id}" does not exist; create it with createRun first`)
+  return toRun(rows[0])
+}
+
+/**
+ * `appendEvents` for one or more runs in one INSERT (the single method and a batch share it); a (run, seq) already
+ * stored is skipped, so appending the same events again is a no-op. pg errors are thrown unmapped.
+ */
+export async function insertRunEvents(executor: SqlExecutor, schema: string, logs: ReadonlyArray<{ runId: string; events: readonly AgentEvent[] }>): Promise<void> {
+  const nonEmpty = logs.filter((log) => log.events.length > 0)
+  if (nonEmpty.length === 0) return
+  await executor.query(
+    `INSERT INTO ${schema}.run_events (run_id, seq, event)
+     SELECT l.value->>'run_id', (e.value->>'seq')::bigint, e.value
+     FROM jsonb_array_elements($1::jsonb) AS l CROSS JOIN LATERAL jsonb_array_elements(l.value->'events') AS e
+     ON CONFLICT (run_id, seq) DO NOTHING`,
+    [JSON.stringify(nonEmpty.map((log) => ({ run_id: log.runId, events: log.events })))],
+  )
 }
 
 function optional(value: string | number | null): number | undefined {

@@ -1,4 +1,4 @@
-// SessionStore on PostgreSQL: gap-free per-session seq from `UPDATE … RETURNING last_seq`, fencing in the same statement.
+// SessionStore on PostgreSQL: gap-free per-session seq from `UPDATE … RETURNING last_seq`, fencing and the insert in the same statement.
 import { randomUUID } from 'node:crypto'
 import {
   type AppendOptions,
@@ -10,10 +10,12 @@ import {
   type SessionEntryInput,
   type SessionRecord,
   type SessionStore,
+  SequenceConflictError,
   StaleFenceError,
+  type StoreBatch,
 } from '@spindle/core'
 import { mapPostgresError } from './map-postgres-error.js'
-import type { SqlDatabase } from './sql-database.js'
+import type { SqlDatabase, SqlExecutor } from './sql-database.js'
 
 interface SessionRow {
   id: string
@@ -43,6 +45,8 @@ export class PostgresSessionStore implements SessionStore {
   readonly specificationVersion = 'v1' as const
   readonly #database: SqlDatabase
   readonly #s: string
+  /** Set by `postgresStores()`: the batch shared by the four stores of one set. */
+  batch?: StoreBatch
 
   /** `schema` is already quoted. */
   constructor(database: SqlDatabase, schema: string) {
@@ -114,46 +118,8 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
-    const now = Date.now()
-    const payload = JSON.stringify(
-      entries.map((entry) => ({
-        kind: entry.kind,
-        body: entry.kind === 'message' ? entry.message : entry.compaction,
-        run_id: entry.runId ?? null,
-      })),
-    )
-    const fence = options.fence ?? null
     try {
-      return await this.#database.transaction(async (transaction) => {
-        // One statement reserves the seq range, checks and records the fence, under the session row's lock.
-        const { rows } = await transaction.query<{ last_seq: string | number }>(
-          `UPDATE ${this.#s}.sessions SET
-             last_seq = last_seq + $2,
-             updated_at = CASE WHEN $2 > 0 THEN GREATEST(updated_at, $3) ELSE updated_at END,
-             fence = COALESCE($4::bigint, fence)
-           WHERE id = $1 AND ($4::bigint IS NULL OR fence IS NULL OR fence <= $4::bigint)
-           RETURNING last_seq`,
-          [sessionId, entries.length, now, fence],
-        )
-        if (rows[0] === undefined) {
-          const { rows: current } = await transaction.query<{ fence: string | null }>(`SELECT fence FROM ${this.#s}.sessions WHERE id = $1`, [sessionId])
-          if (current[0] === undefined) throw missingSession(sessionId)
-          throw new StaleFenceError(
-            `[spindle/store-postgres] append to session "${sessionId}" carries fence ${fence}, older than ${current[0].fence}: this writer lost its session lease; stop writing and re-acquire the session`,
-            { details: { sessionId, fence, current: Number(current[0].fence) } },
-          )
-        }
-        if (entries.length === 0) return []
-        const first = Number(rows[0].last_seq) - entries.length + 1
-        const inserted = await transaction.query<EntryRow>(
-          `INSERT INTO ${this.#s}.session_entries (session_id, seq, kind, body, run_id, created_at)
-           SELECT $1, $2::bigint + e.ordinality - 1, e.value->>'kind', e.value->'body', e.value->>'run_id', $4
-           FROM jsonb_array_elements($3::jsonb) WITH ORDINALITY AS e
-           RETURNING *`,
-          [sessionId, first, payload, now],
-        )
-        return inserted.rows.map(toEntry).sort((a, b) => a.seq - b.seq)
-      })
+      return await appendToSession(this.#database, this.#s, { sessionId, entries, fence: options.fence })
     } catch (error) {
       throw mapPostgresError(error, `appending to session "${sessionId}"`)
     }
@@ -173,6 +139,71 @@ export class PostgresSessionStore implements SessionStore {
       throw mapPostgresError(error, `listing entries of session "${sessionId}"`)
     }
   }
+}
+
+export interface SessionAppend {
+  sessionId: string
+  entries: readonly SessionEntryInput[]
+  fence?: number
+  /** The session's `lastSeq` the append requires (a batch write's `expectedLastSeq`). */
+  expectedLastSeq?: number
+}
+
+/**
+ * `append` as one statement (the single method and a batch write share it): the UPDATE reserves the seq range and
+ * checks and records the fence under the session row's lock, and the INSERT of the same statement writes the
+ * entries — so it is atomic alone, and one round trip. Throws pg errors unmapped (the caller names the action).
+ */
+export async function appendToSession(executor: SqlExecutor, schema: string, append: SessionAppend): Promise<SessionEntry[]> {
+  const { sessionId, entries } = append
+  const now = Date.now()
+  const fence = append.fence ?? null
+  const expected = append.expectedLastSeq ?? null
+  const reserve = `UPDATE ${schema}.sessions SET
+       last_seq = last_seq + $2::bigint,
+       updated_at = CASE WHEN $2::bigint > 0 THEN GREATEST(updated_at, $3::bigint) ELSE updated_at END,
+       fence = COALESCE($4::bigint, fence)
+     WHERE id = $1 AND ($4::bigint IS NULL OR fence IS NULL OR fence <= $4::bigint) AND ($5::bigint IS NULL OR last_seq = $5::bigint)
+     RETURNING last_seq`
+  let rows: unknown[]
+  if (entries.length === 0) {
+    ;({ rows } = await executor.query(reserve, [sessionId, 0, now, fence, expected]))
+  } else {
+    const payload = JSON.stringify(
+      entries.map((entry) => ({ kind: entry.kind, body: entry.kind === 'message' ? entry.message : entry.compaction, run_id: entry.runId ?? null })),
+    )
+    // No row reserved (missing session, stale fence, other lastSeq) → nothing inserted, no row returned.
+    ;({ rows } = await executor.query<EntryRow>(
+      `WITH reserved AS (${reserve})
+       INSERT INTO ${schema}.session_entries (session_id, seq, kind, body, run_id, created_at)
+       SELECT $1, r.last_seq - $2::bigint + e.ordinality, e.value->>'kind', e.value->'body', e.value->>'run_id', $3::bigint
+       FROM reserved AS r CROSS JOIN jsonb_array_elements($6::jsonb) WITH ORDINALITY AS e
+       RETURNING *`,
+      [sessionId, entries.length, now, fence, expected, payload],
+    ))
+  }
+  if (rows.length === 0) throw await rejectedAppend(executor, schema, append)
+  return entries.length === 0 ? [] : (rows as EntryRow[]).map(toEntry).sort((a, b) => a.seq - b.seq)
+}
+
+/** Why an append reserved nothing: the session is missing, the log moved past `expectedLastSeq`, or the fence is stale. */
+async function rejectedAppend(executor: SqlExecutor, schema: string, append: SessionAppend): Promise<Error> {
+  const { sessionId, fence, expectedLastSeq } = append
+  const { rows } = await executor.query<{ fence: string | null; last_seq: string | number }>(`SELECT fence, last_seq FROM ${schema}.sessions WHERE id = $1`, [
+    sessionId,
+  ])
+  if (rows[0] === undefined) return missingSession(sessionId)
+  const lastSeq = Number(rows[0].last_seq)
+  if (expectedLastSeq !== undefined && lastSeq !== expectedLastSeq) {
+    return new SequenceConflictError(
+      `[spindle/store-postgres] append to session "${sessionId}" expected lastSeq ${expectedLastSeq}, found ${lastSeq}: another writer appended first; re-read the log and retry`,
+      { details: { sessionId, expectedLastSeq, lastSeq } },
+    )
+  }
+  return new StaleFenceError(
+    `[spindle/store-postgres] append to session "${sessionId}" carries fence ${fence}, older than ${rows[0].fence}: this writer lost its session lease; stop writing and re-acquire the session`,
+    { details: { sessionId, fence, current: Number(rows[0].fence) } },
+  )
 }
 
 function missingSession(id: string): NotFoundError {

@@ -1,8 +1,8 @@
 // SnapshotStore on PostgreSQL: one row per (run, version); saving a version again replaces it.
-import type { JsonObject, RunSnapshot, SnapshotStore } from '@spindle/core'
+import type { JsonObject, RunSnapshot, SnapshotStore, StoreBatch } from '@spindle/core'
 import { fromJsonb, toJsonbText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
-import type { SqlDatabase } from './sql-database.js'
+import type { SqlDatabase, SqlExecutor } from './sql-database.js'
 
 interface SnapshotRow {
   run_id: string
@@ -21,6 +21,8 @@ export class PostgresSnapshotStore implements SnapshotStore {
   readonly specificationVersion = 'v1' as const
   readonly #database: SqlDatabase
   readonly #s: string
+  /** Set by `postgresStores()`: the batch shared by the four stores of one set. */
+  batch?: StoreBatch
 
   constructor(database: SqlDatabase, schema: string) {
     this.#database = database
@@ -29,11 +31,7 @@ export class PostgresSnapshotStore implements SnapshotStore {
 
   async save(snapshot: RunSnapshot): Promise<void> {
     try {
-      await this.#database.query(
-        `INSERT INTO ${this.#s}.snapshots (run_id, version, session_id, state, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)
-         ON CONFLICT (run_id, version) DO UPDATE SET session_id = EXCLUDED.session_id, state = EXCLUDED.state, created_at = EXCLUDED.created_at`,
-        [snapshot.runId, snapshot.version, snapshot.sessionId, toJsonbText(snapshot.state), snapshot.createdAt],
-      )
+      await saveSnapshot(this.#database, this.#s, snapshot)
     } catch (error) {
       throw mapPostgresError(error, `saving snapshot ${snapshot.version} of run "${snapshot.runId}"`)
     }
@@ -72,6 +70,15 @@ export class PostgresSnapshotStore implements SnapshotStore {
       throw mapPostgresError(error, action)
     }
   }
+}
+
+/** `save` as one upsert (the single method and a batch share it); pg errors are thrown unmapped. */
+export async function saveSnapshot(executor: SqlExecutor, schema: string, snapshot: RunSnapshot): Promise<void> {
+  await executor.query(
+    `INSERT INTO ${schema}.snapshots (run_id, version, session_id, state, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)
+     ON CONFLICT (run_id, version) DO UPDATE SET session_id = EXCLUDED.session_id, state = EXCLUDED.state, created_at = EXCLUDED.created_at`,
+    [snapshot.runId, snapshot.version, snapshot.sessionId, toJsonbText(snapshot.state), snapshot.createdAt],
+  )
 }
 
 function toSnapshot(row: SnapshotRow): RunSnapshot {
