@@ -8,6 +8,7 @@ import { PostgresExecutionStore } from './postgres-execution-store.js'
 import { PostgresRunStore } from './postgres-run-store.js'
 import { PostgresSessionStore } from './postgres-session-store.js'
 import { PostgresSnapshotStore } from './postgres-snapshot-store.js'
+import { PostgresStoreBatch } from './postgres-store-batch.js'
 import { type PgvectorSupport, setupPgvector, type VectorSearchMode } from './pgvector.js'
 import { quoteSchema } from './schema-name.js'
 import { poolDatabase, type SqlDatabase } from './sql-database.js'
@@ -80,15 +81,22 @@ export function createPostgresStores(
     })
     return migrated
   }
+  const sessions = new PostgresSessionStore(database, schema)
+  const runs = new PostgresRunStore(database, schema)
+  const executions = new PostgresExecutionStore(database, schema)
+  const snapshots = new PostgresSnapshotStore(database, schema)
+  // One batch for the four stores: the kernel commits a step's writes in one transaction.
+  const batch = new PostgresStoreBatch(database, schema, { sessions, runs, executions, snapshots })
+  sessions.batch = runs.batch = executions.batch = snapshots.batch = batch
   const stores: PostgresStores = {
     name: 'store-postgres',
     schema: schemaName,
     // Only the PGlite-backed tests build stores without a pool.
     pool: options.pool as pg.Pool,
-    sessions: new PostgresSessionStore(database, schema),
-    runs: new PostgresRunStore(database, schema),
-    executions: new PostgresExecutionStore(database, schema),
-    snapshots: new PostgresSnapshotStore(database, schema),
+    sessions,
+    runs,
+    executions,
+    snapshots,
     embeddings: new PostgresEmbeddingStore(database, schema, schemaName, () => pgvector),
     artifacts: new PostgresArtifactStore(database, schema, { chunkSize: options.artifactChunkSize }),
     get usesPgvector() {

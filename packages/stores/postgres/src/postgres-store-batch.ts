@@ -1,0 +1,121 @@
+// StoreBatch on PostgreSQL: a batch's writes run in one transaction on one connection (one commit), through the
+// same functions as the single-store methods; runs of journal starts, finishes or events share one statement.
+import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '@spindle/core'
+import { mapPostgresError } from './map-postgres-error.js'
+import { finishExecutions, startExecutions } from './postgres-execution-store.js'
+import { insertRunEvents, updateRunRecord } from './postgres-run-store.js'
+import { appendToSession } from './postgres-session-store.js'
+import { saveSnapshot } from './postgres-snapshot-store.js'
+import type { SqlDatabase, SqlExecutor } from './sql-database.js'
+
+type Write<T extends StoreWrite['type']> = Extract<StoreWrite, { type: T }>
+
+/** Consecutive writes applied by one statement: starts or finishes of distinct keys, or event appends. */
+type Group =
+  | { type: 'execution.start'; writes: Array<Write<'execution.start'>> }
+  | { type: 'execution.finish'; writes: Array<Write<'execution.finish'>> }
+  | { type: 'run.events'; writes: Array<Write<'run.events'>> }
+  | { type: 'single'; writes: [Write<'session.append' | 'run.update' | 'snapshot.save'>] }
+
+/**
+ * The batch of the four PostgreSQL stores of one `postgresStores()` set (each of them exposes it as `.batch`).
+ *
+ * @example
+ * const stores = postgresStores({ connectionString: process.env.DATABASE_URL })
+ * const [entries] = await stores.sessions.batch!.write([
+ *   { type: 'session.append', sessionId: 's-1', entries: [{ kind: 'message', message: { role: 'user', content: 'hi' } }] },
+ *   { type: 'run.update', runId: 'run-1', patch: { step: 1 } },
+ * ])
+ */
+export class PostgresStoreBatch implements StoreBatch {
+  readonly specificationVersion = 'v1' as const
+  readonly stores: BatchedStores
+  readonly #database: SqlDatabase
+  readonly #s: string
+
+  /** `schema` is already quoted; `stores` are the four stores writing to the same database and schema. */
+  constructor(database: SqlDatabase, schema: string, stores: BatchedStores) {
+    this.#database = database
+    this.#s = schema
+    this.stores = stores
+  }
+
+  async write(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
+    if (writes.length === 0) return []
+    let failing: StoreWrite = writes[0]!
+    const apply = async (executor: SqlExecutor): Promise<StoreWriteResult[]> => {
+      const results: StoreWriteResult[] = []
+      for (const group of groupWrites(writes)) {
+        failing = group.writes[0]
+        results.push(...(await this.#apply(executor, group)))
+      }
+      return results
+    }
+    try {
+      // Every single write is one modifying statement (atomic alone): no transaction, no BEGIN / COMMIT round trips.
+      // Errors are mapped out here, so that the pool still sees a dropped connection and runs the batch again.
+      return writes.length === 1 ? await apply(this.#database) : await this.#database.transaction(apply)
+    } catch (error) {
+      throw mapPostgresError(error, `${describeWrite(failing)}${writes.length > 1 ? ` (in a batch of ${writes.length} writes, none applied)` : ''}`)
+    }
+  }
+
+  async #apply(executor: SqlExecutor, group: Group): Promise<StoreWriteResult[]> {
+    switch (group.type) {
+      case 'execution.start':
+        return startExecutions(executor, this.#s, group.writes.map((write) => write.execution))
+      case 'execution.finish':
+        return finishExecutions(executor, this.#s, group.writes)
+      case 'run.events':
+        await insertRunEvents(executor, this.#s, group.writes)
+        return group.writes.map(() => undefined)
+      case 'single': {
+        const [write] = group.writes
+        if (write.type === 'session.append') return [await appendToSession(executor, this.#s, write)]
+        if (write.type === 'run.update') return [await updateRunRecord(executor, this.#s, write.runId, write.patch)]
+        await saveSnapshot(executor, this.#s, write.snapshot)
+        return [undefined]
+      }
+    }
+  }
+}
+
+/** Splits writes into runs one statement can apply, in order; a repeated key starts a new run (an upsert touches a row once). */
+function groupWrites(writes: readonly StoreWrite[]): Group[] {
+  const groups: Group[] = []
+  let keys = new Set<string>()
+  for (const write of writes) {
+    const last = groups.at(-1)
+    if (write.type === 'execution.start' || write.type === 'execution.finish') {
+      const key = write.type === 'execution.start' ? write.execution.key : write.key
+      if (last?.type === write.type && !keys.has(key)) (last.writes as StoreWrite[]).push(write)
+      else {
+        groups.push({ type: write.type, writes: [write] } as Group)
+        keys = new Set()
+      }
+      keys.add(key)
+    } else if (write.type === 'run.events') {
+      if (last?.type === 'run.events') last.writes.push(write)
+      else groups.push({ type: 'run.events', writes: [write] })
+    } else groups.push({ type: 'single', writes: [write] })
+  }
+  return groups
+}
+
+/** The action a write's single-store method names in its errors. */
+function describeWrite(write: StoreWrite): string {
+  switch (write.type) {
+    case 'session.append':
+      return `appending to session "${write.sessionId}"`
+    case 'execution.start':
+      return `starting execution "${write.execution.key}"`
+    case 'execution.finish':
+      return `finishing execution "${write.key}"`
+    case 'run.events':
+      return `appending events of run "${write.runId}"`
+    case 'run.update':
+      return `updating run "${write.runId}"`
+    case 'snapshot.save':
+      return `saving snapshot ${write.snapshot.version} of run "${write.snapshot.runId}"`
+  }
+}
