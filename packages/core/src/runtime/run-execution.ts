@@ -525,13 +525,20 @@ export class RunExecution {
     this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step })
     const events = this.#takeEvents()
     try {
-      await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }], true)
+      try {
+        await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }], true)
+      } catch (error) {
+        if (!SpindleError.isInstance(error) || error.code !== 'sequence_conflict') throw error
+        for (const write of this.#writer.queued) if (write.type === 'session.append') delete write.expectedLastSeq
+        await this.#writer.commit([], true)
+        this.state = withState(this.state, { lastSeq: this.#init.window.lastSeq, firstSeq: this.#inputSeq ?? this.state.firstSeq })
+        await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }])
+      }
     } catch (error) {
-      if (!SpindleError.isInstance(error) || error.code !== 'sequence_conflict') throw error
-      for (const write of this.#writer.queued) if (write.type === 'session.append') delete write.expectedLastSeq
-      await this.#writer.commit()
-      this.state = withState(this.state, { lastSeq: this.#init.window.lastSeq, firstSeq: this.#inputSeq ?? this.state.firstSeq })
-      await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }])
+      // A failed batch wrote nothing: its events go back in front of the buffer, so the commit that follows (the
+      // run's failure path) logs them and the event log stays gap-free.
+      this.#events = events.concat(this.#events)
+      throw error
     }
   }
 
@@ -547,7 +554,13 @@ export class RunExecution {
 
   async #flushEvents(): Promise<void> {
     if (!this.#events.length) return
-    await this.#writer.commit([{ type: 'run.events', runId: this.runId, events: this.#takeEvents() }])
+    const events = this.#takeEvents()
+    try {
+      await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }])
+    } catch (error) {
+      this.#events = events.concat(this.#events)
+      throw error
+    }
   }
 
   async #suspend(): Promise<RunOutput> {

@@ -10,6 +10,7 @@ import {
   mockModel,
   type StoreBatch,
   type Stores,
+  StoreError,
 } from '../index.js'
 
 const add = defineTool({ name: 'add', description: 'adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b })
@@ -118,6 +119,42 @@ describe('step batching', () => {
     const output = await runtime.run({ agent: { name: 'a', model, tools: { fast, slow } }, input: 'x' })
     expect(output.finishReason).toBe('stop')
     expect(seenFromSlow).toBe('succeeded')
+  })
+
+  it('a commit that fails writes nothing and loses nothing: its events are logged by the failure path, gap-free', async () => {
+    const { stores, commits } = recordingStores()
+    const batch = (stores.sessions as { batch?: StoreBatch }).batch!
+    let failed = false
+    const failing: StoreBatch = {
+      specificationVersion: 'v1',
+      stores: batch.stores,
+      write: (writes) => {
+        // The first commit after the tool ran (its finish, results, events and snapshot) fails once.
+        if (!failed && writes.some((write) => write.type === 'execution.finish')) {
+          failed = true
+          return Promise.reject(new StoreError('[test] the connection dropped'))
+        }
+        return batch.write(writes)
+      },
+    }
+    for (const kind of ['sessions', 'runs', 'executions', 'snapshots'] as const) (stores[kind] as { batch?: StoreBatch }).batch = failing
+    const runtime = new AgentRuntime(new Extensions().setStores(stores))
+    const model = mockModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'never reached' }])
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { add } }, input: 'x' })
+    expect(failed).toBe(true)
+    expect(output.finishReason).toBe('error')
+    expect(output.error?.message).toContain('the connection dropped')
+    const events = await runtime.runs.listEvents(output.runId)
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1))
+    expect(events[0]?.type).toBe('run.started')
+    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['step.started', 'tool.call', 'tool.started', 'tool.result']))
+    expect(events.at(-1)?.type).toBe('run.failed')
+    // The queued writes of the failed commit were written by the failure path: the journal finish and the result.
+    expect((await runtime.executions.listByRun(output.runId))[0]).toMatchObject({ status: 'succeeded', result: 3 })
+    const roles = (await runtime.sessions.listEntries(output.sessionId)).map((entry) => (entry.kind === 'message' ? entry.message.role : entry.kind))
+    expect(roles).toEqual(['user', 'assistant', 'tool'])
+    expect((await runtime.runs.getRun(output.runId))?.status).toBe('failed')
+    expect(commits.length).toBeGreaterThan(0)
   })
 
   it('stores without a shared batch get one call per write, in the durable order', async () => {
