@@ -103,6 +103,7 @@ export class SqliteSessionStore implements SessionStore {
 
   async listSessions(options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
     return withSqliteErrors('list sessions', () => {
+      // Sorted per call: no index is keyed on updated_at, which every append changes (a rare call, a frequent write).
       const before = options.before ?? farFuture
       const limit = sqlLimit(options.limit)
       const rows =
@@ -215,20 +216,26 @@ export class SqliteSessionStore implements SessionStore {
 
   async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {
     return withSqliteErrors(`list entries of session "${sessionId}"`, () => {
-      // A range scan on the (session_id, seq) primary key, or (session_id, kind, seq) when filtering by kind.
+      // A range scan on the (session_id, seq) primary key. Compactions are read through their own partial index
+      // (forced, with the literal its WHERE names): "the latest compaction" must not walk every message.
+      // Other kinds filter the key range: compactions are rare, so it skips next to nothing.
       const order = options.order === 'desc' ? 'DESC' : 'ASC'
-      // With a kind, force the (session_id, kind, seq) index: "the latest compaction" must not walk every message.
-      const source = options.kind === undefined ? 'session_entries' : 'session_entries INDEXED BY session_entries_by_kind'
-      const kindClause = options.kind === undefined ? '' : 'AND kind = ?'
+      const source =
+        options.kind === 'compaction'
+          ? "session_entries INDEXED BY session_entries_compactions WHERE kind = 'compaction' AND"
+          : options.kind === undefined
+            ? 'session_entries WHERE'
+            : 'session_entries WHERE kind = ? AND'
       const statement = this.#sql.get(
-        `SELECT seq, kind, run_id, body, created_at FROM ${source}
-         WHERE session_id = ? AND seq > ? AND seq < ? ${kindClause} ORDER BY seq ${order} LIMIT ?`,
+        `SELECT seq, kind, run_id, body, created_at FROM ${source} session_id = ? AND seq > ? AND seq < ? ORDER BY seq ${order} LIMIT ?`,
       )
-      const bounds = [sessionId, options.after ?? farPast, options.before ?? farFuture]
+      const after = options.after ?? farPast
+      const before = options.before ?? farFuture
+      const limit = sqlLimit(options.limit)
       const rows = (
-        options.kind === undefined
-          ? statement.all(...bounds, sqlLimit(options.limit))
-          : statement.all(...bounds, options.kind, sqlLimit(options.limit))
+        options.kind === undefined || options.kind === 'compaction'
+          ? statement.all(sessionId, after, before, limit)
+          : statement.all(options.kind, sessionId, after, before, limit)
       ) as EntryRow[]
       return rows.map((row) => toEntry(sessionId, row))
     })
