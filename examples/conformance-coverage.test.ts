@@ -43,6 +43,18 @@ describe('conformance coverage', () => {
     expect(missing, `these packages must call describeStores(…) / describeLanguageModel(…) from @spindle/testing in a *.test.ts file`).toEqual([])
   })
 
+  it('every store package that offers a StoreBatch runs the batch conformance suite', () => {
+    const sources = (dir: string) =>
+      readdirSync(join(dir, 'src'), { recursive: true, encoding: 'utf8' })
+        .filter((file) => /\.ts$/.test(file) && !/\.test\.ts$/.test(file))
+        .map((file) => readFileSync(join(dir, 'src', file), 'utf8'))
+    const batching = plugins().filter(({ dir, kind }) => kind === 'stores' && sources(dir).some((text) => /implements StoreBatch\b/.test(text)))
+    // The SQLite and PostgreSQL stores batch: the scan must find them.
+    expect(batching.map(({ dir }) => relative(repo, dir))).toEqual(expect.arrayContaining(['packages/stores/sqlite', 'packages/stores/postgres']))
+    const missing = batching.filter(({ dir }) => !testFiles(dir).some((file) => /\bdescribeStoreBatch\(/.test(readFileSync(file, 'utf8')))).map(({ dir }) => relative(repo, dir))
+    expect(missing, 'these store packages implement StoreBatch and must call describeStoreBatch(…) from @spindle/testing').toEqual([])
+  })
+
   it('flags a plugin package whose tests do not call the suite', () => {
     const root = mkdtempSync(join(tmpdir(), 'spindle-coverage-'))
     try {
