@@ -51,7 +51,7 @@ describe('SqliteSessionStore', () => {
     const plan = (sql: string) =>
       (database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((row) => row.detail).join('; ')
     const range = plan("SELECT * FROM session_entries WHERE session_id = 's' AND seq > 10 AND seq < 20 ORDER BY seq DESC LIMIT 5")
-    expect(range).toMatch(/SEARCH session_entries USING PRIMARY KEY \(session_id=\? AND seq>\? AND seq<\?\)/)
+    expect(range).toMatch(/SEARCH session_entries USING INDEX sqlite_autoindex_session_entries_1 \(session_id=\? AND seq>\? AND seq<\?\)/)
     const byKind = plan("SELECT * FROM session_entries INDEXED BY session_entries_compactions WHERE kind = 'compaction' AND session_id = 's' AND seq > 0 AND seq < 99 ORDER BY seq DESC LIMIT 1")
     expect(byKind).toMatch(/SEARCH session_entries USING INDEX session_entries_compactions \(session_id=\? AND seq>\? AND seq<\?\)/)
     expect(`${range}; ${byKind}`).not.toMatch(/TEMP B-TREE|SCAN session_entries/)
