@@ -12,6 +12,7 @@ import {
   type Stores,
   StoreError,
 } from '../index.js'
+import { StepWriter } from './step-writer.js'
 
 const add = defineTool({ name: 'add', description: 'adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b })
 
@@ -155,6 +156,28 @@ describe('step batching', () => {
     expect(roles).toEqual(['user', 'assistant', 'tool'])
     expect((await runtime.runs.getRun(output.runId))?.status).toBe('failed')
     expect(commits.length).toBeGreaterThan(0)
+  })
+
+  it('commits land in call order: a parallel call\'s journal start never overtakes the commit carrying the assistant message', async () => {
+    const stores = memoryStores()
+    const landed: string[] = []
+    const slowFirst: StoreBatch = {
+      specificationVersion: 'v1',
+      stores,
+      write: async (writes) => {
+        // The first commit (the assistant message and call A's start) is slow, as a remote database can be.
+        if (writes.length === 2) await new Promise((resolve) => setTimeout(resolve, 20))
+        landed.push(writes.map((write) => (write.type === 'execution.start' ? `start ${write.execution.callId}` : write.type)).join(' + '))
+        return writes.map(() => undefined)
+      },
+    }
+    const writer = new StepWriter(stores, slowFirst)
+    const execution = (callId: string) => ({ key: `r:1:${callId}`, runId: 'r', step: 1, callId, toolName: 'add', args: {} })
+    writer.defer({ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'assistant', content: [] } }] })
+    const first = writer.commit([{ type: 'execution.start', execution: execution('a') }])
+    const second = writer.commit([{ type: 'execution.start', execution: execution('b') }])
+    await Promise.all([first, second])
+    expect(landed).toEqual(['session.append + start a', 'start b'])
   })
 
   it('stores without a shared batch get one call per write, in the durable order', async () => {

@@ -32,6 +32,21 @@ export class StepWriter {
    * queued writes stay queued only if `keepOnFailure` (a batch is all or nothing, so they were not written).
    */
   async commit(writes: readonly StoreWrite[] = [], keepOnFailure = false): Promise<StoreWriteResult[]> {
+    // Commits land in call order: parallel tool calls each commit their journal start, and a later one must not
+    // become durable before the earlier one that carries the assistant message asking for them.
+    while (this.#inFlight) await this.#inFlight.catch(() => {})
+    const committing = this.#commitNow(writes, keepOnFailure)
+    this.#inFlight = committing
+    try {
+      return await committing
+    } finally {
+      if (this.#inFlight === committing) this.#inFlight = undefined
+    }
+  }
+
+  #inFlight: Promise<unknown> | undefined
+
+  async #commitNow(writes: readonly StoreWrite[], keepOnFailure: boolean): Promise<StoreWriteResult[]> {
     const queued = this.#queue
     const done = this.#done
     if (!queued.length && !writes.length) return []
