@@ -1,5 +1,6 @@
 // The playground's configuration: from the environment for `pnpm playground`, explicit in tests.
-import { join, resolve } from 'node:path'
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
 
 export interface PlaygroundConfig {
   host: string
@@ -20,7 +21,15 @@ export interface PlaygroundConfig {
   anthropic?: { apiKey: string; model: string }
 }
 
-export const appRoot = resolve(import.meta.dirname, '../..')
+/** The playground's folder (the nearest one with a package.json): the same from src/server and dist/server/server. */
+export const appRoot = packageRoot(import.meta.dirname)
+
+function packageRoot(from: string): string {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir
+    if (dirname(dir) === dir) return resolve(from, '../..')
+  }
+}
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlaygroundConfig {
   const openaiKey = env.OPENAI_API_KEY || undefined
