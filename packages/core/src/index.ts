@@ -61,6 +61,7 @@ export type {
 } from './spec/session-store.js'
 export type { FinishReason, ListRunsOptions, NewRun, RunPatch, RunRecord, RunStatus, RunStore } from './spec/run-store.js'
 export type { ExecutionOutcome, ExecutionRecord, ExecutionStatus, ExecutionStore, NewExecution } from './spec/execution-store.js'
+export { applyStoreWrite } from './runtime/step-writer.js'
 export { type BatchedStores, findStoreBatch, type StoreBatch, type StoreWrite, type StoreWriteResult, type StoreWriteResults } from './spec/store-batch.js'
 export type { RunSnapshot, SnapshotStore } from './spec/snapshot-store.js'
 export type { EmbeddingMatch, EmbeddingQuery, EmbeddingRecord, EmbeddingStore } from './spec/embedding-store.js'

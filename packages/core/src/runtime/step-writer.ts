@@ -1,6 +1,6 @@
 // StepWriter: a run's store writes, queued and committed together — one atomic StoreBatch call when the
 // registered stores share one (two commits per durable step), else one store call per write, in order.
-import type { StoreBatch, StoreWrite, StoreWriteResult } from '../spec/store-batch.js'
+import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '../spec/store-batch.js'
 import type { Stores } from '../spec/stores.js'
 
 type Done = ((result: StoreWriteResult) => void) | undefined
@@ -57,7 +57,7 @@ export class StepWriter {
       // One call per write: each queued write's result is delivered as soon as it is written.
       const results: StoreWriteResult[] = []
       for (let index = 0; index < all.length; index++) {
-        const result = await applyWrite(this.#stores, all[index]!)
+        const result = await applyStoreWrite(this.#stores, all[index]!)
         if (index < done.length) done[index]?.(result)
         else results.push(result)
       }
@@ -78,8 +78,14 @@ export class StepWriter {
   }
 }
 
-/** One write through the single-store method it stands for. */
-export function applyWrite(stores: Stores, write: StoreWrite): Promise<StoreWriteResult> {
+/**
+ * One write through the single-store method it stands for: what a run does without a batch, and what a batch's
+ * results must equal.
+ *
+ * @example
+ * const [entry] = (await applyStoreWrite(stores, { type: 'session.append', sessionId, entries })) as SessionEntry[]
+ */
+export function applyStoreWrite(stores: BatchedStores, write: StoreWrite): Promise<StoreWriteResult> {
   switch (write.type) {
     case 'session.append':
       return stores.sessions.append(write.sessionId, write.entries, write.fence === undefined ? {} : { fence: write.fence })

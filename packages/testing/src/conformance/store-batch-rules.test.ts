@@ -1,11 +1,11 @@
 // The StoreBatch checks name the broken rule: proven against deliberately broken batches over the memory stores.
 import {
+  applyStoreWrite,
   ConformanceError,
   memoryStores,
   StoreError,
   type BatchedStores,
   type StoreBatch,
-  type StoreWrite,
   type StoreWriteResult,
   type Stores,
 } from '@spindle/core'
@@ -27,24 +27,6 @@ interface Flaws {
   wrappedStores?: boolean
 }
 
-async function writeSingly(stores: BatchedStores, write: StoreWrite): Promise<StoreWriteResult> {
-  switch (write.type) {
-    case 'session.append':
-      return stores.sessions.append(write.sessionId, write.entries, write.fence === undefined ? {} : { fence: write.fence })
-    case 'execution.start':
-      return stores.executions.start(write.execution)
-    case 'execution.finish':
-      return stores.executions.finish(write.key, write.outcome)
-    case 'run.events':
-      await stores.runs.appendEvents(write.runId, write.events)
-      return undefined
-    case 'run.update':
-      return stores.runs.updateRun(write.runId, write.patch)
-    case 'snapshot.save':
-      await stores.snapshots.save(write.snapshot)
-      return undefined
-  }
-}
 
 /** Memory stores whose batch is replaced by a flawed one (the real memory batch does the work where it is not flawed). */
 function flawedStores(flaws: Flaws): Stores {
@@ -59,7 +41,7 @@ function flawedStores(flaws: Flaws): Stores {
     async write(writes) {
       if (flaws.noRollback) {
         const results: StoreWriteResult[] = []
-        for (const write of writes) results.push(await writeSingly(stores, write))
+        for (const write of writes) results.push(await applyStoreWrite(stores, write))
         return results
       }
       if (flaws.reversed) {

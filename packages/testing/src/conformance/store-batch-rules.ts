@@ -1,6 +1,7 @@
 // Conformance checks of StoreBatch, spec v1: one batch shared by four stores, results equal to the single methods,
 // writes applied in order, all or nothing (with the single method's typed error), events de-duplicated by seq.
 import {
+  applyStoreWrite,
   findStoreBatch,
   type AgentEvent,
   type BatchedStores,
@@ -83,25 +84,6 @@ function stepWrites(): StoreWrite[] {
   ]
 }
 
-/** The write made through its single-store method. */
-async function writeSingly(stores: BatchedStores, write: StoreWrite): Promise<StoreWriteResult> {
-  switch (write.type) {
-    case 'session.append':
-      return stores.sessions.append(write.sessionId, write.entries, write.fence === undefined ? {} : { fence: write.fence })
-    case 'execution.start':
-      return stores.executions.start(write.execution)
-    case 'execution.finish':
-      return stores.executions.finish(write.key, write.outcome)
-    case 'run.events':
-      await stores.runs.appendEvents(write.runId, write.events)
-      return undefined
-    case 'run.update':
-      return stores.runs.updateRun(write.runId, write.patch)
-    case 'snapshot.save':
-      await stores.snapshots.save(write.snapshot)
-      return undefined
-  }
-}
 
 /** Everything a batch on the seeded stores can touch. */
 async function readState(stores: BatchedStores) {
@@ -198,7 +180,7 @@ export const storeBatchRules: ConformanceChecks<BatchedStores> = {
     const batch = await batchOf(batched)
     const before = await readState(batched)
     const expected: StoreWriteResult[] = []
-    for (const write of stepWrites()) expected.push(await writeSingly(single, write))
+    for (const write of stepWrites()) expected.push(await applyStoreWrite(single, write))
     const results = await rule('batch.write.valid', `a batch of valid writes must resolve; ${sameLogicFix}`, () => batch.write(stepWrites()))
     await rule('batch.results.order', 'write() must resolve with one result per write, in the order of the writes', () => {
       expect(results).toHaveLength(stepWrites().length)
@@ -241,7 +223,7 @@ export const storeBatchRules: ConformanceChecks<BatchedStores> = {
           const error = await rejection(() => batch.write(writes), { code: failure.code })
           expect(await readState(stores), 'state after the failed batch').toEqual(before)
           if (failure.alone === false) return
-          const alone = await rejection(() => writeSingly(stores, failure.write), { code: failure.code })
+          const alone = await rejection(() => applyStoreWrite(stores, failure.write), { code: failure.code })
           expect((error as Error).name, 'the batch rejects with the class the single method throws').toBe((alone as Error).name)
         })
       }

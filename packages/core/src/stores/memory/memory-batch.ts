@@ -1,6 +1,7 @@
 // The memory stores' StoreBatch: applies each write in order through the stores' own logic and undoes the
 // applied ones when a later write fails, so a batch is all or nothing like a database transaction.
 import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '../../spec/store-batch.js'
+import { applyStoreWrite } from '../../runtime/step-writer.js'
 import { applyWrite, type BatchableMemoryStore } from './memory-write.js'
 import { MemoryExecutionStore } from './memory-execution-store.js'
 import { MemoryRunStore } from './memory-run-store.js'
@@ -16,23 +17,6 @@ const methodOf: Record<StoreWrite['type'], [string, unknown]> = {
   'snapshot.save': ['save', MemorySnapshotStore.prototype.save],
 }
 
-function applyThrough(store: Record<string, unknown>, write: StoreWrite): Promise<unknown> {
-  const call = (name: string, ...args: unknown[]) => (store[name] as (...values: unknown[]) => Promise<unknown>).apply(store, args)
-  switch (write.type) {
-    case 'session.append':
-      return call('append', write.sessionId, write.entries, write.fence === undefined ? {} : { fence: write.fence })
-    case 'execution.start':
-      return call('start', write.execution)
-    case 'execution.finish':
-      return call('finish', write.key, write.outcome)
-    case 'run.events':
-      return call('appendEvents', write.runId, write.events)
-    case 'run.update':
-      return call('updateRun', write.runId, write.patch)
-    case 'snapshot.save':
-      return call('save', write.snapshot)
-  }
-}
 
 const storeOf: Record<StoreWrite['type'], keyof BatchedStores> = {
   'session.append': 'sessions',
@@ -60,7 +44,7 @@ export class MemoryStoreBatch implements StoreBatch {
         const [method, original] = methodOf[write.type]
         if (store[method] !== original) {
           // A method replaced on the instance (a test double, a wrapper) is honoured: the write goes through it.
-          results.push(await (applyThrough(store, write) as Promise<StoreWriteResult>))
+          results.push(await applyStoreWrite(this.stores, write))
           undos.push(() => {})
           continue
         }
