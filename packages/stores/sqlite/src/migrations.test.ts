@@ -138,7 +138,8 @@ const tableDumps: Record<string, string> = {
   sessions: 'SELECT * FROM sessions ORDER BY id',
   session_entries: 'SELECT * FROM session_entries ORDER BY session_id, seq',
   runs: 'SELECT * FROM runs ORDER BY id',
-  run_events: 'SELECT * FROM run_events ORDER BY run_id, seq',
+  // Ordered by the second column: seq (version 1), last_seq (version 3).
+  run_events: 'SELECT * FROM run_events ORDER BY run_id, 2',
   executions: 'SELECT * FROM executions ORDER BY position',
   snapshots: 'SELECT * FROM snapshots ORDER BY run_id, version',
 }
@@ -147,11 +148,25 @@ function dump(database: BetterSqlite3.Database): Record<string, unknown[]> {
   return Object.fromEntries(Object.entries(tableDumps).map(([table, sql]) => [table, database.prepare(sql).all()]))
 }
 
+/** What migrations 2 and 3 make of a version-1 dump: a session's lastSeq is read from its log, an event is a one-event row. */
+function migrated(version1: Record<string, unknown[]>): Record<string, unknown[]> {
+  return {
+    ...version1,
+    sessions: (version1.sessions as Array<Record<string, unknown>>).map(({ last_seq: _lastSeq, ...row }) => row),
+    run_events: (version1.run_events as Array<{ run_id: string; seq: number; event: string }>).map((row) => ({
+      run_id: row.run_id,
+      last_seq: row.seq,
+      first_seq: row.seq,
+      events: `[${row.event}]`,
+    })),
+  }
+}
+
 function schemaObjects(database: BetterSqlite3.Database): string[] {
   return database.prepare("SELECT type || ' ' || name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[]
 }
 
-describe('migration 1 → 2 (fewer pages per step)', () => {
+describe('migrations 1 → 3 (fewer pages per step)', () => {
   it('upgrades a version-1 file in place: every row kept, the new layout in place, the stores carry on', async () => {
     const path = tempDatabasePath()
     const raw = version1Database(path)
@@ -164,11 +179,11 @@ describe('migration 1 → 2 (fewer pages per step)', () => {
     const stores = openStores({ path })
     const { database } = stores
     expect(readSchemaVersion(database)).toBe(sqliteSchemaVersion)
-    expect(dump(database)).toEqual(before)
+    expect(dump(database)).toEqual(migrated(before))
     expect(database.pragma('foreign_keys', { simple: true })).toBe(1)
     const objects = schemaObjects(database)
     expect(objects).toEqual(expect.arrayContaining(['index sessions_by_resource', 'index session_entries_compactions', 'index executions_by_run']))
-    for (const gone of ['index sessions_by_update', 'index session_entries_by_kind', 'table session_entries_v2', 'table run_events_v2']) {
+    for (const gone of ['index sessions_by_update', 'index session_entries_by_kind', 'table session_entries_v2', 'table run_events_v2', 'table run_events_v3']) {
       expect(objects).not.toContain(gone)
     }
     const withoutRowid = database.prepare("SELECT name FROM pragma_table_list WHERE wr = 1 AND schema = 'main' ORDER BY name").pluck().all()
@@ -244,6 +259,6 @@ describe('migration 1 → 2 (fewer pages per step)', () => {
 
     const stores = openStores({ path })
     expect(readSchemaVersion(stores.database)).toBe(sqliteSchemaVersion)
-    expect(dump(stores.database)).toEqual(before)
+    expect(dump(stores.database)).toEqual(migrated(before))
   })
 })

@@ -147,6 +147,36 @@ export const migrations: readonly Migration[] = [
       `)
     },
   },
+  {
+    version: 3,
+    description: 'a step no longer rewrites the session row (lastSeq is read from the log), and the events of one append are one row',
+    // Measured per tool step (src/__fixtures__/measure-steps.ts): the session row was one more page in each of
+    // the step's two commits, and six events a step were six entries in the (run_id, seq) index, whose leaves
+    // split every few steps. Both were among the largest costs left once a step was two commits.
+    up(database) {
+      database.exec(`
+        -- lastSeq is the log's last seq (the key index answers it in one search), and a session's updatedAt is
+        -- the later of its own updated_at (created, renamed) and its last entry's created_at: an append writes
+        -- the log only. The fence stays on the session row, written only when a newer one arrives.
+        ALTER TABLE sessions DROP COLUMN last_seq;
+
+        -- One row per append of contiguous seqs (first_seq..last_seq, a JSON array): keyed on its last seq, so
+        -- the run's newest seq is one search, and the rows of a run never overlap (see sqlite-run-store.ts).
+        CREATE TABLE run_events_v3 (
+          run_id TEXT NOT NULL,
+          last_seq INTEGER NOT NULL,
+          first_seq INTEGER NOT NULL,
+          events TEXT NOT NULL,
+          PRIMARY KEY (run_id, last_seq)
+        );
+        INSERT INTO run_events_v3 (run_id, last_seq, first_seq, events)
+          SELECT run_id, seq, seq, '[' || event || ']' FROM run_events ORDER BY run_id, seq;
+        DROP TABLE run_events;
+        ALTER TABLE run_events_v3 RENAME TO run_events;
+
+      `)
+    },
+  },
 ]
 
 /** The schema version this build of the package writes and understands. */

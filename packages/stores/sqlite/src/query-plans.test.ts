@@ -80,8 +80,11 @@ describe('query plans', () => {
       expect(planOf(/FROM snapshots WHERE run_id = \? ORDER BY version DESC LIMIT 1/)).toMatch(
         /^SEARCH snapshots USING INDEX sqlite_autoindex_snapshots_1 \(run_id=\?\)$/,
       )
-      expect(planOf(/FROM run_events WHERE run_id = \? AND seq > \?/)).toMatch(
-        /^SEARCH run_events USING INDEX sqlite_autoindex_run_events_1 \(run_id=\? AND seq>\?\)$/,
+      expect(planOf(/FROM run_events WHERE run_id = \? AND last_seq > \?/)).toMatch(
+        /^SEARCH run_events USING INDEX sqlite_autoindex_run_events_1 \(run_id=\? AND last_seq>\?\)$/,
+      )
+      expect(planOf(/^SELECT last_seq FROM run_events WHERE run_id = \? ORDER BY last_seq DESC LIMIT 1/)).toBe(
+        'SEARCH run_events USING COVERING INDEX sqlite_autoindex_run_events_1 (run_id=?)',
       )
       expect(planOf(/^SELECT record FROM executions WHERE key = \?/)).toMatch(/^SEARCH executions USING INDEX sqlite_autoindex_executions_1 \(key=\?\)$/)
       expect(planOf(/^UPDATE executions .* WHERE key = \?/)).toMatch(/^SEARCH executions USING INDEX sqlite_autoindex_executions_1 \(key=\?\)$/)
@@ -89,21 +92,25 @@ describe('query plans', () => {
       expect(planOf(/^SELECT record FROM runs WHERE session_id = \? AND idempotency_key = \?/)).toMatch(
         /^SEARCH runs USING INDEX runs_by_idempotency_key \(session_id=\? AND idempotency_key=\?\)$/,
       )
-      expect(planOf(/^SELECT last_seq, fence, updated_at FROM sessions WHERE id = \?/)).toMatch(/^SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(id=\?\)$/)
+      expect(planOf(/^SELECT fence, updated_at FROM sessions WHERE id = \?/)).toMatch(/^SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(id=\?\)$/)
+      expect(planOf(/^SELECT seq, created_at FROM session_entries WHERE session_id = \? ORDER BY seq DESC LIMIT 1/)).toBe(
+        'SEARCH session_entries USING INDEX sqlite_autoindex_session_entries_1 (session_id=?)',
+      )
     } finally {
       close()
     }
   })
 
-  it('listSessions, a rare call, sorts: by resource through its index, else over the table', async () => {
+  it('listSessions, a rare call, sorts: by resource through its index, else over the table; each log is searched, never scanned', async () => {
     const { stores, planOf, close } = recordingStores()
     try {
       await stores.sessions.listSessions({ resourceId: 'user', limit: 5 })
       await stores.sessions.listSessions({ limit: 5 })
-      expect(planOf(/FROM sessions WHERE resource_id = \?/)).toMatch(
-        /^SEARCH sessions USING INDEX sessions_by_resource \(resource_id=\?\); USE TEMP B-TREE FOR ORDER BY$/,
-      )
-      expect(planOf(/FROM sessions WHERE updated_at < \?/)).toMatch(/^SCAN sessions; USE TEMP B-TREE FOR ORDER BY$/)
+      // A session's updatedAt comes from its last entry: the log's key finds it (max seq, then that row).
+      const lastEntry =
+        'SEARCH e USING INDEX sqlite_autoindex_session_entries_1 (session_id=? AND seq=?) LEFT-JOIN; CORRELATED SCALAR SUBQUERY 1; SEARCH session_entries USING COVERING INDEX sqlite_autoindex_session_entries_1 (session_id=?)'
+      expect(planOf(/WHERE s.resource_id = \?/)).toBe(`SEARCH s USING INDEX sessions_by_resource (resource_id=?); ${lastEntry}; USE TEMP B-TREE FOR ORDER BY`)
+      expect(planOf(/\(SELECT max\(seq\) FROM session_entries WHERE session_id = s.id\)\) WHERE max\(updated_at/)).toBe(`SCAN s USING INDEX sqlite_autoindex_sessions_1; ${lastEntry}; USE TEMP B-TREE FOR ORDER BY`)
     } finally {
       close()
     }

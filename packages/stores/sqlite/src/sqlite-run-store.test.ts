@@ -42,6 +42,49 @@ describe('SqliteRunStore, SqliteExecutionStore, SqliteSnapshotStore', () => {
     expect((await runs.listEvents('r', { after: 2, limit: 1 })).map((e) => e.seq)).toEqual([3])
   })
 
+  it('keeps the events of one contiguous append as one row, and any other append exactly (retries, gaps, disorder)', async () => {
+    const { runs, database } = openStores({ path: tempDatabasePath() })
+    const rows = () => database.prepare("SELECT first_seq, last_seq FROM run_events WHERE run_id = 'r' ORDER BY last_seq").raw().all()
+    await runs.appendEvents('r', [event(1), event(2), event(3)])
+    await runs.appendEvents('r', [event(4), event(5)])
+    expect(rows()).toEqual([
+      [1, 3],
+      [4, 5],
+    ])
+    // A retry overlapping what is stored keeps only the new seqs, the first version of each.
+    await runs.appendEvents('r', [event(4, 'again'), event(5, 'again'), event(6), event(7)])
+    // Gaps and disorder: 10 first, then 8 (a duplicate inside the call), then 9 and a stored 2.
+    await runs.appendEvents('r', [event(10)])
+    await runs.appendEvents('r', [event(8), event(8, 'twice')])
+    await runs.appendEvents('r', [event(9), event(2, 'late')])
+    await runs.appendEvents('r', [])
+    const all = await runs.listEvents('r')
+    expect(all.map((e) => [e.seq, e.type === 'text.delta' && e.delta])).toEqual([
+      [1, 'd1'],
+      [2, 'd2'],
+      [3, 'd3'],
+      [4, 'd4'],
+      [5, 'd5'],
+      [6, 'd6'],
+      [7, 'd7'],
+      [8, 'd8'],
+      [9, 'd9'],
+      [10, 'd10'],
+    ])
+    // Rows never overlap: every seq is in exactly one row.
+    const ranges = rows() as Array<[number, number]>
+    for (let index = 1; index < ranges.length; index++) expect(ranges[index]![0]).toBeGreaterThan(ranges[index - 1]![1])
+    // Pages start and stop inside rows.
+    for (let after = 0; after <= 10; after++) {
+      for (const limit of [1, 2, 3, 7]) {
+        const page = await runs.listEvents('r', { after, limit })
+        expect(page.map((e) => e.seq), `after ${after} limit ${limit}`).toEqual(all.map((e) => e.seq).filter((seq) => seq > after).slice(0, limit))
+      }
+    }
+    expect(await runs.listEvents('r', { after: 2, limit: 0 })).toEqual([])
+    expect(await runs.listEvents('other')).toEqual([])
+  })
+
   it('journals executions: started once, attempts counted, terminal records never overwritten', async () => {
     const path = tempDatabasePath()
     const a = openStores({ path })

@@ -139,10 +139,38 @@ export class SqliteRunStore implements RunStore {
     return () => this.#updateRun(write.runId, write.patch)
   }
 
-  /** Inside the write transaction: inserts each event; a `(runId, seq)` stored already is ignored. */
+  /**
+   * Inside the write transaction: stores the events whose `(runId, seq)` is new. A row holds contiguous seqs
+   * `first_seq..last_seq`, all stored, so the rows of a run never overlap and read back in seq order:
+   * - the usual append (contiguous seqs after the run's newest) is one row;
+   * - any other (a retry, seqs out of order or with gaps) keeps each new event as a row of its own.
+   */
   #appendEvents(runId: string, events: AgentEvent[], texts: string[]): undefined {
-    const insert = this.#sql.get('INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING')
-    for (let index = 0; index < events.length; index++) insert.run(runId, events[index]!.seq, texts[index])
+    if (events.length === 0) return undefined
+    const insert = this.#sql.get('INSERT INTO run_events (run_id, last_seq, first_seq, events) VALUES (?, ?, ?, ?)')
+    const first = events[0]!.seq
+    let contiguous = Number.isSafeInteger(first)
+    for (let index = 1; contiguous && index < events.length; index++) contiguous = events[index]!.seq === first + index
+    if (contiguous) {
+      const newest = this.#sql.get('SELECT last_seq FROM run_events WHERE run_id = ? ORDER BY last_seq DESC LIMIT 1').pluck().get(runId) as
+        | number
+        | undefined
+      if (newest === undefined || first > newest) {
+        insert.run(runId, first + events.length - 1, first, texts.length === 1 ? `[${texts[0]}]` : `[${texts.join(',')}]`)
+        return undefined
+      }
+    }
+    // The row covering `seq`, if any: the first whose last_seq >= seq, holding it when its first_seq <= seq.
+    const covering = this.#sql.get('SELECT first_seq FROM run_events WHERE run_id = ? AND last_seq >= ? ORDER BY last_seq ASC LIMIT 1').pluck()
+    const added = new Set<number>()
+    for (let index = 0; index < events.length; index++) {
+      const seq = events[index]!.seq
+      if (added.has(seq)) continue
+      const firstSeq = covering.get(runId, seq) as number | undefined
+      if (firstSeq !== undefined && firstSeq <= seq) continue
+      insert.run(runId, seq, seq, `[${texts[index]}]`)
+      added.add(seq)
+    }
     return undefined
   }
 
@@ -165,10 +193,23 @@ export class SqliteRunStore implements RunStore {
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
     return withSqliteErrors(`list events of run "${runId}"`, () => {
+      // Rows hold contiguous, non-overlapping seq ranges (see #appendEvents): in last_seq order, their events are
+      // in seq order, and `limit` rows hold at least `limit` events.
+      const after = options.after ?? -Number.MAX_SAFE_INTEGER
+      const limit = sqlLimit(options.limit)
       const rows = this.#sql
-        .get('SELECT event FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq ASC LIMIT ?')
-        .all(runId, options.after ?? -Number.MAX_SAFE_INTEGER, sqlLimit(options.limit)) as Array<{ event: string }>
-      return rows.map((row) => fromJsonText<AgentEvent>(row.event))
+        .get('SELECT events FROM run_events WHERE run_id = ? AND last_seq > ? ORDER BY last_seq ASC LIMIT ?')
+        .pluck()
+        .all(runId, after, limit) as string[]
+      const events: AgentEvent[] = []
+      for (const text of rows) {
+        for (const event of fromJsonText<AgentEvent[]>(text)) {
+          if (event.seq <= after) continue
+          if (limit >= 0 && events.length >= limit) return events
+          events.push(event)
+        }
+      }
+      return events
     })
   }
 

@@ -1,11 +1,15 @@
 import { NotFoundError, StaleFenceError, StoreError, type ModelMessage, type SessionEntryInput } from '@spindle/core'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { openStores, tempDatabasePath } from './__fixtures__/temp-database.js'
 
 const user = (content: string): SessionEntryInput => ({ kind: 'message', message: { role: 'user', content } })
 
 describe('SqliteSessionStore', () => {
-  it('appends with gap-free sequence numbers kept on the session row', async () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+  })
+
+  it('appends with gap-free sequence numbers read from the log', async () => {
     const { sessions } = openStores({ path: tempDatabasePath() })
     await sessions.createSession({ id: 's' })
     const first = await sessions.append('s', [user('a'), user('b')])
@@ -55,8 +59,9 @@ describe('SqliteSessionStore', () => {
     const byKind = plan("SELECT * FROM session_entries INDEXED BY session_entries_compactions WHERE kind = 'compaction' AND session_id = 's' AND seq > 0 AND seq < 99 ORDER BY seq DESC LIMIT 1")
     expect(byKind).toMatch(/SEARCH session_entries USING INDEX session_entries_compactions \(session_id=\? AND seq>\? AND seq<\?\)/)
     expect(`${range}; ${byKind}`).not.toMatch(/TEMP B-TREE|SCAN session_entries/)
-    const lastSeq = plan("SELECT last_seq, fence, updated_at FROM sessions WHERE id = 's'")
-    expect(lastSeq).toMatch(/SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(id=\?\)/)
+    // An append reads the log's last seq from the end of the session's key range: one search, no scan.
+    const lastSeq = plan("SELECT seq, created_at FROM session_entries WHERE session_id = 's' ORDER BY seq DESC LIMIT 1")
+    expect(lastSeq).toBe('SEARCH session_entries USING INDEX sqlite_autoindex_session_entries_1 (session_id=?)')
   })
 
   it('round-trips NUL, lone surrogates, RTL and emoji in messages, titles and metadata exactly', async () => {
@@ -102,6 +107,41 @@ describe('SqliteSessionStore', () => {
     expect((await sessions.listSessions({ resourceId: 'user-1' })).map((s) => s.id)).toEqual(['c', 'a'])
     const [newest] = await sessions.listSessions({ limit: 1 })
     expect((await sessions.listSessions({ before: newest!.updatedAt })).map((s) => s.id)).toEqual(['b', 'a'])
+  })
+
+  it('an append writes the log only: lastSeq and updatedAt come from the last entry, and never go backwards', async () => {
+    const { sessions, database } = openStores({ path: tempDatabasePath() })
+    const now = vi.spyOn(Date, 'now').mockReturnValue(1_000)
+    await sessions.createSession({ id: 'old' })
+    now.mockReturnValue(2_000)
+    await sessions.createSession({ id: 'new' })
+    const sessionRows = () => database.prepare('SELECT * FROM sessions ORDER BY id').all()
+    const rowsBefore = sessionRows()
+    now.mockReturnValue(3_000)
+    await sessions.append('old', [user('a'), user('b')])
+    // The session row is untouched (no fence given), yet the session reads as appended to.
+    expect(sessionRows()).toEqual(rowsBefore)
+    expect(await sessions.getSession('old')).toMatchObject({ lastSeq: 2, createdAt: 1_000, updatedAt: 3_000 })
+    expect((await sessions.listSessions()).map((session) => [session.id, session.updatedAt])).toEqual([
+      ['old', 3_000],
+      ['new', 2_000],
+    ])
+    expect((await sessions.listSessions({ before: 3_000 })).map((session) => session.id)).toEqual(['new'])
+    // The clock steps back: entries keep the session's time, so updatedAt and the log's times never decrease.
+    now.mockReturnValue(500)
+    const [late] = await sessions.append('old', [user('c')])
+    expect(late).toMatchObject({ seq: 3, createdAt: 3_000 })
+    expect((await sessions.getSession('old'))?.updatedAt).toBe(3_000)
+    // A rename is later than the last entry; the next append is later than the rename.
+    now.mockReturnValue(4_000)
+    expect(await sessions.updateSession('old', { title: 'renamed' })).toMatchObject({ lastSeq: 3, updatedAt: 4_000, title: 'renamed' })
+    now.mockReturnValue(3_500)
+    expect((await sessions.append('old', [user('d')]))[0]).toMatchObject({ seq: 4, createdAt: 4_000 })
+    expect(await sessions.getSession('old')).toMatchObject({ lastSeq: 4, updatedAt: 4_000 })
+    // A newer fence is the one case that writes the session row.
+    await sessions.append('new', [], { fence: 9 })
+    expect(database.prepare("SELECT fence FROM sessions WHERE id = 'new'").pluck().get()).toBe(9)
+    expect(await sessions.getSession('new')).toMatchObject({ lastSeq: 0, updatedAt: 2_000 })
   })
 
   it('deletes a session together with its whole log', async () => {

@@ -26,11 +26,21 @@ interface SessionRow {
   id: string
   resource_id: string | null
   data: string
-  last_seq: number
   fence: number | null
   created_at: number
   updated_at: number
 }
+
+/** A session row with what its log adds: the last entry's seq and time (null for an empty log). */
+interface SessionView extends SessionRow {
+  last_seq: number | null
+  last_at: number | null
+}
+
+/** The session row and its log's last entry, in one statement (searches on the log's key, never a scan of it). */
+const sessionView = `SELECT s.id, s.resource_id, s.data, s.fence, s.created_at, s.updated_at, e.seq AS last_seq, e.created_at AS last_at
+  FROM sessions s LEFT JOIN session_entries e
+  ON e.session_id = s.id AND e.seq = (SELECT max(seq) FROM session_entries WHERE session_id = s.id)`
 
 interface EntryRow {
   seq: number
@@ -50,8 +60,9 @@ const farPast = -Number.MAX_SAFE_INTEGER
 const farFuture = Number.MAX_SAFE_INTEGER
 
 /**
- * Sessions and their message log in SQLite. `append` costs O(entries appended): it reads and bumps
- * `last_seq` on the session row, never the log; `listEntries` is a range scan on `(session_id, seq)`.
+ * Sessions and their message log in SQLite. `append` costs O(entries appended): it reads the log's last seq
+ * (one search on the `(session_id, seq)` key) and inserts; the session row is written only when a newer fence
+ * arrives. A session's `lastSeq` and `updatedAt` are read from its log. `listEntries` is a range scan on the key.
  *
  * @example
  * const sessions = new SqliteSessionStore(database)
@@ -83,38 +94,37 @@ export class SqliteSessionStore implements SessionStore {
       const now = Date.now()
       const result = this.#sql
         .get(
-          `INSERT INTO sessions (id, resource_id, data, last_seq, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)
+          `INSERT INTO sessions (id, resource_id, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (id) DO NOTHING`,
         )
         .run(id, input.resourceId ?? null, dataText, now, now)
       if (result.changes === 0) {
         throw new DuplicateError(`[spindle/store-sqlite] Session "${id}" already exists; pick another id or load it with getSession`)
       }
-      return toRecord({ id, resource_id: input.resourceId ?? null, data: dataText, last_seq: 0, fence: null, created_at: now, updated_at: now })
+      return toRecord({ id, resource_id: input.resourceId ?? null, data: dataText, fence: null, created_at: now, updated_at: now, last_seq: null, last_at: null })
     })
   }
 
   async getSession(id: string): Promise<SessionRecord | undefined> {
     return withSqliteErrors(`read session "${id}"`, () => {
-      const row = this.#sql.get('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
+      const row = this.#sql.get(`${sessionView} WHERE s.id = ?`).get(id) as SessionView | undefined
       return row === undefined ? undefined : toRecord(row)
     })
   }
 
   async listSessions(options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
     return withSqliteErrors('list sessions', () => {
-      // Sorted per call: no index is keyed on updated_at, which every append changes (a rare call, a frequent write).
+      // Sorted per call on the updatedAt each session's log gives (a rare call; an append writes the log only).
       const before = options.before ?? farFuture
       const limit = sqlLimit(options.limit)
+      const order = 'max(updated_at, coalesce(last_at, updated_at))'
       const rows =
         options.resourceId === undefined
-          ? this.#sql
-              .get('SELECT * FROM sessions WHERE updated_at < ? ORDER BY updated_at DESC, id DESC LIMIT ?')
-              .all(before, limit)
+          ? this.#sql.get(`SELECT * FROM (${sessionView}) WHERE ${order} < ? ORDER BY ${order} DESC, id DESC LIMIT ?`).all(before, limit)
           : this.#sql
-              .get('SELECT * FROM sessions WHERE resource_id = ? AND updated_at < ? ORDER BY updated_at DESC, id DESC LIMIT ?')
+              .get(`SELECT * FROM (${sessionView} WHERE s.resource_id = ?) WHERE ${order} < ? ORDER BY ${order} DESC, id DESC LIMIT ?`)
               .all(options.resourceId, before, limit)
-      return (rows as SessionRow[]).map(toRecord)
+      return (rows as SessionView[]).map(toRecord)
     })
   }
 
@@ -126,17 +136,18 @@ export class SqliteSessionStore implements SessionStore {
           const data = fromJsonText<SessionData>(row.data)
           if (patch.title !== undefined) data.title = patch.title
           if (patch.metadata !== undefined) data.metadata = patch.metadata
-          const updatedAt = Math.max(Date.now(), row.updated_at)
+          const updatedAt = Math.max(Date.now(), row.updated_at, row.last_at ?? row.updated_at)
           const dataText = toJsonText(data)
           this.#sql.get('UPDATE sessions SET data = ?, updated_at = ? WHERE id = ?').run(dataText, updatedAt, id)
           return toRecord({
             id: row.id,
             resource_id: row.resource_id,
             data: dataText,
-            last_seq: row.last_seq,
             fence: row.fence,
             created_at: row.created_at,
             updated_at: updatedAt,
+            last_seq: row.last_seq,
+            last_at: row.last_at,
           })
         })
         .immediate(),
@@ -172,17 +183,24 @@ export class SqliteSessionStore implements SessionStore {
     return () => this.#append(write, bodies)
   }
 
-  /** Inside the write transaction: assigns `lastSeq + 1…`, inserts, bumps `last_seq` and the fence on the session row. */
+  /**
+   * Inside the write transaction: assigns `lastSeq + 1…` after the log's last entry and inserts; the session row
+   * is written only to store a newer fence. Entry times never go backwards within a session (the clock may).
+   */
   #append(write: StoreWrite & { type: 'session.append' }, bodies: string[]): SessionEntry[] {
     const { sessionId, entries } = write
-    const row = this.#sql.get('SELECT last_seq, fence, updated_at FROM sessions WHERE id = ?').get(sessionId) as
-      | Pick<SessionRow, 'last_seq' | 'fence' | 'updated_at'>
+    const row = this.#sql.get('SELECT fence, updated_at FROM sessions WHERE id = ?').get(sessionId) as
+      | Pick<SessionRow, 'fence' | 'updated_at'>
       | undefined
     if (row === undefined) throw missingSession(sessionId)
-    if (write.expectedLastSeq !== undefined && write.expectedLastSeq !== row.last_seq) {
+    const last = this.#sql.get('SELECT seq, created_at FROM session_entries WHERE session_id = ? ORDER BY seq DESC LIMIT 1').get(sessionId) as
+      | { seq: number; created_at: number }
+      | undefined
+    const lastSeq = last === undefined ? 0 : last.seq
+    if (write.expectedLastSeq !== undefined && write.expectedLastSeq !== lastSeq) {
       throw new SequenceConflictError(
-        `[spindle/store-sqlite] Append to session "${sessionId}" expected lastSeq ${write.expectedLastSeq}, found ${row.last_seq}: another writer appended first; re-read the log and retry`,
-        { details: { sessionId, expectedLastSeq: write.expectedLastSeq, lastSeq: row.last_seq } },
+        `[spindle/store-sqlite] Append to session "${sessionId}" expected lastSeq ${write.expectedLastSeq}, found ${lastSeq}: another writer appended first; re-read the log and retry`,
+        { details: { sessionId, expectedLastSeq: write.expectedLastSeq, lastSeq } },
       )
     }
     let fence = row.fence
@@ -195,22 +213,19 @@ export class SqliteSessionStore implements SessionStore {
       }
       fence = write.fence
     }
-    const now = Date.now()
+    // The session's updatedAt is the later of its row's and its last entry's time: never before either.
+    const now = Math.max(Date.now(), row.updated_at, last === undefined ? 0 : last.created_at)
     const insert = this.#sql.get('INSERT INTO session_entries (session_id, seq, kind, run_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?)')
     // The caller gets entries built on its own input (the store keeps no objects, so nothing is shared), not a
     // parse of the JSON just written.
     const appended: SessionEntry[] = []
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index]!
-      const seq = row.last_seq + index + 1
+      const seq = lastSeq + index + 1
       insert.run(sessionId, seq, entry.kind, entry.runId ?? null, bodies[index], now)
       appended.push(appendedEntry(entry, sessionId, seq, now))
     }
-    const lastSeq = row.last_seq + entries.length
-    const updatedAt = entries.length > 0 ? Math.max(now, row.updated_at) : row.updated_at
-    if (entries.length > 0 || fence !== row.fence) {
-      this.#sql.get('UPDATE sessions SET last_seq = ?, fence = ?, updated_at = ? WHERE id = ?').run(lastSeq, fence, updatedAt, sessionId)
-    }
+    if (fence !== row.fence) this.#sql.get('UPDATE sessions SET fence = ? WHERE id = ?').run(fence, sessionId)
     return appended
   }
 
@@ -241,8 +256,8 @@ export class SqliteSessionStore implements SessionStore {
     })
   }
 
-  #requireRow(id: string): SessionRow {
-    const row = this.#sql.get('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined
+  #requireRow(id: string): SessionView {
+    const row = this.#sql.get(`${sessionView} WHERE s.id = ?`).get(id) as SessionView | undefined
     if (row === undefined) throw missingSession(id)
     return row
   }
@@ -252,16 +267,16 @@ function missingSession(id: string): NotFoundError {
   return new NotFoundError(`[spindle/store-sqlite] Session "${id}" does not exist; create it with createSession first`)
 }
 
-function toRecord(row: SessionRow): SessionRecord {
+function toRecord(row: SessionView): SessionRecord {
   const data = fromJsonText<SessionData>(row.data)
   return {
     id: row.id,
     ...(row.resource_id !== null && { resourceId: row.resource_id }),
     ...(data.title !== undefined && { title: data.title }),
     metadata: data.metadata,
-    lastSeq: row.last_seq,
+    lastSeq: row.last_seq ?? 0,
     createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    updatedAt: row.last_at === null ? row.updated_at : Math.max(row.updated_at, row.last_at),
   }
 }
 
