@@ -59,7 +59,9 @@ export class ContextPipeline {
     const messages = beforeHistory ? head.concat(beforeHistory, windowMessages, draft.messages) : head.concat(draft.messages, windowMessages)
     // Unchanged tools keep the caller's array, whose token count is cached by identity.
     const tools = sameTools(draft.tools, input.tools) ? input.tools : draft.tools
-    const request: ModelRequest = { messages, ...(tools.length ? { tools } : {}) }
+    // Built whole, every field the run sets later included (a field added afterwards gives the request a map V8
+    // drops at each major GC, and the hot caller's inline caches with it: see RunExecution's shapeKeeper).
+    const request: ModelRequest = tools.length ? { messages, tools, maxOutputTokens: undefined } : { messages, maxOutputTokens: undefined }
     const tokens = windowTokens + extraTokens + (systemText ? this.#systemTokens(systemText) : 0) + this.#toolTokens(tools)
     return { request, tokens }
   }
