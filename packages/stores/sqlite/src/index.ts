@@ -1,5 +1,6 @@
 // Public entry of @spindle/store-sqlite: the embedded durable stores on SQLite (better-sqlite3).
 export { sqliteStores, SqliteStores, type SqliteStoresOptions } from './sqlite-stores.js'
+export type { CheckpointStatus } from './background-checkpointer.js'
 export { SqliteSessionStore } from './sqlite-session-store.js'
 export { SqliteRunStore } from './sqlite-run-store.js'
 export { SqliteExecutionStore } from './sqlite-execution-store.js'

@@ -1,6 +1,8 @@
 // sqliteStores(): the six stores on one SQLite database, usable as a `Stores` bundle and as a plugin.
 import { ConfigurationError, type Extensions, type Plugin, type Stores } from '@spindle/core'
+import { resolve } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
+import { checkpointInBackground, type CheckpointStatus, fallbackAutocheckpointFrames } from './background-checkpointer.js'
 import { mapSqliteError } from './map-sqlite-error.js'
 import { migrateDatabase } from './migrations.js'
 import { configureDatabase, openDatabase } from './open-database.js'
@@ -29,7 +31,20 @@ export interface SqliteStoresOptions {
   configure?: boolean
   /** `auto` (default): rank vectors with sqlite-vec when it loads, else with the exact JavaScript scorer. */
   vectorSearch?: 'auto' | VectorSearchMode
+  /**
+   * Who copies the WAL back into the database file. `inline` (default): SQLite's own automatic checkpoint, in
+   * the committing call, every 1,000 frames (a few milliseconds, about every 70 durable steps). `background`
+   * (file databases only): a worker thread shared by the process, every 50 ms; the connection still
+   * checkpoints by itself past 4,000 frames should the worker fall behind or stop. Measured on back-to-back
+   * durable steps: p90 halves (about 300 vs 620 µs per step), the mean drops 7-10 %, but the slowest 1 % get
+   * slower (about 1.7 vs 0.7 ms): a commit that meets the worker on one of the WAL's locks waits in SQLite's
+   * busy handler, which sleeps at least 1 ms. Worth it when steps come in bursts with pauses (model latency).
+   */
+  checkpoint?: 'background' | 'inline'
 }
+
+/** Unregisters the background checkpoints of stores that were garbage-collected without close(). */
+const unclosed = new FinalizationRegistry<() => void>((stop) => stop())
 
 /**
  * The six stores over one SQLite connection. It is both a `Stores` bundle and a `Plugin`. The sessions, runs,
@@ -45,8 +60,12 @@ export class SqliteStores implements Stores, Plugin {
   readonly artifacts: SqliteArtifactStore
   readonly #database: BetterSqlite3.Database
   readonly #ownsDatabase: boolean
+  #checkpoints: { status: CheckpointStatus; stop: () => void } | undefined
 
-  constructor(database: BetterSqlite3.Database, options: { ownsDatabase: boolean; vectorSearch?: 'auto' | VectorSearchMode }) {
+  constructor(
+    database: BetterSqlite3.Database,
+    options: { ownsDatabase: boolean; vectorSearch?: 'auto' | VectorSearchMode; checkpoint?: 'background' | 'inline' },
+  ) {
     this.#database = database
     this.#ownsDatabase = options.ownsDatabase
     this.sessions = new SqliteSessionStore(database)
@@ -58,6 +77,24 @@ export class SqliteStores implements Stores, Plugin {
     // One batch for the four stores of this connection: the kernel commits a step's writes in one transaction.
     const batch = new SqliteStoreBatch(database, this)
     this.sessions.batch = this.runs.batch = this.executions.batch = this.snapshots.batch = batch
+    if (options.checkpoint === 'background' && !database.memory && !database.readonly) {
+      const inlineFrames = database.pragma('wal_autocheckpoint', { simple: true }) as number
+      database.pragma(`wal_autocheckpoint = ${fallbackAutocheckpointFrames}`)
+      const checkpoints = checkpointInBackground(resolve(database.name), () => {
+        // The worker gave this database up: SQLite's own checkpoint, in the committing call, again.
+        if (database.open) database.pragma(`wal_autocheckpoint = ${inlineFrames}`)
+      })
+      this.#checkpoints = checkpoints
+      unclosed.register(this, checkpoints.stop, this)
+    }
+  }
+
+  /**
+   * The background checkpoints of this database: how many the worker ran, and the WAL frames of the last one
+   * (`undefined` when checkpoints are inline).
+   */
+  get checkpointStatus(): Readonly<CheckpointStatus> | undefined {
+    return this.#checkpoints?.status
   }
 
   // Getters, not fields: the own enumerable properties are exactly the six stores, so the object can also be
@@ -88,6 +125,11 @@ export class SqliteStores implements Stores, Plugin {
 
   /** Closes the database this object opened (idempotent). An injected `database` stays open. */
   close(): void {
+    if (this.#checkpoints) {
+      this.#checkpoints.stop()
+      unclosed.unregister(this)
+      this.#checkpoints = undefined
+    }
     if (this.#ownsDatabase && this.#database.open) this.#database.close()
   }
 }
@@ -114,7 +156,7 @@ export function sqliteStores(options: SqliteStoresOptions): SqliteStores {
   try {
     if (!ownsDatabase && options.configure) configureDatabase(database, { readonly: database.readonly, busyTimeoutMs: options.busyTimeoutMs })
     migrateDatabase(database, where, { readonly: database.readonly })
-    return new SqliteStores(database, { ownsDatabase, vectorSearch: options.vectorSearch })
+    return new SqliteStores(database, { ownsDatabase, vectorSearch: options.vectorSearch, checkpoint: options.checkpoint ?? 'inline' })
   } catch (error) {
     if (ownsDatabase) database.close()
     throw mapSqliteError(error, `open the stores on ${where}`)
