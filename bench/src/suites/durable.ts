@@ -62,6 +62,8 @@ export async function durableSuite(config: BenchConfig, report: Report): Promise
   const sqlite = sqliteStores({ path: join(directory, 'spindle.db') })
   const sqliteExtensions = new Extensions().use(sqlite)
   const sqliteRuntime = new AgentRuntime(sqliteExtensions, policyFor(stepsPerRun))
+  // The same stores on another file, with WAL checkpoints in the package's worker thread (opt-in).
+  const backgroundExtensions = new Extensions().use(sqliteStores({ path: join(directory, 'spindle-background.db'), checkpoint: 'background' }))
   const memoryExtensions = new Extensions().setStores(memoryStores())
   let postgres = await postgresRuntime()
   if (typeof postgres === 'string' && postgres !== 'failed') notes.push(`PostgreSQL: not measured — ${postgres}.`)
@@ -83,6 +85,7 @@ export async function durableSuite(config: BenchConfig, report: Report): Promise
     const runtimes: Array<{ name: string; fresh: () => AgentRuntime }> = [
       { name: 'spindle in-memory', fresh: () => new AgentRuntime(memoryExtensions, policyFor(stepsPerRun)) },
       { name: 'spindle SQLite', fresh: () => new AgentRuntime(sqliteExtensions, policyFor(stepsPerRun)) },
+      { name: 'spindle SQLite, background checkpoints', fresh: () => new AgentRuntime(backgroundExtensions, policyFor(stepsPerRun)) },
       ...(typeof postgres === 'string' ? [] : [{ name: 'spindle PostgreSQL', fresh: ((runtime: AgentRuntime) => () => new AgentRuntime(runtime.extensions, policyFor(stepsPerRun)))(postgres.runtime) }]),
     ]
     for (const history of histories) {
@@ -144,6 +147,7 @@ export async function durableSuite(config: BenchConfig, report: Report): Promise
   } finally {
     if (typeof postgres !== 'string') await postgres.close()
     await sqliteRuntime.extensions.dispose()
+    await backgroundExtensions.dispose()
     ;(checkpointer as unknown as { db: { close(): void } }).db.close()
     rmSync(directory, { recursive: true, force: true })
   }
@@ -152,7 +156,7 @@ export async function durableSuite(config: BenchConfig, report: Report): Promise
     ['variant', 'history', 'wall µs/step', 'CPU µs/step'],
     lines,
     [
-      'cold = the first run on a pre-filled session (its context window is read from the store); warm = the next run on that session. SQLite: a WAL file database on local disk, synchronous=NORMAL (the package defaults). LangGraph: `createReactAgent` with `SqliteSaver` from `@langchain/langgraph-checkpoint-sqlite`, thread pre-filled with `updateState`.',
+      'cold = the first run on a pre-filled session (its context window is read from the store); warm = the next run on that session. SQLite: a WAL file database on local disk, synchronous=NORMAL (the package defaults); "background checkpoints" = `checkpoint: "background"` (WAL checkpoints in a worker thread). LangGraph: `createReactAgent` with `SqliteSaver` from `@langchain/langgraph-checkpoint-sqlite`, thread pre-filled with `updateState`.',
       ...notes,
     ].join(' '),
   )
