@@ -33,7 +33,7 @@ import { findHandoffTarget } from '../agent/handoff.js'
 import { type AdmissionHook, admitRequest } from './admission.js'
 import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
 import { initialRunState, type RunState } from './run-state.js'
-import { RunExecution } from './run-execution.js'
+import { RunExecution, runExecutionDeps, runExecutionInit } from './run-execution.js'
 import { InProcessRunQueue } from './in-process-run-queue.js'
 import type { RunQueue } from '../spec/run-queue.js'
 import { outputFromStore } from './output-from-store.js'
@@ -495,7 +495,7 @@ export class AgentRuntime {
     },
   ): RunExecution {
     return new RunExecution(
-      {
+      runExecutionDeps({
         stores: this.#stores(),
         bus: this.events,
         policy,
@@ -508,8 +508,8 @@ export class AgentRuntime {
         observers: this.extensions.observers,
         redactor: this.extensions.redactor,
         prices: this.extensions.prices,
-      },
-      {
+      }),
+      runExecutionInit({
         state: init.state,
         agentName: init.agent.name,
         instructions: init.agent.instructions,
@@ -522,7 +522,7 @@ export class AgentRuntime {
         signal: init.signal,
         messages: init.messages ?? [],
         parentRunId: init.parentRunId,
-      },
+      }),
     )
   }
 

@@ -8,6 +8,7 @@ import type { JsonValue } from '../spec/json.js'
 import type { LanguageModel, ModelFinishReason, ModelRequest } from '../spec/language-model.js'
 import type { AssistantMessage, Usage } from '../spec/messages.js'
 import type { PendingCall } from './run-state.js'
+import { isAborted } from './is-aborted.js'
 
 export interface ModelStepResult {
   message: AssistantMessage
@@ -35,7 +36,7 @@ export async function callModel(model: LanguageModel, request: ModelRequest, opt
     try {
       return await streamOnce(model, request, options, produced)
     } catch (error) {
-      if (options.signal.aborted) throw options.signal.reason ?? new AbortedError()
+      if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
       const retryable = SpindleError.isInstance(error) ? error.isRetryable : false
       if (!retryable || produced.value || attempt >= maxRetries) throw error
       const hinted = error instanceof ProviderError ? error.retryAfterMs : undefined
@@ -104,7 +105,7 @@ async function streamOnce(
     const pressure = options.pressure()
     if (pressure) await pressure
   }
-  if (options.signal.aborted) throw options.signal.reason ?? new AbortedError()
+  if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
   if (finishReason === undefined) {
     throw new StreamInterruptedError(`[spindle/core] the stream of ${model.provider}:${model.modelId} ended without a finish part`, { provider: model.provider })
   }

@@ -21,7 +21,7 @@ import type { ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import { callModel } from './model-step.js'
 import type { AgentSpec, RunOutput } from './run-request.js'
-import { type PendingCall, type RunState, withState } from './run-state.js'
+import { initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
 import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
 import { hashArgs } from './hash-args.js'
 import { StepWriter } from './step-writer.js'
@@ -105,8 +105,19 @@ export class RunExecution {
     return this.state.sessionId
   }
 
+  // The callbacks a run hands out (emit, emitDelta, the journal…) are methods bound once per run, not arrow
+  // functions in fields: a closure created per run gets its optimized code from a cache V8 empties at each major
+  // GC once no closure of the last run is alive, so every run after one started on unoptimized code. A method's
+  // code stays with the class.
+
   /** Emits one event: to the lossless stream, the broadcast bus, and the buffer flushed to the run's event log. */
-  emit = (payload: AgentEventPayload): void => {
+  readonly emit: (payload: AgentEventPayload) => void = this.#emit.bind(this)
+  /** A text or reasoning delta, the most frequent event. */
+  readonly emitDelta: (type: 'text.delta' | 'reasoning.delta', step: number, delta: string) => void = this.#emitDelta.bind(this)
+  readonly #pressure: () => Promise<void> | undefined = this.#whenWritable.bind(this)
+  readonly #appended: (stored: SessionEntry[]) => void = this.#addAppended.bind(this)
+
+  #emit(payload: AgentEventPayload): void {
     // Every caller passes a fresh literal, so it becomes the event in place: a spread of payloads of a dozen
     // shapes was a measurable share of a step.
     const raw = payload as AgentEvent
@@ -118,8 +129,8 @@ export class RunExecution {
     this.#publish(raw)
   }
 
-  /** A text or reasoning delta, the most frequent event: built whole in one literal (no added keys). */
-  emitDelta = (type: 'text.delta' | 'reasoning.delta', step: number, delta: string): void => {
+  /** Built whole in one literal (no added keys). */
+  #emitDelta(type: 'text.delta' | 'reasoning.delta', step: number, delta: string): void {
     const event = { type, step, delta, runId: this.state.runId, sessionId: this.state.sessionId, seq: ++this.#seq, timestamp: Date.now() } as AgentEvent
     if (this.#init.parentRunId) event.parentRunId = this.#init.parentRunId
     this.#publish(event)
@@ -133,7 +144,9 @@ export class RunExecution {
     notifyObservers(this.#deps.observers, event)
   }
 
-  #pressure = (): Promise<void> | undefined => this.#init.channel?.whenWritable()
+  #whenWritable(): Promise<void> | undefined {
+    return this.#init.channel?.whenWritable()
+  }
 
   /**
    * Runs until the run finishes or suspends. Never throws: every exit path ends in exactly one terminal event.
@@ -384,7 +397,7 @@ export class RunExecution {
     this.#writer.defer({ type: 'session.append', sessionId: this.sessionId, entries, fence: this.#init.lease.token, expectedLastSeq: undefined }, this.#appended)
   }
 
-  #appended = (stored: SessionEntry[]): void => {
+  #addAppended(stored: SessionEntry[]): void {
     this.#init.window.add(stored)
     for (const entry of stored) if (entry.kind === 'message') this.messages.push(entry.message)
   }
@@ -395,19 +408,20 @@ export class RunExecution {
    * while another call of the step still runs; the last one goes with the step's next commit (the next
    * call's start, or the tool results and the snapshot), which follows it without any wait in between.
    */
-  readonly #journal: ToolJournal = {
-    start: async (execution: NewExecution) => {
-      const [result] = await this.#writer.commit([{ type: 'execution.start', execution }])
-      const started = result as Awaited<ReturnType<ToolJournal['start']>>
-      if (started.record.status === 'started') this.#running.add(execution.key)
-      return started
-    },
-    finish: (key: string, outcome: ExecutionOutcome) => {
-      this.#running.delete(key)
-      const write: StoreWrite = { type: 'execution.finish', key, outcome }
-      if (this.#running.size || !this.#writer.batch) return this.#writer.commit([write])
-      this.#writer.defer(write)
-    },
+  readonly #journal: ToolJournal = { start: this.#journalStart.bind(this), finish: this.#journalFinish.bind(this) }
+
+  async #journalStart(execution: NewExecution): ReturnType<ToolJournal['start']> {
+    const [result] = await this.#writer.commit([{ type: 'execution.start', execution }])
+    const started = result as Awaited<ReturnType<ToolJournal['start']>>
+    if (started.record.status === 'started') this.#running.add(execution.key)
+    return started
+  }
+
+  #journalFinish(key: string, outcome: ExecutionOutcome): ReturnType<ToolJournal['finish']> {
+    this.#running.delete(key)
+    const write: StoreWrite = { type: 'execution.finish', key, outcome }
+    if (this.#running.size || !this.#writer.batch) return this.#writer.commit([write]) as ReturnType<ToolJournal['finish']>
+    this.#writer.defer(write)
   }
 
   #appendResults(outcomes: ToolCallOutcome[]): void {
@@ -668,6 +682,46 @@ function abortReason(reason: unknown): 'cancelled' | 'timeout' {
 }
 
 /**
+ * The deps of a run, as one literal with every field: the runtime builds each run's deps here and the shape
+ * keeper below holds one, so their map outlives any run (a literal's map, too, is dropped by a major GC once no
+ * object has it).
+ */
+export function runExecutionDeps(deps: RunExecutionDeps): RunExecutionDeps {
+  return {
+    stores: deps.stores,
+    bus: deps.bus,
+    policy: deps.policy,
+    tools: deps.tools,
+    context: deps.context,
+    compaction: deps.compaction,
+    ownerId: deps.ownerId,
+    agentRuntime: deps.agentRuntime,
+    resolveAgent: deps.resolveAgent,
+    observers: deps.observers,
+    redactor: deps.redactor,
+    prices: deps.prices,
+  }
+}
+
+/** A run's init, as one literal with every field (see `runExecutionDeps`). */
+export function runExecutionInit(init: RunExecutionInit): RunExecutionInit {
+  return {
+    state: init.state,
+    agentName: init.agentName,
+    instructions: init.instructions,
+    model: init.model,
+    scope: init.scope,
+    window: init.window,
+    lease: init.lease,
+    runtime: init.runtime,
+    channel: init.channel,
+    signal: init.signal,
+    messages: init.messages,
+    parentRunId: init.parentRunId,
+  }
+}
+
+/**
  * V8 keeps a hidden class (the "map" all instances with the same fields share) only while some object has it,
  * and the maps a constructor builds field by field are linked weakly. Between two runs no RunExecution exists:
  * a major GC there drops its maps, the next run's instances get new ones, every inline cache of the hot methods
@@ -677,6 +731,6 @@ function abortReason(reason: unknown): 'cancelled' | 'timeout' {
  * its StepWriter alive for the module's lifetime. Exported for the test that checks real runs share its map.
  */
 export const runExecutionShapeKeeper = new RunExecution(
-  { stores: { sessions: {} }, policy: {} } as unknown as RunExecutionDeps,
-  { state: { eventSeq: 0 }, messages: [] } as unknown as RunExecutionInit,
+  runExecutionDeps({ stores: { sessions: {} }, policy: {} } as unknown as RunExecutionDeps),
+  runExecutionInit({ state: withState(initialRunState('', '', 1), {}), messages: [] } as unknown as RunExecutionInit),
 )

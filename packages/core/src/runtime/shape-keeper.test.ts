@@ -9,7 +9,7 @@ import { memoryStores } from '../stores/memory/memory-stores.js'
 import { ToolRegistry } from '../tools/tool-registry.js'
 import { toolScopeShapeKeeper, ToolScope } from '../tools/tool-scope.js'
 import { defineTool } from '../tools/define-tool.js'
-import { RunExecution, runExecutionShapeKeeper, type RunExecutionDeps, type RunExecutionInit } from './run-execution.js'
+import { RunExecution, runExecutionDeps, runExecutionInit, runExecutionShapeKeeper, type RunExecutionDeps, type RunExecutionInit } from './run-execution.js'
 import { initialRunState } from './run-state.js'
 
 setFlagsFromString('--allow-natives-syntax')
@@ -29,6 +29,24 @@ describe('shape keepers', () => {
     expect(haveSameMap(execution, runExecutionShapeKeeper)).toBe(true)
     // The check can fail: an object with other fields has another map.
     expect(haveSameMap(execution, { state: init.state })).toBe(false)
+  })
+
+  it('a run’s deps and init have one shape whatever they hold (the keeper holds one of each)', () => {
+    collect()
+    const full = runExecutionDeps({
+      stores: memoryStores(),
+      policy: {},
+      ownerId: 'owner',
+      resolveAgent: () => ({}),
+      observers: [],
+      redactor: false,
+    } as unknown as RunExecutionDeps)
+    const bare = runExecutionDeps({} as RunExecutionDeps)
+    expect(haveSameMap(full, bare)).toBe(true)
+    const init = runExecutionInit({ state: initialRunState('run_2', 'ses_2', 3), agentName: 'a', messages: [], parentRunId: 'p' } as unknown as RunExecutionInit)
+    expect(haveSameMap(init, runExecutionInit({} as RunExecutionInit))).toBe(true)
+    // A spread with an optional key would not be: the check tells them apart.
+    expect(haveSameMap(init, { ...init, extra: 1 })).toBe(false)
   })
 
   it('a ToolScope built after a full GC, on a registry and run tools, has the keeper’s map', () => {

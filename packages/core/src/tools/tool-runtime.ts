@@ -15,6 +15,7 @@ import type { ToolRegistry } from './tool-registry.js'
 import { ToolScope } from './tool-scope.js'
 import { toJsonValue } from './to-json-value.js'
 import { truncateOutput } from './truncate-output.js'
+import { isAborted } from '../runtime/is-aborted.js'
 
 export interface ToolCallOutcome {
   callId: string
@@ -162,7 +163,7 @@ export class ToolRuntime {
     const callSignal = (): AbortSignal => {
       if (!controller) {
         controller = new AbortController()
-        if (input.signal.aborted) controller.abort(input.signal.reason)
+        if (isAborted(input.signal)) controller.abort(input.signal.reason)
         else {
           const forward = () => controller!.abort(input.signal.reason)
           input.signal.addEventListener('abort', forward, { once: true })
@@ -206,7 +207,7 @@ export class ToolRuntime {
       }
       if (tool.outputSchema) value = tool.outputSchema.parse(value)
       const result = toJsonValue(value)
-      if (input.signal.aborted) throw input.signal.reason
+      if (isAborted(input.signal)) throw input.signal.reason
       const finished = input.executions.finish(idempotencyKey, { status: 'succeeded', result })
       if (finished) await finished
       let shaped = this.#shape(result, tool, call, input)
@@ -214,7 +215,7 @@ export class ToolRuntime {
       input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: performance.now() - started })
       return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: performance.now() - started, reused: false, executed: true }
     } catch (error) {
-      if (input.signal.aborted) {
+      if (isAborted(input.signal)) {
         // The run was cancelled: record it, and never write a late result.
         await Promise.resolve(input.executions.finish(idempotencyKey, { status: 'cancelled', error: { code: 'aborted', message: 'the run was aborted' } })).catch(() => {})
         throw input.signal.reason ?? error
