@@ -528,9 +528,9 @@ export class RunExecution {
    * `lastSeq` it expects, so another writer appending in between fails the whole commit instead of leaving a
    * snapshot that points at the wrong entries — the appends are then written alone, and the snapshot after.
    */
-  // Every append write is built with an `expectedLastSeq` field (undefined until set here): a field added to an
-  // object after its literal gives it a map V8 drops at the next major GC (see RunExecution's shapeKeeper).
   async #saveSnapshotBatched(): Promise<void> {
+    // Every append write is built with an `expectedLastSeq` field (undefined until set here): a field added to an
+    // object after its literal gives it a map V8 drops at the next major GC (see `runExecutionShapeKeeper`).
     let lastSeq = this.#init.window.lastSeq
     for (const write of this.#writer.queued) {
       if (write.type !== 'session.append') continue

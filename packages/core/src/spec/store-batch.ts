@@ -18,7 +18,8 @@ export type StoreWrite =
       /**
        * When set, the session's `lastSeq` must be exactly this when the write applies (after the batch's earlier
        * writes), or the batch fails with `SequenceConflictError` and nothing is written. The kernel sets it when
-       * the same batch saves a snapshot that refers to the seqs this append will get.
+       * the same batch saves a snapshot that refers to the seqs this append will get. `undefined` (the field
+       * present or not) means no condition: the kernel builds every append write with this field.
        */
       expectedLastSeq?: number
     }

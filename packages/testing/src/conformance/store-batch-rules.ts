@@ -67,7 +67,8 @@ async function seed(stores: BatchedStores): Promise<void> {
 /** Every kind of write, each rule of its single method exercised (fresh objects on every call). */
 function stepWrites(): StoreWrite[] {
   return [
-    { type: 'session.append', sessionId: 's', entries: [assistantEntry('calling', 'c1'), userEntry('aside', 'r')], fence: 10 },
+    // expectedLastSeq present but undefined means no condition (the kernel builds every append with the field).
+    { type: 'session.append', sessionId: 's', entries: [assistantEntry('calling', 'c1'), userEntry('aside', 'r')], fence: 10, expectedLastSeq: undefined },
     // expectedLastSeq is checked after the earlier writes of the batch: 1 seeded + 2 just appended.
     { type: 'session.append', sessionId: 's', entries: [toolEntry('c1')], fence: 11, expectedLastSeq: 3 },
     { type: 'execution.start', execution: call(2, 'new') },
