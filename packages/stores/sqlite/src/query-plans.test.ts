@@ -92,9 +92,10 @@ describe('query plans', () => {
       expect(planOf(/^SELECT record FROM runs WHERE session_id = \? AND idempotency_key = \?/)).toMatch(
         /^SEARCH runs USING INDEX runs_by_idempotency_key \(session_id=\? AND idempotency_key=\?\)$/,
       )
-      expect(planOf(/^SELECT fence, updated_at FROM sessions WHERE id = \?/)).toMatch(/^SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 \(id=\?\)$/)
-      expect(planOf(/^SELECT seq, created_at FROM session_entries WHERE session_id = \? ORDER BY seq DESC LIMIT 1/)).toBe(
-        'SEARCH session_entries USING INDEX sqlite_autoindex_session_entries_1 (session_id=?)',
+      // An append reads the session row and its log's last entry in one statement: the row by its key, the entry
+      // by a search from the end of the session's key range.
+      expect(planOf(/^SELECT s.fence, s.updated_at, e.seq AS last_seq/)).toBe(
+        'SEARCH s USING INDEX sqlite_autoindex_sessions_1 (id=?); SEARCH e USING INDEX sqlite_autoindex_session_entries_1 (session_id=? AND seq=?) LEFT-JOIN; CORRELATED SCALAR SUBQUERY 1; SEARCH session_entries USING COVERING INDEX sqlite_autoindex_session_entries_1 (session_id=?)',
       )
     } finally {
       close()

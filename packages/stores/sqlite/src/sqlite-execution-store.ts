@@ -69,17 +69,18 @@ export class SqliteExecutionStore implements ExecutionStore {
 
   /** Inside the write transaction: inserts a new key, or counts an attempt on a started one; a terminal one stays. */
   #start(fresh: ExecutionRecord, text: string): { record: ExecutionRecord; created: boolean } {
-    const existing = this.#read(fresh.key)
-    if (existing !== undefined) {
-      if (existing.status === 'started') {
-        existing.attempt += 1
-        this.#write(existing)
-      }
-      return { record: existing, created: false }
-    }
-    this.#sql.get('INSERT INTO executions (key, run_id, status, record) VALUES (?, ?, ?, ?)').run(fresh.key, fresh.runId, fresh.status, text)
+    // The usual case, a new key, is one statement; a key stored already is read back only then.
+    const inserted = this.#sql
+      .get('INSERT INTO executions (key, run_id, status, record) VALUES (?, ?, ?, ?) ON CONFLICT (key) DO NOTHING')
+      .run(fresh.key, fresh.runId, fresh.status, text)
     // The record serialized above, built on the caller's args: the store keeps no objects, so nothing is shared.
-    return { record: fresh, created: true }
+    if (inserted.changes === 1) return { record: fresh, created: true }
+    const existing = this.#read(fresh.key)!
+    if (existing.status === 'started') {
+      existing.attempt += 1
+      this.#write(existing)
+    }
+    return { record: existing, created: false }
   }
 
   /** Inside the write transaction: moves a started record to its terminal status; a terminal one is returned as is. */

@@ -37,10 +37,12 @@ interface SessionView extends SessionRow {
   last_at: number | null
 }
 
-/** The session row and its log's last entry, in one statement (searches on the log's key, never a scan of it). */
-const sessionView = `SELECT s.id, s.resource_id, s.data, s.fence, s.created_at, s.updated_at, e.seq AS last_seq, e.created_at AS last_at
-  FROM sessions s LEFT JOIN session_entries e
+/** A session row with its log's last entry joined (searches on the log's key, never a scan of it). */
+const withLastEntry = `FROM sessions s LEFT JOIN session_entries e
   ON e.session_id = s.id AND e.seq = (SELECT max(seq) FROM session_entries WHERE session_id = s.id)`
+
+/** The session row and its log's last entry, in one statement. */
+const sessionView = `SELECT s.id, s.resource_id, s.data, s.fence, s.created_at, s.updated_at, e.seq AS last_seq, e.created_at AS last_at ${withLastEntry}`
 
 interface EntryRow {
   seq: number
@@ -189,14 +191,12 @@ export class SqliteSessionStore implements SessionStore {
    */
   #append(write: StoreWrite & { type: 'session.append' }, bodies: string[]): SessionEntry[] {
     const { sessionId, entries } = write
-    const row = this.#sql.get('SELECT fence, updated_at FROM sessions WHERE id = ?').get(sessionId) as
-      | Pick<SessionRow, 'fence' | 'updated_at'>
-      | undefined
+    // One statement: the session row and its log's last entry (a search on the log's key from its end).
+    const row = this.#sql
+      .get(`SELECT s.fence, s.updated_at, e.seq AS last_seq, e.created_at AS last_at ${withLastEntry} WHERE s.id = ?`)
+      .get(sessionId) as Pick<SessionView, 'fence' | 'updated_at' | 'last_seq' | 'last_at'> | undefined
     if (row === undefined) throw missingSession(sessionId)
-    const last = this.#sql.get('SELECT seq, created_at FROM session_entries WHERE session_id = ? ORDER BY seq DESC LIMIT 1').get(sessionId) as
-      | { seq: number; created_at: number }
-      | undefined
-    const lastSeq = last === undefined ? 0 : last.seq
+    const lastSeq = row.last_seq ?? 0
     if (write.expectedLastSeq !== undefined && write.expectedLastSeq !== lastSeq) {
       throw new SequenceConflictError(
         `[spindle/store-sqlite] Append to session "${sessionId}" expected lastSeq ${write.expectedLastSeq}, found ${lastSeq}: another writer appended first; re-read the log and retry`,
@@ -214,7 +214,7 @@ export class SqliteSessionStore implements SessionStore {
       fence = write.fence
     }
     // The session's updatedAt is the later of its row's and its last entry's time: never before either.
-    const now = Math.max(Date.now(), row.updated_at, last === undefined ? 0 : last.created_at)
+    const now = Math.max(Date.now(), row.updated_at, row.last_at ?? 0)
     const insert = this.#sql.get('INSERT INTO session_entries (session_id, seq, kind, run_id, body, created_at) VALUES (?, ?, ?, ?, ?, ?)')
     // The caller gets entries built on its own input (the store keeps no objects, so nothing is shared), not a
     // parse of the JSON just written.
