@@ -33,7 +33,7 @@ import { findHandoffTarget } from '../agent/handoff.js'
 import { type AdmissionHook, admitRequest } from './admission.js'
 import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
 import { initialRunState, type RunState } from './run-state.js'
-import { RunExecution, runExecutionDeps, runExecutionInit } from './run-execution.js'
+import { RunExecution, runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-execution.js'
 import { InProcessRunQueue } from './in-process-run-queue.js'
 import type { RunQueue } from '../spec/run-queue.js'
 import { outputFromStore } from './output-from-store.js'
@@ -478,22 +478,7 @@ export class AgentRuntime {
     }
   }
 
-  #execution(
-    policy: RuntimePolicy,
-    init: {
-      state: RunState
-      agent: AgentSpec
-      model: LanguageModel
-      scope: ReturnType<ToolRuntime['scope']>
-      window: ContextWindow
-      lease: SessionLease
-      runtime: RuntimeStore | undefined
-      channel: EventChannel<AgentEvent> | undefined
-      signal: AbortSignal
-      messages?: ModelMessage[]
-      parentRunId?: string
-    },
-  ): RunExecution {
+  #execution(policy: RuntimePolicy, init: RunExecutionStart): RunExecution {
     return new RunExecution(
       runExecutionDeps({
         stores: this.#stores(),
@@ -509,20 +494,7 @@ export class AgentRuntime {
         redactor: this.extensions.redactor,
         prices: this.extensions.prices,
       }),
-      runExecutionInit({
-        state: init.state,
-        agentName: init.agent.name,
-        instructions: init.agent.instructions,
-        model: init.model,
-        scope: init.scope,
-        window: init.window,
-        lease: init.lease,
-        runtime: init.runtime,
-        channel: init.channel,
-        signal: init.signal,
-        messages: init.messages ?? [],
-        parentRunId: init.parentRunId,
-      }),
+      runExecutionInit(init),
     )
   }
 

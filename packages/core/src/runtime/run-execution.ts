@@ -703,21 +703,36 @@ export function runExecutionDeps(deps: RunExecutionDeps): RunExecutionDeps {
   }
 }
 
+/** What the runtime starts a run with (its agent spec, not yet the fields a run reads). */
+export interface RunExecutionStart {
+  state: RunState
+  agent: AgentSpec
+  model: LanguageModel
+  scope: ToolScope
+  window: ContextWindow
+  lease: SessionLease
+  runtime: RuntimeStore | undefined
+  channel: EventChannel<AgentEvent> | undefined
+  signal: AbortSignal
+  messages?: ModelMessage[]
+  parentRunId?: string
+}
+
 /** A run's init, as one literal with every field (see `runExecutionDeps`). */
-export function runExecutionInit(init: RunExecutionInit): RunExecutionInit {
+export function runExecutionInit(start: RunExecutionStart): RunExecutionInit {
   return {
-    state: init.state,
-    agentName: init.agentName,
-    instructions: init.instructions,
-    model: init.model,
-    scope: init.scope,
-    window: init.window,
-    lease: init.lease,
-    runtime: init.runtime,
-    channel: init.channel,
-    signal: init.signal,
-    messages: init.messages,
-    parentRunId: init.parentRunId,
+    state: start.state,
+    agentName: start.agent.name,
+    instructions: start.agent.instructions,
+    model: start.model,
+    scope: start.scope,
+    window: start.window,
+    lease: start.lease,
+    runtime: start.runtime,
+    channel: start.channel,
+    signal: start.signal,
+    messages: start.messages ?? [],
+    parentRunId: start.parentRunId,
   }
 }
 
@@ -732,5 +747,5 @@ export function runExecutionInit(init: RunExecutionInit): RunExecutionInit {
  */
 export const runExecutionShapeKeeper = new RunExecution(
   runExecutionDeps({ stores: { sessions: {} }, policy: {} } as unknown as RunExecutionDeps),
-  runExecutionInit({ state: withState(initialRunState('', '', 1), {}), messages: [] } as unknown as RunExecutionInit),
+  runExecutionInit({ state: withState(initialRunState('', '', 1), {}), agent: { name: '' } } as unknown as RunExecutionStart),
 )
