@@ -85,6 +85,19 @@ describe('SqliteRunStore, SqliteExecutionStore, SqliteSnapshotStore', () => {
     expect(await runs.listEvents('other')).toEqual([])
   })
 
+  it('splits a long append into rows of at most 64 events, read back whole and in order', async () => {
+    const { runs, database } = openStores({ path: tempDatabasePath() })
+    await runs.appendEvents('r', Array.from({ length: 150 }, (_, index) => event(index + 1)))
+    const ranges = database.prepare("SELECT first_seq, last_seq FROM run_events WHERE run_id = 'r' ORDER BY last_seq").raw().all()
+    expect(ranges).toEqual([
+      [1, 64],
+      [65, 128],
+      [129, 150],
+    ])
+    expect((await runs.listEvents('r')).map((e) => e.seq)).toEqual(Array.from({ length: 150 }, (_, index) => index + 1))
+    expect((await runs.listEvents('r', { after: 100, limit: 40 })).map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, index) => index + 101))
+  })
+
   it('journals executions: started once, attempts counted, terminal records never overwritten', async () => {
     const path = tempDatabasePath()
     const a = openStores({ path })

@@ -17,6 +17,9 @@ import { StatementCache } from './statement-cache.js'
 import { assertKey, fromJsonText, sqlLimit, toJsonText } from './sqlite-values.js'
 import { type ApplyWrite, prepareWrite, runWrite, writeTransaction, type WriteTransaction } from './sqlite-write.js'
 
+/** Events per row of `run_events` at most (see #appendEvents). */
+const eventsPerRow = 64
+
 const farFuture = Number.MAX_SAFE_INTEGER
 
 /**
@@ -142,7 +145,7 @@ export class SqliteRunStore implements RunStore {
   /**
    * Inside the write transaction: stores the events whose `(runId, seq)` is new. A row holds contiguous seqs
    * `first_seq..last_seq`, all stored, so the rows of a run never overlap and read back in seq order:
-   * - the usual append (contiguous seqs after the run's newest) is one row;
+   * - the usual append (contiguous seqs after the run's newest) is one row (or one per `eventsPerRow` events);
    * - any other (a retry, seqs out of order or with gaps) keeps each new event as a row of its own.
    */
   #appendEvents(runId: string, events: AgentEvent[], texts: string[]): undefined {
@@ -156,7 +159,12 @@ export class SqliteRunStore implements RunStore {
         | number
         | undefined
       if (newest === undefined || first > newest) {
-        insert.run(runId, first + events.length - 1, first, texts.length === 1 ? `[${texts[0]}]` : `[${texts.join(',')}]`)
+        // At most eventsPerRow a row: a read that starts inside a row parses no more than that (a step streaming
+        // 10,000 deltas is 157 rows, not one 2 MB array parsed again by every page of listEvents).
+        for (let start = 0; start < events.length; start += eventsPerRow) {
+          const end = Math.min(events.length, start + eventsPerRow)
+          insert.run(runId, first + end - 1, first + start, `[${texts.slice(start, end).join(',')}]`)
+        }
         return undefined
       }
     }
