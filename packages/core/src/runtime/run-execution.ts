@@ -704,18 +704,9 @@ export function runExecutionDeps(deps: RunExecutionDeps): RunExecutionDeps {
 }
 
 /** What the runtime starts a run with (its agent spec, not yet the fields a run reads). */
-export interface RunExecutionStart {
-  state: RunState
+export type RunExecutionStart = Omit<RunExecutionInit, 'agentName' | 'instructions' | 'messages'> & {
   agent: AgentSpec
-  model: LanguageModel
-  scope: ToolScope
-  window: ContextWindow
-  lease: SessionLease
-  runtime: RuntimeStore | undefined
-  channel: EventChannel<AgentEvent> | undefined
-  signal: AbortSignal
   messages?: ModelMessage[]
-  parentRunId?: string
 }
 
 /** A run's init, as one literal with every field (see `runExecutionDeps`). */
