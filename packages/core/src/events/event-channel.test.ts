@@ -224,4 +224,39 @@ describe('EventChannel', () => {
     await channel[Symbol.asyncIterator]().return!()
     await expect(writable).resolves.toBeUndefined()
   })
+
+  it('reads requested before the items arrive are served in order, each item once', async () => {
+    const channel = new EventChannel<number>()
+    const iterator = channel[Symbol.asyncIterator]()
+    const reads = [iterator.next(), iterator.next(), iterator.next()]
+    channel.push(1)
+    channel.push(2)
+    channel.close()
+    await expect(Promise.all(reads)).resolves.toEqual([
+      { done: false, value: 1 },
+      { done: false, value: 2 },
+      { done: true, value: undefined },
+    ])
+  })
+
+  it('a read waiting on an empty channel ends when the consumer returns, and the producer is told', async () => {
+    const channel = new EventChannel<number>()
+    let abandoned = 0
+    channel.onAbandon(() => abandoned++)
+    const iterator = channel[Symbol.asyncIterator]()
+    const waiting = iterator.next()
+    await expect(iterator.return!()).resolves.toEqual({ done: true, value: undefined })
+    await expect(waiting).resolves.toEqual({ done: true, value: undefined })
+    expect(abandoned).toBe(1)
+  })
+
+  it('close(error) rejects a waiting read once; the reads after it end', async () => {
+    const channel = new EventChannel<number>()
+    const iterator = channel[Symbol.asyncIterator]()
+    const waiting = iterator.next()
+    const queued = iterator.next()
+    channel.close(new Error('gone'))
+    await expect(waiting).rejects.toThrow('gone')
+    await expect(queued).resolves.toEqual({ done: true, value: undefined })
+  })
 })

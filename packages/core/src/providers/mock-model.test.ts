@@ -239,4 +239,15 @@ describe('mockModel recordCalls', () => {
     expect(model.calls).toEqual([])
     expect(model.turnIndex).toBe(2)
   })
+
+  it('takes one turn per call: reads requested together get the parts in order, and a stopped stream ends', async () => {
+    const model = mockModel([{ text: 'abcdefghij', chunkSize: 4 }, { text: 'next' }])
+    const iterator = model.stream(request())[Symbol.asyncIterator]()
+    const reads = await Promise.all([iterator.next(), iterator.next(), iterator.next()])
+    expect(reads.map((read) => (read.done ? 'done' : read.value.type === 'text-delta' ? read.value.delta : read.value.type))).toEqual(['abcd', 'efgh', 'ij'])
+    await expect(iterator.return!()).resolves.toEqual({ done: true, value: undefined })
+    await expect(iterator.next()).resolves.toEqual({ done: true, value: undefined })
+    expect(model.turnIndex).toBe(1)
+    expect(deltas(await collect(model.stream(request())), 'text-delta')).toEqual(['next'])
+  })
 })

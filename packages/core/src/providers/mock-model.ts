@@ -65,11 +65,10 @@ export function mockModel(script: MockScript, options: MockModelOptions = {}): M
       return index
     },
     stream(request: ModelRequest, callOptions?: ModelCallOptions): AsyncIterable<StreamPart> {
-      // One generator per call (no `yield*` into another one: each delegated part would cost a second promise).
-      return streamTurn(async () => {
+      return new MockStream(() => {
         const turnIndex = index++
         if (options.recordCalls !== false) calls.push(request)
-        if (typeof script === 'function') return { turn: await script(request, turnIndex), turnIndex }
+        if (typeof script === 'function') return { turn: script(request, turnIndex), turnIndex }
         const turn = script[turnIndex]
         if (!turn) {
           throw new SpindleError(
@@ -84,40 +83,32 @@ export function mockModel(script: MockScript, options: MockModelOptions = {}): M
   return model
 }
 
-async function* streamTurn(next: () => Promise<{ turn: MockTurn; turnIndex: number }>, signal: AbortSignal | undefined): AsyncIterable<StreamPart> {
-  const { turn, turnIndex } = await next()
+/** A part, or `pause` between two parts: wait `delayMs / chunks` (when the turn has a delay), then stop if the call was aborted. */
+const pause = null
+type Item = StreamPart | typeof pause
+type LoadedTurn = { turn: MockTurn | Promise<MockTurn>; turnIndex: number }
+
+/** The turn's parts in order, with a pause after each reasoning or text chunk and after each tool call. */
+function turnItems(turn: MockTurn, turnIndex: number): { items: Item[]; chunks: number } {
   const chunkSize = Math.max(1, turn.chunkSize ?? 8)
   const textChunks = chunk(turn.text ?? '', chunkSize)
   const reasoningChunks = chunk(turn.reasoning ?? '', chunkSize)
   const toolCalls = turn.toolCalls ?? []
-  const totalChunks = Math.max(1, textChunks.length + reasoningChunks.length + toolCalls.length)
-  const perChunkDelay = turn.delayMs ? turn.delayMs / totalChunks : 0
-  if (turn.delayMs) await sleep(perChunkDelay, signal)
-  checkAbort(signal)
-  if (turn.error !== undefined && !turn.text && !turn.reasoning && !toolCalls.length) throw toError(turn.error)
-  for (const delta of reasoningChunks) {
-    yield { type: 'reasoning-delta', delta }
-    if (perChunkDelay) await sleep(perChunkDelay, signal)
-    checkAbort(signal)
-  }
-  for (const delta of textChunks) {
-    yield { type: 'text-delta', delta }
-    if (perChunkDelay) await sleep(perChunkDelay, signal)
-    checkAbort(signal)
-  }
+  const items: Item[] = []
+  for (const delta of reasoningChunks) items.push({ type: 'reasoning-delta', delta }, pause)
+  for (const delta of textChunks) items.push({ type: 'text-delta', delta }, pause)
+  const chunks = textChunks.length + reasoningChunks.length + toolCalls.length
   if (turn.error !== undefined) {
-    yield { type: 'error', error: toError(turn.error) }
-    return
+    items.push({ type: 'error', error: toError(turn.error) })
+    return { items, chunks }
   }
   let callIndex = 0
   for (const call of toolCalls) {
     const id = call.id ?? `call_${turnIndex}_${callIndex++}`
     const argsText = typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {})
-    yield { type: 'tool-call-start', id, name: call.name }
-    for (const argsDelta of chunk(argsText, 16)) yield { type: 'tool-call-delta', id, argsDelta }
-    yield { type: 'tool-call-end', id }
-    if (perChunkDelay) await sleep(perChunkDelay, signal)
-    checkAbort(signal)
+    items.push({ type: 'tool-call-start', id, name: call.name })
+    for (const argsDelta of chunk(argsText, 16)) items.push({ type: 'tool-call-delta', id, argsDelta })
+    items.push({ type: 'tool-call-end', id }, pause)
   }
   const usage: Usage = {
     inputTokens: turn.usage?.inputTokens ?? 10,
@@ -125,7 +116,104 @@ async function* streamTurn(next: () => Promise<{ turn: MockTurn; turnIndex: numb
     ...(turn.usage?.cachedInputTokens !== undefined ? { cachedInputTokens: turn.usage.cachedInputTokens } : {}),
     ...(turn.usage?.reasoningTokens !== undefined ? { reasoningTokens: turn.usage.reasoningTokens } : {}),
   }
-  yield { type: 'finish', finishReason: turn.finishReason ?? (toolCalls.length ? 'tool-calls' : 'stop'), usage }
+  items.push({ type: 'finish', finishReason: turn.finishReason ?? (toolCalls.length ? 'tool-calls' : 'stop'), usage })
+  return { items, chunks }
+}
+
+/**
+ * One call's stream: the turn is taken from the script at the first `next()`, then its parts are handed out as
+ * already-settled promises, one per part (an async generator costs several promises and a suspended frame per
+ * part, which every benchmark of a loop over this model would count).
+ */
+class MockStream implements AsyncIterableIterator<StreamPart> {
+  readonly #load: () => LoadedTurn
+  readonly #signal: AbortSignal | undefined
+  #items: Item[] | undefined
+  #index = 0
+  #delay = 0
+  #finished = false
+  #pending: Promise<IteratorResult<StreamPart>> | undefined
+
+  constructor(load: () => LoadedTurn, signal: AbortSignal | undefined) {
+    this.#load = load
+    this.#signal = signal
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  next(): Promise<IteratorResult<StreamPart>> {
+    if (this.#pending) return this.#pending.then(() => this.next())
+    if (this.#finished) return Promise.resolve({ value: undefined, done: true })
+    let loaded: LoadedTurn | undefined
+    if (this.#items === undefined) {
+      try {
+        loaded = this.#load()
+        // A scripted turn without a delay starts here, synchronously; an asynchronous script or a delay waits.
+        if (!(loaded.turn instanceof Promise) && !loaded.turn.delayMs) this.#begin(loaded.turn, turnItems(loaded.turn, loaded.turnIndex))
+      } catch (error) {
+        this.#finished = true
+        return Promise.reject(error)
+      }
+    }
+    if (this.#items === undefined || this.#delay) {
+      const pending = this.#nextAsync(loaded).finally(() => {
+        if (this.#pending === pending) this.#pending = undefined
+      })
+      this.#pending = pending
+      return pending
+    }
+    const items = this.#items
+    for (;;) {
+      const item = items[this.#index++]
+      if (item === undefined) return this.#end()
+      if (item !== pause) return Promise.resolve({ value: item, done: false })
+      if (this.#signal?.aborted) {
+        this.#finished = true
+        return Promise.reject(this.#signal.reason ?? new Error('aborted'))
+      }
+    }
+  }
+
+  return(): Promise<IteratorResult<StreamPart>> {
+    return this.#end()
+  }
+
+  #end(): Promise<IteratorResult<StreamPart>> {
+    this.#finished = true
+    return Promise.resolve({ value: undefined, done: true })
+  }
+
+  /** Takes the turn's parts; fails like the call would (aborted, or an error turn without output). */
+  #begin(turn: MockTurn, { items, chunks }: { items: Item[]; chunks: number }): void {
+    this.#delay = turn.delayMs ? turn.delayMs / Math.max(1, chunks) : 0
+    checkAbort(this.#signal)
+    if (turn.error !== undefined && !turn.text && !turn.reasoning && !turn.toolCalls?.length) throw toError(turn.error)
+    this.#items = items
+  }
+
+  async #nextAsync(loaded: LoadedTurn | undefined): Promise<IteratorResult<StreamPart>> {
+    try {
+      if (this.#items === undefined && loaded !== undefined) {
+        const turn = await loaded.turn
+        const parts = turnItems(turn, loaded.turnIndex)
+        if (turn.delayMs) await sleep(turn.delayMs / Math.max(1, parts.chunks), this.#signal)
+        this.#begin(turn, parts)
+      }
+      if (this.#items === undefined) return this.#end()
+      for (;;) {
+        const item = this.#items[this.#index++]
+        if (item === undefined) return this.#end()
+        if (item !== pause) return { value: item, done: false }
+        if (this.#delay) await sleep(this.#delay, this.#signal)
+        checkAbort(this.#signal)
+      }
+    } catch (error) {
+      this.#finished = true
+      throw error
+    }
+  }
 }
 
 function chunk(text: string, size: number): string[] {

@@ -19,6 +19,7 @@ import type { SessionEntry, SessionEntryInput } from '../spec/session-store.js'
 import type { Stores } from '../spec/stores.js'
 import type { ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
+import type { NestedRunHost } from '../tools/tool.js'
 import { callModel } from './model-step.js'
 import type { AgentSpec, RunOutput } from './run-request.js'
 import { initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
@@ -87,6 +88,7 @@ export class RunExecution {
     this.#seq = init.state.eventSeq
     this.messages = init.messages
     this.#writer = new StepWriter(deps.stores, findStoreBatch(deps.stores))
+    this.#nested = { agentRuntime: deps.agentRuntime, parentRunId: init.state.runId, forward: this.#forward }
     const { policy } = deps
     this.#limits = {
       maxSteps: policy.maxSteps,
@@ -116,6 +118,13 @@ export class RunExecution {
   readonly emitDelta: (type: 'text.delta' | 'reasoning.delta', step: number, delta: string) => void = this.#emitDelta.bind(this)
   readonly #pressure: () => Promise<void> | undefined = this.#whenWritable.bind(this)
   readonly #appended: (stored: SessionEntry[]) => void = this.#addAppended.bind(this)
+  /** What a tool that runs a nested agent gets (one per run: the run id never changes). */
+  readonly #nested: NestedRunHost
+  readonly #forward: (event: AgentEvent) => void = this.#forwardNested.bind(this)
+
+  #forwardNested(event: AgentEvent): void {
+    this.#init.channel?.push(event)
+  }
 
   #emit(payload: AgentEventPayload): void {
     // Every caller passes a fresh literal, so it becomes the event in place: a spread of payloads of a dozen
@@ -231,12 +240,14 @@ export class RunExecution {
       runtime: this.#init.runtime,
       signal: this.#init.signal,
       emit: this.emit,
-      nested: { agentRuntime: this.#deps.agentRuntime, parentRunId: state.runId, forward: (event) => this.#init.channel?.push(event) },
+      nested: this.#nested,
     })
     this.#running.clear()
     this.#appendResults(outcomes)
     this.#applyHandoffs(outcomes)
-    let next = this.#advance({ type: 'tools', executed: outcomes.filter((outcome) => outcome.executed).length })
+    let executed = 0
+    for (const outcome of outcomes) if (outcome.executed) executed++
+    let next = this.#advance({ type: 'tools', executed })
     if (violation) next = this.#advance({ type: 'violation', message: violation })
     this.#stepFinished(state.step, 'tool-calls', started)
     if (next.action === 'call-model') await this.#saveSnapshot()
