@@ -49,4 +49,21 @@ describe('createRedactor', () => {
     const redactor = createRedactor({ env: {}, defaultPatterns: false, patterns: [/pin-\d{4}/] })
     expect(redactor.redact('pin-1234 pin-5678 sk-abcdefghijklmnopqrstu')).toBe('[REDACTED] [REDACTED] sk-abcdefghijklmnopqrstu')
   })
+
+  it('reads the environment when it is created: a secret set in process.env later is redacted by the next redactor', () => {
+    const name = 'SPINDLE_TEST_LATE_API_KEY'
+    const before = createRedactor()
+    process.env[name] = 'late-secret-value-123'
+    try {
+      const after = createRedactor()
+      expect(before.redact('x late-secret-value-123')).toBe('x late-secret-value-123')
+      expect(after.redact('x late-secret-value-123')).toBe('x [REDACTED]')
+      // Redactors built from the same secrets share compiled expressions; both keep working, one after the other.
+      const again = createRedactor()
+      expect(again.redact('late-secret-value-123 and sk-abcdefghijklmnopqrstu')).toBe('[REDACTED] and [REDACTED]')
+      expect(after.redact('sk-abcdefghijklmnopqrstu late-secret-value-123')).toBe('[REDACTED] [REDACTED]')
+    } finally {
+      delete process.env[name]
+    }
+  })
 })

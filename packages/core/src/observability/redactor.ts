@@ -77,31 +77,51 @@ const minimumSecretLength = 8
  * const redactor = createRedactor({ secrets: [process.env.MY_SERVICE_PASSWORD!], patterns: [/ghp_[A-Za-z0-9]{36}/g] })
  * redactor.redact('key sk-abcdefghijklmnopqrstuv') // 'key [REDACTED]'
  */
+interface CompiledMatchers {
+  /** Global copies of the patterns (their `lastIndex` is reset before each use, so redactors may share them). */
+  patterns: RegExp[]
+  /** One scan decides whether a string needs work at all (most do not): a case-insensitive union of everything. */
+  detector: RegExp | undefined
+}
+
+/** The same secrets and patterns compile to the same expressions: kept for the process, up to 32 sets. */
+const compiledCache = new Map<string, CompiledMatchers>()
+
+function compiledMatchers(sortedLiterals: readonly string[], sourcePatterns: readonly RegExp[]): CompiledMatchers {
+  const key = JSON.stringify([sortedLiterals, sourcePatterns.map((pattern) => [pattern.source, pattern.flags])])
+  const cached = compiledCache.get(key)
+  if (cached) return cached
+  const patterns = sourcePatterns.map((pattern) => new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`))
+  const flags = new Set(patterns.flatMap((pattern) => [...pattern.flags]).filter((flag) => flag !== 'g' && flag !== 'y'))
+  flags.add('i')
+  const sources = [...sortedLiterals.map(escapeRegExp), ...patterns.map((pattern) => `(?:${pattern.source})`)]
+  const compiled = { patterns, detector: sources.length ? new RegExp(sources.join('|'), [...flags].join('')) : undefined }
+  if (compiledCache.size >= 32) compiledCache.delete(compiledCache.keys().next().value!)
+  compiledCache.set(key, compiled)
+  return compiled
+}
+
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const replacement = options.replacement ?? '[REDACTED]'
   const env = options.env ?? (typeof process !== 'undefined' ? process.env : {})
   const literals = new Set<string>()
   for (const secret of options.secrets ?? []) if (secret) literals.add(secret)
   const names = new Set([...defaultEnvVars, ...(options.envVars ?? [])])
-  for (const [name, value] of Object.entries(env)) {
-    if (!value || value.length < minimumSecretLength) continue
-    if (names.has(name) || (options.envVars === undefined && secretEnvName.test(name))) literals.add(value)
+  // Names first, then only the values of the names that match: each read of `process.env` is a call into Node
+  // (reading all of them was two thirds of creating a redactor, and a runtime creates one).
+  for (const name of Object.keys(env)) {
+    if (!names.has(name) && !(options.envVars === undefined && secretEnvName.test(name))) continue
+    const value = env[name]
+    if (value && value.length >= minimumSecretLength) literals.add(value)
   }
   for (const name of options.envVars ?? []) {
     const value = env[name]
     if (value && value.length >= minimumSecretLength) literals.add(value)
   }
-  const patterns = [...(options.defaultPatterns === false ? [] : defaultSecretPatterns), ...(options.patterns ?? [])].map(
-    (pattern) => new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`),
-  )
+  const sourcePatterns = [...(options.defaultPatterns === false ? [] : defaultSecretPatterns), ...(options.patterns ?? [])]
   // Longest literals first, so that a secret containing another is replaced whole.
   const sortedLiterals = [...literals].sort((a, b) => b.length - a.length)
-
-  // One scan decides whether a string needs work at all (most do not): a case-insensitive union of everything.
-  const flags = new Set(patterns.flatMap((pattern) => [...pattern.flags]).filter((flag) => flag !== 'g' && flag !== 'y'))
-  flags.add('i')
-  const sources = [...sortedLiterals.map(escapeRegExp), ...patterns.map((pattern) => `(?:${pattern.source})`)]
-  const detector = sources.length ? new RegExp(sources.join('|'), [...flags].join('')) : undefined
+  const { patterns, detector } = compiledMatchers(sortedLiterals, sourcePatterns)
 
   const redact = (text: string): string => {
     // Every literal secret and every pattern is at least 8 characters long.

@@ -46,6 +46,18 @@ export async function callModel(model: LanguageModel, request: ModelRequest, opt
   }
 }
 
+interface StreamedCall {
+  id: string
+  name: string
+  args: string
+  ended: boolean
+}
+
+function indexOfCall(calls: StreamedCall[], id: string): number {
+  for (let index = calls.length - 1; index >= 0; index--) if (calls[index]!.id === id) return index
+  return -1
+}
+
 async function streamOnce(
   model: LanguageModel,
   request: ModelRequest,
@@ -60,7 +72,8 @@ async function streamOnce(
   let redacted: string | undefined
   let finishReason: ModelFinishReason | undefined
   let usage: Usage | undefined
-  const calls = new Map<string, { name: string; args: string; ended: boolean }>()
+  // Tool calls in the order they started (a handful per answer: a list searched from its end costs less than a Map).
+  const calls: StreamedCall[] = []
   for await (const part of model.stream(request, { signal: options.signal })) {
     switch (part.type) {
       case 'text-delta':
@@ -76,17 +89,21 @@ async function streamOnce(
         if (part.redacted) redacted = part.redacted
         if (part.delta) emitDelta('reasoning.delta', step, part.delta)
         break
-      case 'tool-call-start':
+      case 'tool-call-start': {
         produced.value = true
-        calls.set(part.id, { name: part.name, args: '', ended: false })
+        const started: StreamedCall = { id: part.id, name: part.name, args: '', ended: false }
+        const index = indexOfCall(calls, part.id)
+        if (index < 0) calls.push(started)
+        else calls[index] = started
         break
+      }
       case 'tool-call-delta': {
-        const call = calls.get(part.id)
+        const call = calls[indexOfCall(calls, part.id)]
         if (call) call.args += part.argsDelta
         break
       }
       case 'tool-call-end': {
-        const call = calls.get(part.id)
+        const call = calls[indexOfCall(calls, part.id)]
         if (call) call.ended = true
         break
       }
@@ -115,7 +132,8 @@ async function streamOnce(
     content.push({ type: 'reasoning', text: reasoning, ...(signature ? { signature } : {}), ...(redacted ? { redacted } : {}) })
   }
   if (text) content.push({ type: 'text', text })
-  for (const [callId, call] of calls) {
+  for (const call of calls) {
+    const callId = call.id
     if (!call.ended) {
       throw new StreamInterruptedError(`[spindle/core] tool call ${callId} (${call.name}) of ${model.provider}:${model.modelId} was cut off; it is not executed`)
     }
