@@ -2,30 +2,14 @@
 // applied ones when a later write fails, so a batch is all or nothing like a database transaction.
 import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '../../spec/store-batch.js'
 import { applyStoreWrite } from '../../runtime/step-writer.js'
-import { applyWrite, type BatchableMemoryStore } from './memory-write.js'
+import { type AppliedWrite, applyWrite, type BatchableMemoryStore } from './memory-write.js'
 import { MemoryExecutionStore } from './memory-execution-store.js'
 import { MemoryRunStore } from './memory-run-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySnapshotStore } from './memory-snapshot-store.js'
 
-const methodOf: Record<StoreWrite['type'], [string, unknown]> = {
-  'session.append': ['append', MemorySessionStore.prototype.append],
-  'execution.start': ['start', MemoryExecutionStore.prototype.start],
-  'execution.finish': ['finish', MemoryExecutionStore.prototype.finish],
-  'run.events': ['appendEvents', MemoryRunStore.prototype.appendEvents],
-  'run.update': ['updateRun', MemoryRunStore.prototype.updateRun],
-  'snapshot.save': ['save', MemorySnapshotStore.prototype.save],
-}
-
-
-const storeOf: Record<StoreWrite['type'], keyof BatchedStores> = {
-  'session.append': 'sessions',
-  'execution.start': 'executions',
-  'execution.finish': 'executions',
-  'run.events': 'runs',
-  'run.update': 'runs',
-  'snapshot.save': 'snapshots',
-}
+/** The undo of a write that went through a replaced method (nothing to take back here). */
+const noUndo = (): void => {}
 
 export class MemoryStoreBatch implements StoreBatch {
   readonly specificationVersion = 'v1' as const
@@ -40,15 +24,13 @@ export class MemoryStoreBatch implements StoreBatch {
     const undos: Array<() => void> = []
     try {
       for (const write of writes) {
-        const store = this.stores[storeOf[write.type]] as unknown as BatchableMemoryStore & Record<string, unknown>
-        const [method, original] = methodOf[write.type]
-        if (store[method] !== original) {
+        const applied = this.#apply(write)
+        if (applied === undefined) {
           // A method replaced on the instance (a test double, a wrapper) is honoured: the write goes through it.
           results.push(await applyStoreWrite(this.stores, write))
-          undos.push(() => {})
+          undos.push(noUndo)
           continue
         }
-        const applied = store[applyWrite](write)
         results.push(applied.result)
         undos.push(applied.undo)
       }
@@ -57,5 +39,24 @@ export class MemoryStoreBatch implements StoreBatch {
       throw error
     }
     return results
+  }
+
+  /** Applies a write through the memory store's own logic, or returns undefined when its method was replaced. One case per write type keeps each call site on one store class. */
+  #apply(write: StoreWrite): AppliedWrite | undefined {
+    const { stores } = this
+    switch (write.type) {
+      case 'session.append':
+        return stores.sessions.append === MemorySessionStore.prototype.append ? (stores.sessions as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
+      case 'execution.start':
+        return stores.executions.start === MemoryExecutionStore.prototype.start ? (stores.executions as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
+      case 'execution.finish':
+        return stores.executions.finish === MemoryExecutionStore.prototype.finish ? (stores.executions as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
+      case 'run.events':
+        return stores.runs.appendEvents === MemoryRunStore.prototype.appendEvents ? (stores.runs as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
+      case 'run.update':
+        return stores.runs.updateRun === MemoryRunStore.prototype.updateRun ? (stores.runs as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
+      case 'snapshot.save':
+        return stores.snapshots.save === MemorySnapshotStore.prototype.save ? (stores.snapshots as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
+    }
   }
 }
