@@ -45,6 +45,16 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
   const variants: KernelVariant[] = [{ name: 'bare loop', peer: false, run: bareLoop }, ...spindleVariants(), ...peerVariants]
   const wallAt = new Map<string, number>()
   const lines: Array<Array<string | number>> = []
+  // JIT warm-up, every variant alike: V8 compiles a library's hot functions on a background thread during its
+  // first few hundred runs. With only the rounds' warm-up, the first sizes measured (N = 1, 10) included that
+  // compilation: CPU time far above wall time (946 vs 516 µs at N = 1), and 3x the wall time of a warm process.
+  for (const variant of variants) {
+    const until = performance.now() + (config.quick ? 150 : 1_500)
+    do {
+      variant.fresh?.(10)
+      await variant.run(10)
+    } while (performance.now() < until)
+  }
   for (const steps of sizes) {
     const active = variants.filter((variant) => {
       if (!variant.peer) return true
