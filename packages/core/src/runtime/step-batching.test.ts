@@ -180,6 +180,31 @@ describe('step batching', () => {
     expect(landed).toEqual(['session.append + start a', 'start b'])
   })
 
+  it('a failed commit rejects alone: the commits queued behind it still land, in order', async () => {
+    const stores = memoryStores()
+    const landed: string[] = []
+    let calls = 0
+    const failingFirst: StoreBatch = {
+      specificationVersion: 'v1',
+      stores,
+      write: async (writes) => {
+        const call = ++calls
+        await new Promise((resolve) => setTimeout(resolve, call === 1 ? 15 : 1))
+        if (call === 1) throw new StoreError('[test] the database went away')
+        landed.push(writes.map((write) => (write.type === 'execution.start' ? write.execution.callId : write.type)).join(' + '))
+        return writes.map(() => undefined)
+      },
+    }
+    const writer = new StepWriter(stores, failingFirst)
+    const execution = (callId: string) => ({ key: `r:1:${callId}`, runId: 'r', step: 1, callId, toolName: 'add', args: {} })
+    const results = await Promise.allSettled(['a', 'b', 'c'].map((callId) => writer.commit([{ type: 'execution.start', execution: execution(callId) }])))
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled', 'fulfilled'])
+    expect(landed).toEqual(['b', 'c'])
+    // Nothing is in flight any more: the next commit goes straight to the batch.
+    await writer.commit([{ type: 'execution.start', execution: execution('d') }])
+    expect(landed).toEqual(['b', 'c', 'd'])
+  })
+
   it('stores without a shared batch get one call per write, in the durable order', async () => {
     const stores = memoryStores()
     const calls: string[] = []

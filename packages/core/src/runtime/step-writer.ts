@@ -5,6 +5,8 @@ import type { Stores } from '../spec/stores.js'
 
 type Done = ((result: StoreWriteResult) => void) | undefined
 
+const ignore = (): void => {}
+
 export class StepWriter {
   readonly batch: StoreBatch | undefined
   readonly #stores: Stores
@@ -31,50 +33,54 @@ export class StepWriter {
    * Commits the queued writes, then `writes`, and resolves with the results of `writes`. When it rejects, the
    * queued writes stay queued only if `keepOnFailure` (a batch is all or nothing, so they were not written).
    */
-  async commit(writes: readonly StoreWrite[] = [], keepOnFailure = false): Promise<StoreWriteResult[]> {
+  commit(writes: readonly StoreWrite[] = [], keepOnFailure = false): Promise<StoreWriteResult[]> {
     // Commits land in call order: parallel tool calls each commit their journal start, and a later one must not
-    // become durable before the earlier one that carries the assistant message asking for them.
-    while (this.#inFlight) await this.#inFlight.catch(() => {})
-    const committing = this.#commitNow(writes, keepOnFailure)
+    // become durable before the earlier one that carries the assistant message asking for them. Each commit
+    // waits for the one before it (only when one is still in flight: one async call per commit otherwise).
+    const previous = this.#inFlight
+    const ticket = ++this.#tickets
+    const committing = this.#commitNow(previous, ticket, writes, keepOnFailure)
     this.#inFlight = committing
-    try {
-      return await committing
-    } finally {
-      if (this.#inFlight === committing) this.#inFlight = undefined
-    }
+    return committing
   }
 
   #inFlight: Promise<unknown> | undefined
+  #tickets = 0
 
-  async #commitNow(writes: readonly StoreWrite[], keepOnFailure: boolean): Promise<StoreWriteResult[]> {
-    const queued = this.#queue
-    const done = this.#done
-    if (!queued.length && !writes.length) return []
-    this.#queue = []
-    this.#done = []
-    const all = queued.length ? (writes.length ? queued.concat(writes) : queued) : writes
-    if (!this.batch) {
-      // One call per write: each queued write's result is delivered as soon as it is written.
-      const results: StoreWriteResult[] = []
-      for (let index = 0; index < all.length; index++) {
-        const result = await applyStoreWrite(this.#stores, all[index]!)
-        if (index < done.length) done[index]?.(result)
-        else results.push(result)
-      }
-      return results
-    }
-    let results: StoreWriteResult[]
+  async #commitNow(previous: Promise<unknown> | undefined, ticket: number, writes: readonly StoreWrite[], keepOnFailure: boolean): Promise<StoreWriteResult[]> {
     try {
-      results = await this.batch.write(all)
-    } catch (error) {
-      if (keepOnFailure) {
-        this.#queue = queued.concat(this.#queue)
-        this.#done = done.concat(this.#done)
+      if (previous) await previous.catch(ignore)
+      const queued = this.#queue
+      const done = this.#done
+      if (!queued.length && !writes.length) return []
+      this.#queue = []
+      this.#done = []
+      const all = queued.length ? (writes.length ? queued.concat(writes) : queued) : writes
+      if (!this.batch) {
+        // One call per write: each queued write's result is delivered as soon as it is written.
+        const results: StoreWriteResult[] = []
+        for (let index = 0; index < all.length; index++) {
+          const result = await applyStoreWrite(this.#stores, all[index]!)
+          if (index < done.length) done[index]?.(result)
+          else results.push(result)
+        }
+        return results
       }
-      throw error
+      let results: StoreWriteResult[]
+      try {
+        results = await this.batch.write(all)
+      } catch (error) {
+        if (keepOnFailure) {
+          this.#queue = queued.concat(this.#queue)
+          this.#done = done.concat(this.#done)
+        }
+        throw error
+      }
+      for (let index = 0; index < done.length; index++) done[index]?.(results[index]!)
+      return queued.length ? results.slice(queued.length) : results
+    } finally {
+      if (this.#tickets === ticket) this.#inFlight = undefined
     }
-    for (let index = 0; index < done.length; index++) done[index]?.(results[index]!)
-    return queued.length ? results.slice(queued.length) : results
   }
 }
 

@@ -92,10 +92,9 @@ export class ToolRuntime {
 
   async #executeAll(input: ExecuteCallsInput, aborted: StepAborted): Promise<ExecuteCallsResult> {
     const { calls } = input
-    const violationOf = (outcome: ToolCallOutcome) => (outcome.error?.code === 'policy_violation' && input.policy.onViolation === 'stop' ? outcome.error.message : undefined)
     if (calls.length === 1) {
       const outcome = await this.#executeOne(calls[0]!, input, aborted)
-      return { outcomes: [outcome], violation: violationOf(outcome) }
+      return { outcomes: [outcome], violation: violationOf(outcome, input.policy) }
     }
     const outcomes: ToolCallOutcome[] = Array.from({ length: calls.length })
     let violation: string | undefined
@@ -104,7 +103,7 @@ export class ToolRuntime {
       while (next < calls.length) {
         const index = next++
         const outcome = await this.#executeOne(calls[index]!, input, aborted)
-        violation ??= violationOf(outcome)
+        violation ??= violationOf(outcome, input.policy)
         outcomes[index] = outcome
       }
     }
@@ -115,23 +114,18 @@ export class ToolRuntime {
 
   async #executeOne(call: PendingCall, input: ExecuteCallsInput, aborted: StepAborted): Promise<ToolCallOutcome> {
     const started = performance.now()
-    const fail = (code: string, message: string, executed = false): ToolCallOutcome => {
-      const error = { code, message }
-      input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, error, durationMs: performance.now() - started })
-      return { callId: call.callId, toolName: call.toolName, result: { error: message }, isError: true, error, durationMs: performance.now() - started, reused: false, executed }
-    }
     const tool = input.scope.get(call.toolName)
-    if (!tool) return fail('tool_not_found', `Unknown tool "${call.toolName}". Available tools: ${input.scope.names().join(', ') || '(none)'}.`)
+    if (!tool) return failed(input, call, started, 'tool_not_found', `Unknown tool "${call.toolName}". Available tools: ${input.scope.names().join(', ') || '(none)'}.`)
     const { allow, deny } = input.policy.tools
     if (deny.includes(call.toolName) || deny.includes(tool.id) || (allow && !allow.includes(call.toolName) && !allow.includes(tool.id))) {
-      return fail('policy_violation', `Tool "${call.toolName}" is not allowed by the runtime policy.`)
+      return failed(input, call, started, 'policy_violation', `Tool "${call.toolName}" is not allowed by the runtime policy.`)
     }
-    if (call.approval === 'denied') return fail('approval_denied', `The user denied this call${call.reason ? `: ${call.reason}` : ''}. Do not retry it unchanged.`)
-    if (call.argsError) return fail('tool_arguments', `Invalid JSON arguments for "${call.toolName}": ${call.argsError}. Send a valid JSON object.`)
+    if (call.approval === 'denied') return failed(input, call, started, 'approval_denied', `The user denied this call${call.reason ? `: ${call.reason}` : ''}. Do not retry it unchanged.`)
+    if (call.argsError) return failed(input, call, started, 'tool_arguments', `Invalid JSON arguments for "${call.toolName}": ${call.argsError}. Send a valid JSON object.`)
     const parsed = parseToolInput(tool, call.args)
     if (!parsed.success) {
       const error = new ToolArgumentsError(`Invalid arguments for "${call.toolName}":\n${parsed.error}`)
-      return fail(error.code, error.message)
+      return failed(input, call, started, error.code, error.message)
     }
 
     const idempotencyKey = `${input.runId}:${input.step}:${call.callId}`
@@ -223,7 +217,7 @@ export class ToolRuntime {
       const code = SpindleError.isInstance(error) ? error.code : 'tool'
       const message = error instanceof Error ? error.message : String(error)
       await input.executions.finish(idempotencyKey, { status: 'failed', error: { code, message } })
-      return fail(code, `Tool "${call.toolName}" failed: ${message}`, true)
+      return failed(input, call, started, code, `Tool "${call.toolName}" failed: ${message}`, true)
     } finally {
       if (timer) clearTimeout(timer)
       detach?.()
@@ -274,6 +268,18 @@ export class ToolRuntime {
     })
     return truncateOutput(result, maxBytes, artifact.id).value
   }
+}
+
+/** The message that ends the run when a call broke the policy and `policy.onViolation` is `stop`. */
+function violationOf(outcome: ToolCallOutcome, policy: RuntimePolicy): string | undefined {
+  return outcome.error?.code === 'policy_violation' && policy.onViolation === 'stop' ? outcome.error.message : undefined
+}
+
+/** A call that did not produce a result: its `tool.error` event, and the error the model gets back. */
+function failed(input: ExecuteCallsInput, call: PendingCall, started: number, code: string, message: string, executed = false): ToolCallOutcome {
+  const error = { code, message }
+  input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, error, durationMs: performance.now() - started })
+  return { callId: call.callId, toolName: call.toolName, result: { error: message }, isError: true, error, durationMs: performance.now() - started, reused: false, executed }
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
