@@ -36,6 +36,9 @@ export function rotate<T>(items: readonly T[], offset: number): T[] {
   return [...items.slice(shift), ...items.slice(0, shift)]
 }
 
+/** The kernel case whose ratio is the growth target: the kernel variants measured among themselves, before any peer. */
+export const growthCase = 'growth N=1000 / N=10, kernel variants only'
+
 export interface Variant {
   name: string
   /** One measured operation; it must assert its own result (throw when the work was not done). */
