@@ -48,14 +48,20 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
   // JIT warm-up, every variant alike: V8 compiles a library's hot functions on a background thread during its
   // first few hundred runs. With only the rounds' warm-up, the first sizes measured (N = 1, 10) included that
   // compilation: CPU time far above wall time (946 vs 516 µs at N = 1), and 3x the wall time of a warm process.
-  for (const variant of variants) {
-    const until = performance.now() + (config.quick ? 150 : 1_500)
-    do {
-      variant.fresh?.(10)
-      await variant.run(10)
-    } while (performance.now() < until)
+  const warmUp = async (group: KernelVariant[]) => {
+    for (const variant of group) {
+      const until = performance.now() + (config.quick ? 150 : 1_500)
+      do {
+        variant.fresh?.(10)
+        await variant.run(10)
+      } while (performance.now() < until)
+    }
   }
+  // The kernel variants first, and their growth measured among themselves before any peer has run (a peer's
+  // garbage would land in their samples); then the peers warm up.
+  await warmUp(variants.filter((variant) => !variant.peer))
   const growth = config.quick ? undefined : await growthWithoutPeers(variants.filter((variant) => !variant.peer))
+  await warmUp(variants.filter((variant) => variant.peer))
   for (const steps of sizes) {
     const active = variants.filter((variant) => {
       if (!variant.peer) return true
