@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { ProviderError } from '../errors/errors.js'
 import { SpindleError } from '../errors/spindle-error.js'
@@ -249,5 +250,18 @@ describe('mockModel recordCalls', () => {
     await expect(iterator.next()).resolves.toEqual({ done: true, value: undefined })
     expect(model.turnIndex).toBe(1)
     expect(deltas(await collect(model.stream(request())), 'text-delta')).toEqual(['next'])
+  })
+
+  it('a script may answer with any thenable, and after a failed read the stream ends', async () => {
+    // A promise of another realm (a vm context) is not an instance of this realm's Promise.
+    const foreign = runInNewContext('Promise.resolve({ text: "from a thenable" })') as Promise<{ text: string }>
+    expect(foreign instanceof Promise).toBe(false)
+    const model = mockModel(() => foreign)
+    expect(deltas(await collect(model.stream(request())), 'text-delta').join('')).toBe('from a thenable')
+    const failing = mockModel([])
+    const iterator = failing.stream(request())[Symbol.asyncIterator]()
+    const [first, second] = await Promise.allSettled([iterator.next(), iterator.next()])
+    expect(first.status).toBe('rejected')
+    expect(second).toEqual({ status: 'fulfilled', value: { done: true, value: undefined } })
   })
 })

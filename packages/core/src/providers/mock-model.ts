@@ -133,6 +133,7 @@ class MockStream implements AsyncIterableIterator<StreamPart> {
   #delay = 0
   #finished = false
   #pending: Promise<IteratorResult<StreamPart>> | undefined
+  readonly #nextRead = (): Promise<IteratorResult<StreamPart>> => this.next()
 
   constructor(load: () => LoadedTurn, signal: AbortSignal | undefined) {
     this.#load = load
@@ -144,14 +145,15 @@ class MockStream implements AsyncIterableIterator<StreamPart> {
   }
 
   next(): Promise<IteratorResult<StreamPart>> {
-    if (this.#pending) return this.#pending.then(() => this.next())
+    // A read requested while another waits (the protocol allows it) is served after it, whatever it settled to.
+    if (this.#pending) return this.#pending.then(this.#nextRead, this.#nextRead)
     if (this.#finished) return Promise.resolve({ value: undefined, done: true })
     let loaded: LoadedTurn | undefined
     if (this.#items === undefined) {
       try {
         loaded = this.#load()
         // A scripted turn without a delay starts here, synchronously; an asynchronous script or a delay waits.
-        if (!(loaded.turn instanceof Promise) && !loaded.turn.delayMs) this.#begin(loaded.turn, turnItems(loaded.turn, loaded.turnIndex))
+        if (!isThenable(loaded.turn) && !loaded.turn.delayMs) this.#begin(loaded.turn, turnItems(loaded.turn, loaded.turnIndex))
       } catch (error) {
         this.#finished = true
         return Promise.reject(error)
@@ -214,6 +216,10 @@ class MockStream implements AsyncIterableIterator<StreamPart> {
       throw error
     }
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function'
 }
 
 function chunk(text: string, size: number): string[] {
