@@ -166,4 +166,3 @@ function indexAfter(log: readonly AgentEvent[], seq: number): number {
 function copyEvent(event: AgentEvent): AgentEvent {
   return (event.type === 'text.delta' || event.type === 'reasoning.delta') && typeof event.delta === 'string' ? { ...event } : cloneValue(event)
 }
-
