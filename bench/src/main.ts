@@ -3,9 +3,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Report } from './harness.js'
+import { type BenchConfig, Report } from './harness.js'
 import { benchmarksMarkdown } from './benchmarks-md.js'
-import type { BenchConfig } from './harness.js'
 import { setTracingDisabled } from '@openai/agents'
 
 type Suite = (config: BenchConfig, report: Report) => Promise<void>

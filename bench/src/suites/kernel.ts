@@ -59,8 +59,9 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
   }
   // The kernel variants first, and their growth measured among themselves before any peer has run (a peer's
   // garbage would land in their samples); then the peers warm up.
-  await warmUp(variants.filter((variant) => !variant.peer))
-  const growth = config.quick ? undefined : await growthWithoutPeers(variants.filter((variant) => !variant.peer))
+  const kernelOnly = variants.filter((variant) => !variant.peer)
+  await warmUp(kernelOnly)
+  const growth = config.quick ? undefined : await growthWithoutPeers(kernelOnly)
   await warmUp(variants.filter((variant) => variant.peer))
   for (const steps of sizes) {
     const active = variants.filter((variant) => {
@@ -73,11 +74,7 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
     const runsPerSample = config.quick ? (steps === 1 ? 5 : 1) : steps === 1 ? 20 : steps === 10 ? 4 : 1
     const rounds = config.quick ? 3 : steps >= 1_000 ? 7 : steps >= 100 ? 9 : 15
     const samples = await measure(
-      active.map<Variant>((variant) => ({
-        name: variant.name,
-        before: () => variant.fresh?.(steps),
-        run: async () => void (await variant.run(steps)),
-      })),
+      active.map((variant) => sampled(variant, steps)),
       { rounds: variant1000Rounds(active, steps, rounds), warmup: config.quick ? 1 : 2, unitsPerRun: steps, runsPerSample },
     )
     for (const variant of active) {
@@ -141,21 +138,23 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
  * peer runs, so that no sample pays for a peer's garbage.
  */
 async function growthWithoutPeers(variants: KernelVariant[]): Promise<Map<string, { at10: number; at1000: number }>> {
-  const medians = new Map<string, { at10: number; at1000: number }>()
-  for (const steps of [10, 1_000]) {
-    const samples = await measure(
-      variants.map<Variant>((variant) => ({ name: variant.name, before: () => variant.fresh?.(steps), run: async () => void (await variant.run(steps)) })),
+  const samplesAt = (steps: number) =>
+    measure(
+      variants.map((variant) => sampled(variant, steps)),
       { rounds: 9, warmup: 2, unitsPerRun: steps, runsPerSample: steps === 10 ? 4 : 1 },
     )
-    for (const variant of variants) {
-      const median = summarize(samples.get(variant.name)!.wall).median
-      const entry = medians.get(variant.name) ?? { at10: 0, at1000: 0 }
-      if (steps === 10) entry.at10 = median
-      else entry.at1000 = median
-      medians.set(variant.name, entry)
-    }
-  }
-  return medians
+  const [at10, at1000] = [await samplesAt(10), await samplesAt(1_000)]
+  return new Map(
+    variants.map((variant) => [
+      variant.name,
+      { at10: summarize(at10.get(variant.name)!.wall).median, at1000: summarize(at1000.get(variant.name)!.wall).median },
+    ]),
+  )
+}
+
+/** One variant as the harness samples it at N steps (a fresh runtime before each sample). */
+function sampled(variant: KernelVariant, steps: number): Variant {
+  return { name: variant.name, before: () => variant.fresh?.(steps), run: async () => void (await variant.run(steps)) }
 }
 
 function variant1000Rounds(active: KernelVariant[], steps: number, rounds: number): number {

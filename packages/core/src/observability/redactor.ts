@@ -69,14 +69,6 @@ const payloadKeys: Partial<Record<string, readonly string[]>> = {
 const secretEnvName = /(_KEY|_TOKEN|_SECRET)$/i
 const minimumSecretLength = 8
 
-/**
- * Creates a redactor. The kernel uses `extensions.redactor` (on by default) on every event before it leaves
- * `emit` (stream, subscribe, run event log, observers) and on error messages stored on runs and snapshots.
- *
- * @example
- * const redactor = createRedactor({ secrets: [process.env.MY_SERVICE_PASSWORD!], patterns: [/ghp_[A-Za-z0-9]{36}/g] })
- * redactor.redact('key sk-abcdefghijklmnopqrstuv') // 'key [REDACTED]'
- */
 interface CompiledMatchers {
   /** Global copies of the patterns (their `lastIndex` is reset before each use, so redactors may share them). */
   patterns: RegExp[]
@@ -101,6 +93,14 @@ function compiledMatchers(sortedLiterals: readonly string[], sourcePatterns: rea
   return compiled
 }
 
+/**
+ * Creates a redactor. The kernel uses `extensions.redactor` (on by default) on every event before it leaves
+ * `emit` (stream, subscribe, run event log, observers) and on error messages stored on runs and snapshots.
+ *
+ * @example
+ * const redactor = createRedactor({ secrets: [process.env.MY_SERVICE_PASSWORD!], patterns: [/ghp_[A-Za-z0-9]{36}/g] })
+ * redactor.redact('key sk-abcdefghijklmnopqrstuv') // 'key [REDACTED]'
+ */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const replacement = options.replacement ?? '[REDACTED]'
   const env = options.env ?? (typeof process !== 'undefined' ? process.env : {})
