@@ -33,6 +33,29 @@ describe('InProcessSessionGate', () => {
     expect(await gate.state('s1')).toEqual({ sessionId: 's1', holder: 'run-1', token: 1, queued: 0 })
   })
 
+  it('many leases held at once, each watched by its run, raise no listener-leak warning', async () => {
+    const gate = new InProcessSessionGate({ tokenBase: 0 })
+    const warnings: Error[] = []
+    const onWarning = (warning: Error) => warnings.push(warning)
+    process.on('warning', onWarning)
+    try {
+      const leases = await Promise.all(Array.from({ length: 50 }, (_, index) => gate.acquire(`s${index}`, queue(`run-${index}`))))
+      // As AgentRuntime does: one listener of its own per run.
+      const listeners = leases.map(() => () => {})
+      leases.forEach((lease, index) => lease.signal.addEventListener('abort', listeners[index]!, { once: true }))
+      await settle()
+      for (const [index, lease] of leases.entries()) {
+        expect(lease.signal.aborted).toBe(false)
+        lease.signal.removeEventListener('abort', listeners[index]!)
+        await lease.release()
+      }
+      expect(warnings.map((warning) => warning.message)).toEqual([])
+      expect(await gate.state('s0')).toEqual({ sessionId: 's0', holder: undefined, token: undefined, queued: 0 })
+    } finally {
+      process.off('warning', onWarning)
+    }
+  })
+
   it('allows one holder per session: a second acquirer waits until release', async () => {
     const gate = new InProcessSessionGate({ tokenBase: 0 })
     const first = await gate.acquire('s1', queue('run-1'))

@@ -1,4 +1,5 @@
 // The default SessionGate: one active run per session within this process, FIFO waiters, fencing tokens.
+import { setMaxListeners } from 'node:events'
 import { AbortedError, SessionBusyError } from '../errors/errors.js'
 import type { AcquireOptions, SessionGate, SessionGateState, SessionLease } from '../spec/session-gate.js'
 
@@ -21,6 +22,14 @@ export interface InProcessSessionGateOptions {
    */
   tokenBase?: number
 }
+
+/**
+ * An in-process lease is never taken away (only released by its holder), so every lease shares one signal that
+ * never aborts instead of an AbortController each (about 2 µs per run on Node 20). Runs listen on it while they
+ * hold their lease: no listener-count warning for many concurrent runs.
+ */
+const neverLost: AbortSignal = new AbortController().signal
+setMaxListeners(0, neverLost)
 
 export class InProcessSessionGate implements SessionGate {
   readonly specificationVersion = 'v1' as const
@@ -88,13 +97,12 @@ export class InProcessSessionGate implements SessionGate {
     this.#tokens.set(sessionId, slot.token)
     slot.holder = owner
     const token = slot.token
-    const controller = new AbortController()
     let released = false
     return {
       sessionId,
       owner,
       token,
-      signal: controller.signal,
+      signal: neverLost,
       release: async () => {
         if (released) return
         released = true

@@ -39,8 +39,13 @@ export interface RunRecord {
   finishedAt?: number
 }
 
+/**
+ * A run to create. `startedAt` and `lease` let a run that starts at once be created with them (one write instead
+ * of a create and an update); a store written before they existed may ignore them, and the runtime then writes
+ * them with `updateRun` when the returned record lacks them.
+ */
 export type NewRun = Pick<RunRecord, 'id' | 'sessionId' | 'request'> &
-  Partial<Pick<RunRecord, 'status' | 'idempotencyKey' | 'metadata'>>
+  Partial<Pick<RunRecord, 'status' | 'idempotencyKey' | 'metadata' | 'startedAt' | 'lease'>>
 
 export type RunPatch = Partial<
   Pick<RunRecord, 'status' | 'step' | 'finishReason' | 'usage' | 'error' | 'lease' | 'metadata' | 'startedAt' | 'finishedAt'>

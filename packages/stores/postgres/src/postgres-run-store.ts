@@ -75,8 +75,8 @@ export class PostgresRunStore implements RunStore {
     const now = Date.now()
     try {
       const { rows } = await this.#database.query<RunRow>(
-        `INSERT INTO ${this.#s}.runs (id, session_id, status, step, usage, idempotency_key, request, metadata, created_at, updated_at)
-         VALUES ($1, $2, $3, 0, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, $8) RETURNING *`,
+        `INSERT INTO ${this.#s}.runs (id, session_id, status, step, usage, idempotency_key, request, metadata, created_at, updated_at, lease_owner, lease_expires_at, started_at)
+         VALUES ($1, $2, $3, 0, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, $8, $9, $10, $11) RETURNING *`,
         [
           run.id,
           run.sessionId,
@@ -86,6 +86,9 @@ export class PostgresRunStore implements RunStore {
           JSON.stringify(run.request),
           JSON.stringify(run.metadata ?? {}),
           now,
+          run.lease?.owner ?? null,
+          run.lease?.expiresAt ?? null,
+          run.startedAt ?? null,
         ],
       )
       return toRun(rows[0]!)

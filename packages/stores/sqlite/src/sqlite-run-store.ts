@@ -69,9 +69,11 @@ export class SqliteRunStore implements RunStore {
             usage: { inputTokens: 0, outputTokens: 0 },
             ...(run.idempotencyKey !== undefined && { idempotencyKey: run.idempotencyKey }),
             request: run.request,
+            ...(run.lease !== undefined && { lease: run.lease }),
             metadata: run.metadata ?? {},
             createdAt: now,
             updatedAt: now,
+            ...(run.startedAt !== undefined && { startedAt: run.startedAt }),
           }
           const text = toJsonText(record)
           this.#sql

@@ -24,6 +24,18 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
       expect(await store.getRun('r-2')).toEqual(explicit)
       expect(await store.getRun('r-1')).toEqual(created)
     })
+    const lease = { owner: 'runtime-1', expiresAt: 1_700_000_030_000 }
+    const started = await store.createRun({ id: 'r-started', sessionId: 's', request: {}, status: 'running', startedAt: 1_700_000_000_000, lease })
+    await rule(
+      'run.create.started',
+      'createRun must keep the given startedAt and lease (a run that starts at once is created with them, in one write)',
+      async () => {
+        expect(started).toMatchObject({ status: 'running', startedAt: 1_700_000_000_000, lease })
+        expect(await store.getRun('r-started')).toEqual(started)
+        expect(created.startedAt).toBeUndefined()
+        expect(created.lease).toBeUndefined()
+      },
+    )
     await rule('run.get.unknown', 'getRun must resolve undefined for an unknown id', async () => {
       expect(await store.getRun('missing')).toBeUndefined()
     })

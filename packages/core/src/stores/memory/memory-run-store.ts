@@ -39,9 +39,11 @@ export class MemoryRunStore implements RunStore {
       usage: { inputTokens: 0, outputTokens: 0 },
       ...(run.idempotencyKey !== undefined && { idempotencyKey: run.idempotencyKey }),
       request: run.request,
+      ...(run.lease !== undefined && { lease: run.lease }),
       metadata: run.metadata ?? {},
       createdAt: now,
       updatedAt: now,
+      ...(run.startedAt !== undefined && { startedAt: run.startedAt }),
     })
     this.#runs.set(run.id, record)
     if (keyIndex !== undefined) this.#idempotencyKeys.set(keyIndex, run.id)
