@@ -129,13 +129,9 @@ export class RunExecution {
   #emit(payload: AgentEventPayload): void {
     // Every caller passes a fresh literal, so it becomes the event in place: a spread of payloads of a dozen
     // shapes was a measurable share of a step.
-    const raw = payload as AgentEvent
-    raw.runId = this.state.runId
-    raw.sessionId = this.state.sessionId
-    raw.seq = ++this.#seq
-    raw.timestamp = Date.now()
-    if (this.#init.parentRunId) raw.parentRunId = this.#init.parentRunId
-    this.#publish(raw)
+    const event = this.#stamp(payload)
+    this.#events.push(event)
+    this.#deliver(event)
   }
 
   /** Built whole in one literal (no added keys). */
@@ -148,9 +144,25 @@ export class RunExecution {
   #publish(raw: AgentEvent): void {
     const event = this.#deps.redactor ? this.#deps.redactor.redactEvent(raw) : raw
     this.#events.push(event)
+    this.#deliver(event)
+  }
+
+  /** Hands an event to the stream, the bus and the observers (the log gets it from the buffer or a commit). */
+  #deliver(event: AgentEvent): void {
     this.#init.channel?.push(event)
     this.#deps.bus.publish(event)
     notifyObservers(this.#deps.observers, event)
+  }
+
+  /** An event stamped like `#emit` does (seq taken, redacted) but neither buffered nor delivered yet. */
+  #stamp(payload: AgentEventPayload): AgentEvent {
+    const raw = payload as AgentEvent
+    raw.runId = this.state.runId
+    raw.sessionId = this.state.sessionId
+    raw.seq = ++this.#seq
+    raw.timestamp = Date.now()
+    if (this.#init.parentRunId) raw.parentRunId = this.#init.parentRunId
+    return this.#deps.redactor ? this.#deps.redactor.redactEvent(raw) : raw
   }
 
   #whenWritable(): Promise<void> | undefined {
@@ -539,7 +551,7 @@ export class RunExecution {
    * `lastSeq` it expects, so another writer appending in between fails the whole commit instead of leaving a
    * snapshot that points at the wrong entries — the appends are then written alone, and the snapshot after.
    */
-  async #saveSnapshotBatched(): Promise<void> {
+  async #saveSnapshotBatched(end?: RunEnd): Promise<void> {
     // Every append write is built with an `expectedLastSeq` field (undefined until set here): a field added to an
     // object after its literal gives it a map V8 drops at the next major GC (see `runExecutionShapeKeeper`).
     let lastSeq = this.#init.window.lastSeq
@@ -551,21 +563,38 @@ export class RunExecution {
     this.state = withState(this.state, { eventSeq: this.#seq + 1, lastSeq })
     this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step })
     const events = this.#takeEvents()
+    // The run's end: its terminal event is logged by this commit and delivered only once it is written.
+    const terminal = end ? this.#stamp(end.event) : undefined
+    if (terminal) events.push(terminal)
+    const writes = (): StoreWrite[] => {
+      const list: StoreWrite[] = [{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }]
+      if (end) list.push({ type: 'run.update', runId: this.runId, patch: end.patch })
+      return list
+    }
     try {
       try {
-        await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }], true)
+        await this.#writer.commit(writes(), true)
       } catch (error) {
         if (!SpindleError.isInstance(error) || error.code !== 'sequence_conflict') throw error
         for (const write of this.#writer.queued) if (write.type === 'session.append') write.expectedLastSeq = undefined
         await this.#writer.commit([], true)
         this.state = withState(this.state, { lastSeq: this.#init.window.lastSeq, firstSeq: this.#inputSeq ?? this.state.firstSeq })
-        await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }])
+        await this.#writer.commit(writes())
       }
     } catch (error) {
       // A failed batch wrote nothing: its events go back in front of the buffer, so the commit that follows (the
-      // run's failure path) logs them and the event log stays gap-free.
+      // run's failure path) logs them and the event log stays gap-free. An undelivered terminal event is taken
+      // back with its seq: the failure path ends the run with its own.
+      if (terminal) {
+        events.pop()
+        this.#seq--
+      }
       this.#events = events.concat(this.#events)
       throw error
+    }
+    if (terminal) {
+      this.#terminal = true
+      this.#deliver(terminal)
     }
   }
 
@@ -594,14 +623,34 @@ export class RunExecution {
     for (const call of this.state.pending) {
       if (call.approval === 'required') this.emit({ type: 'approval.requested', step: this.state.step, callId: call.callId, toolName: call.toolName, args: call.args })
     }
-    await this.#saveSnapshot()
-    return this.#terminal_('awaiting_approval', { status: 'suspended', finishReason: 'awaiting_approval', step: this.state.step, usage: this.state.usage, lease: undefined })
+    return this.#end('awaiting_approval', { status: 'suspended', finishReason: 'awaiting_approval', step: this.state.step, usage: this.state.usage, lease: undefined })
   }
 
   async #finish(reason: FinishReason, unanswered: PendingCall[]): Promise<RunOutput> {
     this.#closeCalls(unanswered, `the run ended (${reason})`)
-    await this.#saveSnapshot()
-    return this.#terminal_(reason, this.#endPatch(reason))
+    return this.#end(reason, this.#endPatch(reason))
+  }
+
+  /**
+   * Saves the last snapshot and ends the run. With a shared batch that is one commit (the queued writes, the
+   * snapshot, the events with the terminal one, and the run's end): one commit fewer per run than a snapshot
+   * then an end, and the end is as atomic as the rest. Without one, the snapshot is saved, then `#terminal_`.
+   */
+  async #end(reason: FinishReason, patch: RunPatch): Promise<RunOutput> {
+    if (!this.#writer.batch) {
+      await this.#saveSnapshot()
+      return this.#terminal_(reason, patch)
+    }
+    const output = this.output(reason)
+    await this.#saveSnapshotBatched({ event: this.#terminalPayload(reason, output), patch })
+    return output
+  }
+
+  /** The one terminal event of a run that ends with `reason`. */
+  #terminalPayload(reason: FinishReason, output: RunOutput): AgentEventPayload {
+    return reason === 'error'
+      ? { type: 'run.failed', finishReason: 'error', error: this.state.error ?? { code: 'error', message: 'failed' }, usage: output.usage, steps: output.steps }
+      : { type: 'run.finished', finishReason: reason, text: output.text, usage: output.usage, steps: output.steps }
   }
 
   #endPatch(reason: FinishReason): RunPatch {
@@ -636,11 +685,7 @@ export class RunExecution {
   async #terminal_(reason: FinishReason, end?: RunPatch): Promise<RunOutput> {
     this.#terminal = true
     const output = this.output(reason)
-    if (reason === 'error') {
-      this.emit({ type: 'run.failed', finishReason: 'error', error: this.state.error ?? { code: 'error', message: 'failed' }, usage: output.usage, steps: output.steps })
-    } else {
-      this.emit({ type: 'run.finished', finishReason: reason, text: output.text, usage: output.usage, steps: output.steps })
-    }
+    this.emit(this.#terminalPayload(reason, output))
     const events = this.#takeEvents()
     const writes: StoreWrite[] = events.length ? [{ type: 'run.events', runId: this.runId, events }] : []
     // When the record's update fails the run stays `running`: recover() finds the logged end and records it.
@@ -686,6 +731,12 @@ export class RunExecution {
     // Same as above: a run left `running` is found by recover().
     return this.#terminal_(finalReason, this.#endPatch(finalReason))
   }
+}
+
+/** A run's end, committed with its last snapshot: the terminal event (not yet stamped) and the run record's patch. */
+interface RunEnd {
+  event: AgentEventPayload
+  patch: RunPatch
 }
 
 function abortReason(reason: unknown): 'cancelled' | 'timeout' {

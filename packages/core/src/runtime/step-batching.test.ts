@@ -49,8 +49,9 @@ describe('step batching', () => {
     expect(toolSteps).toEqual([beforeTools, afterTools, beforeTools, afterTools])
     const first = commits.findIndex((types) => types.includes('execution.start'))
     expect(commits.slice(first, first + 4)).toEqual([beforeTools, afterTools, beforeTools, afterTools])
-    // The final answer goes with its snapshot, then the terminal event with the run's end.
-    expect(commits.slice(first + 4)).toEqual([['session.append', 'run.events', 'snapshot.save'], ['run.events', 'run.update']])
+    // The final answer, its snapshot, the events with the terminal one and the run's end: one last commit.
+    expect(commits.slice(first + 4)).toEqual([['session.append', 'run.events', 'snapshot.save', 'run.update']])
+    expect(await runtime.runs.getRun(output.runId)).toMatchObject({ status: 'completed', finishReason: 'stop', step: 3 })
     // Everything landed: the log, the journal, the events (gap-free) and a snapshot that points at the last entry.
     const entries = await runtime.sessions.listEntries(output.sessionId)
     expect(entries.map((entry) => (entry.kind === 'message' ? entry.message.role : entry.kind))).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant'])
@@ -99,6 +100,68 @@ describe('step batching', () => {
     expect((await runtime.executions.listByRun(output.runId))[0]).toMatchObject({ status: 'succeeded', result: 'noted' })
     const events = await runtime.runs.listEvents(output.runId)
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1))
+  })
+
+  it('when the last commit fails, the run ends failed: the stream and the log get run.failed only, gap-free', async () => {
+    const { stores, commits } = recordingStores()
+    const batch = (stores.sessions as { batch?: StoreBatch }).batch!
+    let failed = false
+    const failing: StoreBatch = {
+      specificationVersion: 'v1',
+      stores: batch.stores,
+      write: (writes) => {
+        // The run's last commit (its end with the final snapshot) fails once.
+        if (!failed && writes.some((write) => write.type === 'run.update')) {
+          failed = true
+          return Promise.reject(new StoreError('[test] the disk is full'))
+        }
+        return batch.write(writes)
+      },
+    }
+    for (const kind of ['sessions', 'runs', 'executions', 'snapshots'] as const) (stores[kind] as { batch?: StoreBatch }).batch = failing
+    const runtime = new AgentRuntime(new Extensions().setStores(stores))
+    const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'done' }]), tools: { add } }, input: 'x' })
+    const streamed: string[] = []
+    for await (const event of stream) streamed.push(event.type)
+    const output = await stream.result
+    expect(failed).toBe(true)
+    expect(output.finishReason).toBe('error')
+    expect(output.error?.message).toContain('the disk is full')
+    expect(streamed.filter((type) => type === 'run.finished' || type === 'run.failed')).toEqual(['run.failed'])
+    expect(streamed.at(-1)).toBe('run.failed')
+    const events = await runtime.runs.listEvents(output.runId)
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1))
+    expect(events.map((event) => event.type)).toEqual(streamed)
+    expect(await runtime.runs.getRun(output.runId)).toMatchObject({ status: 'failed', finishReason: 'error' })
+    // The failure path wrote what the failed commit held: the final answer is in the log.
+    const roles = (await runtime.sessions.listEntries(output.sessionId)).map((entry) => (entry.kind === 'message' ? entry.message.role : entry.kind))
+    expect(roles).toEqual(['user', 'assistant', 'tool', 'assistant'])
+    expect(commits.length).toBeGreaterThan(0)
+  })
+
+  it('a writer appending during the final answer: the entries are written first, then the snapshot with the run’s end', async () => {
+    const { stores, commits } = recordingStores()
+    const runtime = new AgentRuntime(new Extensions().setStores(stores))
+    const session = await runtime.sessions.createSession()
+    const model = mockModel(async (_request, index) => {
+      if (index === 0) return { toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }
+      await runtime.sessions.append(session.id, [{ kind: 'message', message: { role: 'user', content: 'a note from elsewhere' } }])
+      return { text: 'done' }
+    })
+    const stream = runtime.stream({ agent: { name: 'a', model, tools: { add } }, sessionId: session.id, input: 'x' })
+    const streamed: string[] = []
+    for await (const event of stream) streamed.push(event.type)
+    const output = await stream.result
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'done' })
+    expect(commits.slice(-3)).toEqual([['session.append', 'run.events', 'snapshot.save', 'run.update'], ['session.append'], ['run.events', 'snapshot.save', 'run.update']])
+    expect(streamed.filter((type) => type === 'run.finished' || type === 'run.failed')).toEqual(['run.finished'])
+    const events = await runtime.runs.listEvents(output.runId)
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1))
+    expect(events.map((event) => event.type)).toEqual(streamed)
+    expect(await runtime.runs.getRun(output.runId)).toMatchObject({ status: 'completed', finishReason: 'stop' })
+    const entries = await runtime.sessions.listEntries(session.id)
+    expect(entries.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5])
+    expect((await runtime.snapshots.latest(output.runId))?.state).toMatchObject({ phase: 'done', lastSeq: 5 })
   })
 
   it('a call that finishes while another call of the step still runs has its journal record committed at once', async () => {
