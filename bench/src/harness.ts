@@ -150,6 +150,23 @@ export function heapAfterGc(): number {
   return process.memoryUsage().heapUsed
 }
 
+/**
+ * The used heap to measure growth from, after V8 has dropped what earlier suites left: V8 flushes the bytecode
+ * of functions unused for `--bytecode-old-age` (5) major GCs, so a peer framework's code, idle since its suite,
+ * was freed *during* the measured runs and the growth came out negative (-321 B per finished run on
+ * 2026-12-01). Seven rounds of `keepHot` (the measured operation, so its own code stays young) then a full GC
+ * age that code out first.
+ */
+export async function baselineHeap(keepHot: () => Promise<unknown>): Promise<number> {
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (!gc) throw new Error('[spindle/bench] run node with --expose-gc (pnpm bench does)')
+  for (let round = 0; round < 7; round++) {
+    await keepHot()
+    gc()
+  }
+  return heapAfterGc()
+}
+
 /** Collects rows and prints one markdown table per case group. */
 export class Report {
   readonly rows: ResultRow[] = []

@@ -55,7 +55,9 @@ async function postgresRuntime(): Promise<{ runtime: AgentRuntime; close(): Prom
 
 export async function durableSuite(config: BenchConfig, report: Report): Promise<void> {
   const histories = config.quick ? [10, 1_000] : [10, 1_000, 10_000]
-  const rounds = config.quick ? 3 : 7
+  // A sample is one 10-step run (1-3 ms on SQLite): 15 rounds where the peer is fast enough, so that the median
+  // does not hinge on which of a few samples caught a WAL checkpoint; 7 at 10,000 messages (LangGraph: ~0.2 s a run).
+  const roundsAt = (history: number) => (config.quick ? 3 : history >= 10_000 ? 7 : 15)
   const directory = mkdtempSync(join(tmpdir(), 'spindle-bench-durable-'))
   const lines: Array<Array<string | number>> = []
   const notes: string[] = []
@@ -135,7 +137,7 @@ export async function durableSuite(config: BenchConfig, report: Report): Promise
         },
         run: () => langgraphDurable(checkpointer, thread, stepsPerRun),
       })
-      const samples = await measure(variants, { rounds, warmup: 1, unitsPerRun: stepsPerRun })
+      const samples = await measure(variants, { rounds: roundsAt(history), warmup: 1, unitsPerRun: stepsPerRun })
       for (const variant of variants) {
         const { wall, cpu } = samples.get(variant.name)!
         const base = { suite: 'durable', case: `${stepsPerRun}-step run on a session with prior history`, variant: variant.name, n: history }

@@ -5,7 +5,7 @@ import { sqliteStores } from '@spindle/store-sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { allocatedPerUnit, type BenchConfig, cell, growthCase, heapAfterGc, measure, type Report, summarize, type Variant } from '../harness.js'
+import { allocatedPerUnit, baselineHeap, type BenchConfig, cell, growthCase, heapAfterGc, measure, type Report, summarize, type Variant } from '../harness.js'
 import { aiSdkGenerate, aiSdkStream } from '../peers/ai-sdk.js'
 import { langgraphInvoke, langgraphStream } from '../peers/langgraph.js'
 import { openaiAgentsRun, openaiAgentsStream } from '../peers/openai-agents.js'
@@ -179,7 +179,7 @@ async function retainedGrowth(config: BenchConfig, report: Report): Promise<void
     for (const entry of cases) {
       const runtime = entry.runtime()
       for (let index = 0; index < warm; index++) await spindleRun(runtime, 1)
-      const start = heapAfterGc()
+      const start = await baselineHeap(() => spindleRun(runtime, 1))
       for (let index = warm; index < total; index++) await spindleRun(runtime, 1)
       const end = heapAfterGc()
       const perRun = (end - start) / (total - warm)
@@ -189,7 +189,7 @@ async function retainedGrowth(config: BenchConfig, report: Report): Promise<void
     }
     {
       for (let index = 0; index < warm; index++) await bareLoop(1)
-      const start = heapAfterGc()
+      const start = await baselineHeap(() => bareLoop(1))
       for (let index = warm; index < total; index++) await bareLoop(1)
       const end = heapAfterGc()
       const perRun = (end - start) / (total - warm)

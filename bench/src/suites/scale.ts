@@ -1,5 +1,5 @@
 // Suite 6 — scale: heap per idle session and per finished run with 10,000 sessions; runs/s with 100 concurrent sessions.
-import { type BenchConfig, check, heapAfterGc, type Report } from '../harness.js'
+import { baselineHeap, type BenchConfig, check, heapAfterGc, type Report } from '../harness.js'
 import { memoryRuntime, spindleRun } from '../workload.js'
 
 export async function scaleSuite(config: BenchConfig, report: Report): Promise<void> {
@@ -7,12 +7,14 @@ export async function scaleSuite(config: BenchConfig, report: Report): Promise<v
   const lines: Array<Array<string | number>> = []
   {
     const runtime = memoryRuntime(1)
-    const before = heapAfterGc()
+    let warmSessions = 0
+    const before = await baselineHeap(() => runtime.sessions.createSession({ id: `warm_${++warmSessions}`, metadata: {} }))
     for (let index = 0; index < sessions; index++) await runtime.sessions.createSession({ id: `idle_${index}`, metadata: {} })
     const idle = (heapAfterGc() - before) / sessions
     report.add({ suite: 'scale', case: `${sessions} sessions, in-memory stores`, variant: 'spindle', n: sessions, metric: 'heap per idle session', unit: 'B' }, idle)
     lines.push(['idle session (created, no run)', sessions, idle])
-    const beforeRuns = heapAfterGc()
+    let warmRuns = 0
+    const beforeRuns = await baselineHeap(() => spindleRun(runtime, 1, { sessionId: `warm_${++warmRuns}` }))
     for (let index = 0; index < sessions; index++) await spindleRun(runtime, 1, { sessionId: `idle_${index}` })
     const perRun = (heapAfterGc() - beforeRuns) / sessions
     report.add({ suite: 'scale', case: `${sessions} sessions, in-memory stores`, variant: 'spindle', n: sessions, metric: 'heap per finished run', unit: 'B' }, perRun)
