@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { ConfigurationError } from '../errors/errors.js'
 import { cosineSimilarity } from '../stores/cosine.js'
@@ -25,6 +26,29 @@ describe('hashEmbedding', () => {
     expect(embeddings).toHaveLength(3)
     for (const vector of embeddings) expect(vector).toHaveLength(32)
     expect(embeddings[0]).not.toEqual(embeddings[1])
+  })
+
+  it('gives exactly the feature-hashed SHA-1 vector, the first time a feature is seen and every time after', async () => {
+    // The algorithm written out once more: words and padded trigrams, SHA-1 bits for the index and the sign.
+    const reference = (text: string, dimensions: number): number[] => {
+      const vector = new Array<number>(dimensions).fill(0)
+      const add = (feature: string, weight: number) => {
+        const digest = createHash('sha1').update(feature).digest()
+        vector[digest.readUInt32BE(0) % dimensions]! += (digest[4]! & 1 ? 1 : -1) * weight
+      }
+      for (const word of text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []) {
+        add(`w:${word}`, 1)
+        const padded = `^${word}$`
+        for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`, 0.5)
+      }
+      const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0))
+      return norm === 0 ? vector : vector.map((value) => value / norm)
+    }
+    const texts = [`never seen before ${process.pid} ${Date.now()}`, 'the weather in Paris', 'the weather in Paris', 'Ünïcödé wörds 42']
+    for (const dimensions of [256, 7, 1024]) {
+      const { embeddings } = await hashEmbedding({ dimensions }).embed(texts)
+      embeddings.forEach((vector, index) => expect(vector).toEqual(reference(texts[index]!, dimensions)))
+    }
   })
 
   it('is deterministic across calls and across instances', async () => {

@@ -44,9 +44,23 @@ function embedText(text: string, dimensions: number): number[] {
   return norm === 0 ? vector : vector.map((value) => value / norm)
 }
 
+/**
+ * Each feature's SHA-1 bits (its first 32 bits, times two, plus the sign bit), kept for the process: the same
+ * words and trigrams come back in almost every text, and a SHA-1 through node:crypto costs about a microsecond.
+ * Bounded: emptied when it reaches `featureCacheLimit` entries. The vectors are exactly those of the uncached hash.
+ */
+const featureBits = new Map<string, number>()
+const featureCacheLimit = 100_000
+
 function addFeature(vector: number[], feature: string, weight: number): void {
-  const digest = createHash('sha1').update(feature).digest()
-  const index = digest.readUInt32BE(0) % vector.length
-  const sign = (digest[4] ?? 0) & 1 ? 1 : -1
+  let bits = featureBits.get(feature)
+  if (bits === undefined) {
+    const digest = createHash('sha1').update(feature).digest()
+    bits = digest.readUInt32BE(0) * 2 + ((digest[4] ?? 0) & 1)
+    if (featureBits.size >= featureCacheLimit) featureBits.clear()
+    featureBits.set(feature, bits)
+  }
+  const index = Math.floor(bits / 2) % vector.length
+  const sign = bits % 2 ? 1 : -1
   vector[index] = (vector[index] ?? 0) + sign * weight
 }
