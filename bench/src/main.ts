@@ -15,6 +15,8 @@ type Suite = (config: BenchConfig, report: Report) => Promise<void>
 const suites: Record<string, () => Promise<Suite>> = {
   kernel: async () => (await import('./suites/kernel.js')).kernelSuite,
   durable: async () => (await import('./suites/durable.js')).durableSuite,
+  context: async () => (await import('./suites/context.js')).contextSuite,
+  'postgres-workers': async () => (await import('./suites/postgres-workers.js')).postgresWorkersSuite,
   streaming: async () => (await import('./suites/streaming.js')).streamingSuite,
   events: async () => (await import('./suites/events.js')).eventsSuite,
   'runtime-store': async () => (await import('./suites/runtime-store.js')).runtimeStoreSuite,
