@@ -4,9 +4,14 @@ import { createRequire } from 'node:module'
 import { cpus, totalmem, loadavg } from 'node:os'
 import { formatNumber, growthCase, type Report, type ResultRow } from './harness.js'
 
-const require = createRequire(import.meta.url)
+const requireHere = createRequire(import.meta.url)
+
+// Packages the bench reaches through a Spindle package (better-sqlite3 is @spindle/store-sqlite's dependency).
+const through: Record<string, string> = { 'better-sqlite3': '@spindle/store-sqlite' }
 
 function version(name: string): string {
+  const owner = through[name]
+  const require = owner ? createRequire(requireHere.resolve(owner)) : requireHere
   try {
     const path = require.resolve(`${name}/package.json`)
     return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version
