@@ -31,7 +31,7 @@ describe('hashEmbedding', () => {
   it('gives exactly the feature-hashed SHA-1 vector, the first time a feature is seen and every time after', async () => {
     // The algorithm written out once more: words and padded trigrams, SHA-1 bits for the index and the sign.
     const reference = (text: string, dimensions: number): number[] => {
-      const vector = new Array<number>(dimensions).fill(0)
+      const vector = Array.from({ length: dimensions }, () => 0)
       const add = (feature: string, weight: number) => {
         const digest = createHash('sha1').update(feature).digest()
         vector[digest.readUInt32BE(0) % dimensions]! += (digest[4]! & 1 ? 1 : -1) * weight
