@@ -7,6 +7,7 @@ import {
   findStoreBatch,
   mockModel,
   type NewExecution,
+  NotFoundError,
   type SessionEntryInput,
   StaleFenceError,
   StoreError,
@@ -203,6 +204,46 @@ describePostgres('PostgresStoreBatch', () => {
     await stores.sessions.batch!.write([{ type: 'run.update', runId: 'r', patch: { step: 2 } }])
     expect(transactions(), 'a single write needs no transaction').toBe(1)
     expect(statements).toHaveLength(1)
+  })
+
+  it('sends a batch’s statements together: BEGIN and one statement per group before the first reply, COMMIT after the last', async () => {
+    const stores = await freshStores()
+    await seed(stores)
+    const timeline: string[] = []
+    stores.pool.on('acquire', (client) => {
+      const spied = client as unknown as { spied?: boolean; connection: { sync(): void; query(text: string): void } }
+      if (spied.spied) return
+      spied.spied = true
+      const { connection } = spied
+      const [sync, query] = [connection.sync.bind(connection), connection.query.bind(connection)]
+      connection.sync = () => (timeline.push('statement'), sync())
+      connection.query = (text: string) => (timeline.push(text), query(text))
+      const send = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>
+      ;(client as unknown as { query: typeof send }).query = (...args) => send(...args).finally(() => timeline.push('reply'))
+    })
+    const results = await stores.sessions.batch!.write(stepEnd())
+    expect((results[2] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([2, 3])
+    // finishes · append · events of two runs · snapshot · run update: five statements written before any reply; the
+    // read of the journal row already finished follows its reply; COMMIT comes last.
+    expect(timeline.slice(0, 7)).toEqual(['BEGIN', 'statement', 'statement', 'statement', 'statement', 'statement', 'reply'])
+    expect(timeline.at(-2)).toBe('COMMIT')
+    expect(timeline.filter((item) => item === 'statement')).toHaveLength(6)
+  })
+
+  it('a finish of a never-started key fails even when a later start of the batch creates it (such a batch is not pipelined)', async () => {
+    const stores = await freshStores()
+    await seed(stores)
+    const before = await everything(stores)
+    const error = await stores.sessions.batch!
+      .write([
+        { type: 'execution.finish', key: 'r:1:late', outcome: { status: 'succeeded', result: 1 } },
+        { type: 'session.append', sessionId: 's', entries: [user('between')] },
+        { type: 'execution.start', execution: call('late') },
+      ])
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(NotFoundError)
+    expect((error as Error).message).toMatch(/execution "r:1:late" was never started/)
+    expect(await everything(stores)).toEqual(before)
   })
 
   it('a single append is one statement, outside any transaction', async () => {

@@ -43,9 +43,26 @@ export class PostgresStoreBatch implements StoreBatch {
   async write(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
     if (writes.length === 0) return []
     let failing: StoreWrite = writes[0]!
+    const groups = groupWrites(writes)
     const apply = async (executor: SqlExecutor): Promise<StoreWriteResult[]> => {
       const results: StoreWriteResult[] = []
-      for (const group of groupWrites(writes)) {
+      if (executor.pipelined && groups.length > 1 && independent(writes)) {
+        // Every group's statement is issued at once, in order (one write to the server, answered in order): a
+        // batch is two round trips, BEGIN + statements and COMMIT, whatever its size. The server still runs them
+        // one after another; a group's follow-up read (a terminal journal row, why an append reserved nothing)
+        // comes after, and sees nothing a later write of this batch could have changed (no key is written twice).
+        const settled = await Promise.allSettled(groups.map((group) => this.#apply(executor, group)))
+        for (let index = 0; index < settled.length; index++) {
+          const outcome = settled[index]!
+          if (outcome.status === 'rejected') {
+            failing = groups[index]!.writes[0]
+            throw outcome.reason
+          }
+          results.push(...outcome.value)
+        }
+        return results
+      }
+      for (const group of groups) {
         failing = group.writes[0]
         results.push(...(await this.#apply(executor, group)))
       }
@@ -54,7 +71,7 @@ export class PostgresStoreBatch implements StoreBatch {
     try {
       // Every single write is one modifying statement (atomic alone): no transaction, no BEGIN / COMMIT round trips.
       // Errors are mapped out here, so that the pool still sees a dropped connection and runs the batch again.
-      return writes.length === 1 ? await apply(this.#database) : await this.#database.transaction(apply)
+      return writes.length === 1 ? await apply(this.#database) : await this.#database.transaction(apply, { pipeline: true })
     } catch (error) {
       throw mapPostgresError(error, `${describeWrite(failing)}${writes.length > 1 ? ` (in a batch of ${writes.length} writes, none applied)` : ''}`)
     }
@@ -100,6 +117,21 @@ function groupWrites(writes: readonly StoreWrite[]): Group[] {
     } else groups.push({ type: 'single', writes: [write] })
   }
   return groups
+}
+
+/**
+ * True when no journal key is written twice in the batch: then a group's follow-up read cannot observe a later
+ * write of the same batch (a finish of a key never started must fail even if a later start creates it).
+ */
+function independent(writes: readonly StoreWrite[]): boolean {
+  const keys = new Set<string>()
+  for (const write of writes) {
+    if (write.type !== 'execution.start' && write.type !== 'execution.finish') continue
+    const key = write.type === 'execution.start' ? write.execution.key : write.key
+    if (keys.has(key)) return false
+    keys.add(key)
+  }
+  return true
 }
 
 /** The action a write's single-store method names in its errors. */

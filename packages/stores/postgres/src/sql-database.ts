@@ -9,11 +9,25 @@ export interface SqlResult<R> {
 /** Runs one statement with `$1…` parameters. */
 export interface SqlExecutor {
   query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<SqlResult<R>>
+  /**
+   * True when statements issued without waiting for the previous one's result are sent together, in order, on
+   * one connection (PostgreSQL's pipeline mode): a caller may then issue several before awaiting any. When
+   * absent, a caller awaits each statement before issuing the next.
+   */
+  readonly pipelined?: boolean
+}
+
+export interface TransactionOptions {
+  /**
+   * Send BEGIN and the callback's statements without waiting for each reply, when the driver can (pg's
+   * pipeline mode): the executor is then `pipelined`. COMMIT is still sent only once the callback has returned.
+   */
+  pipeline?: boolean
 }
 
 /** An executor that can also run a callback inside one transaction (committed on success, rolled back on error). */
 export interface SqlDatabase extends SqlExecutor {
-  transaction<T>(callback: (transaction: SqlExecutor) => Promise<T>): Promise<T>
+  transaction<T>(callback: (transaction: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>
 }
 
 /**
@@ -64,7 +78,7 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
       try {
         return await operation()
       } catch (error) {
-        if (attempt >= attempts || !isDroppedConnection(error)) throw error
+        if (attempt >= attempts || !(isDroppedConnection(error) || lostBeforeCommit.has(error as object))) throw error
         await new Promise((resolve) => setTimeout(resolve, Math.min(1000, 25 * 2 ** attempt)))
       }
     }
@@ -75,7 +89,7 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
         const result = await pool.query(text, values as unknown[])
         return { rows: result.rows as R[], rowCount: result.rowCount }
       }),
-    transaction<T>(callback: (transaction: SqlExecutor) => Promise<T>): Promise<T> {
+    transaction<T>(callback: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
       return retry(async () => {
         let broken: Error | undefined
         // A checked-out client has no pool listener: a connection dropped between two statements would otherwise be an
@@ -84,7 +98,24 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
           broken = error
         }
         const client = await checkOutClient(pool, onError)
+        const mode = options.pipeline === true ? pipelineMode(client) : undefined
+        const pipelined = mode !== undefined
+        let commitSent = false
         try {
+          if (pipelined) {
+            // BEGIN goes out with the statements that follow it, in one write. It cannot fail alone on an idle,
+            // healthy connection (checked just above): a broken connection fails every statement behind it too.
+            if (mode === 'switch') setPipeline(client, true)
+            const begun = client.query('BEGIN')
+            begun.catch(() => {})
+            const value = await callback(pipelineExecutor(client))
+            await begun
+            if (broken) throw broken
+            // COMMIT only now: every statement's result has been seen (an empty reservation throws before it).
+            commitSent = true
+            await client.query('COMMIT')
+            return value
+          }
           await client.query('BEGIN')
           const executor: SqlExecutor = {
             query: async <R>(text: string, values?: unknown[]) => {
@@ -95,10 +126,18 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
           const value = await callback(executor)
           // The connection broke after the last statement: nothing was committed, the error says so (and is retried).
           if (broken) throw broken
+          commitSent = true
           await client.query('COMMIT')
           return value
         } catch (error) {
           if (isDroppedConnection(error)) broken = error as Error
+          else if (!commitSent && (broken !== undefined || isConnectionLoss(error))) {
+            // The connection went away before COMMIT was sent: the server rolls the open transaction back, so the
+            // whole transaction runs again on a new connection. (A backend terminated while it still had pipelined
+            // statements to read resets the socket: the client sees ECONNRESET, not the server's 57P01.)
+            broken ??= error as Error
+            if (typeof error === 'object' && error !== null) lostBeforeCommit.add(error)
+          }
           try {
             await client.query('ROLLBACK')
           } catch (rollbackError) {
@@ -106,10 +145,49 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
           }
           throw error
         } finally {
+          if (mode === 'switch') setPipeline(client, false)
           client.removeListener('error', onError)
           client.release(broken)
         }
       })
+    },
+  }
+}
+
+/** Errors of a transaction whose connection was lost before its COMMIT was sent (nothing of it was committed). */
+const lostBeforeCommit = new WeakSet<object>()
+
+/** The socket closed or reset under the client (no server error code: the outcome of an autocommit statement is unknown). */
+function isConnectionLoss(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  if (code === 'ECONNRESET' || code === 'EPIPE') return true
+  const message = error instanceof Error ? error.message : ''
+  return /Connection terminated|not queryable/i.test(message)
+}
+
+/**
+ * Whether this transaction can pipeline on `client`: pg has a pipeline mode (`pipeline` in the client config; pg
+ * 8.23 does, an older pg runs statement by statement), where queries are written as soon as they are issued, each
+ * with its own Sync, and answered in order. A pool client not configured with it is switched into it for one
+ * transaction, only when idle (no query in flight, no open transaction), and switched back before it is released.
+ */
+function pipelineMode(client: pg.PoolClient): 'configured' | 'switch' | undefined {
+  const internals = client as unknown as { pipeline?: unknown; _queryQueue?: unknown[]; _sentQueryQueue?: unknown[]; readyForQuery?: boolean }
+  if (typeof internals.pipeline !== 'boolean' || !Array.isArray(internals._sentQueryQueue) || client.getTransactionStatus?.() !== 'I') return undefined
+  if (internals.pipeline) return 'configured'
+  return internals._queryQueue?.length === 0 && internals.readyForQuery === true ? 'switch' : undefined
+}
+
+function setPipeline(client: pg.PoolClient, on: boolean): void {
+  ;(client as unknown as { pipeline: boolean }).pipeline = on
+}
+
+function pipelineExecutor(client: pg.PoolClient): SqlExecutor {
+  return {
+    pipelined: true,
+    query: async <R>(text: string, values?: unknown[]) => {
+      const result = await client.query(text, values as unknown[])
+      return { rows: result.rows as R[], rowCount: result.rowCount }
     },
   }
 }
