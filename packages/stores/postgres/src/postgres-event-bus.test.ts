@@ -66,6 +66,48 @@ describePostgres('PostgresEventBus', () => {
     expect(seqs(await stores.runs.listEvents('a'))).toEqual([3])
   })
 
+  it('a burst of events goes out in a few NOTIFY statements, delivered in order; a failed statement is reported and the next ones still go', async () => {
+    const schema = randomSchemaName()
+    cleanups.push(() => dropSchema(schema))
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 })
+    cleanups.push(() => pool.end())
+    const notifies: number[] = []
+    let failNext = false
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>
+    ;(pool as unknown as { query: typeof query }).query = (...args) => {
+      const text = String(args[0])
+      if (text.includes('pg_notify')) {
+        notifies.push(Array.isArray((args[1] as unknown[])[1]) ? ((args[1] as unknown[])[1] as unknown[]).length : 1)
+        if (failNext) {
+          failNext = false
+          return Promise.reject(new Error('NOTIFY refused'))
+        }
+      }
+      return query(...args)
+    }
+    const errors: unknown[] = []
+    const publisher = new PostgresEventBus({ pool, schema, onError: (error) => errors.push(error) })
+    cleanups.push(() => publisher.close())
+    await publisher.ready()
+    const receiver = new PostgresEventBus({ connectionString: databaseUrl, schema })
+    cleanups.push(() => receiver.close())
+    await receiver.ready()
+    const received = take(receiver.subscribe(), 600)
+    for (let seq = 1; seq <= 600; seq++) publisher.publish(delta('burst', seq))
+    await publisher.flush()
+    // 600 events published in one turn: three statements of at most 256 notifications.
+    expect(notifies).toEqual([256, 256, 88])
+    expect(seqs(await received)).toEqual(Array.from({ length: 600 }, (_, i) => i + 1))
+    notifies.length = 0
+    failNext = true
+    publisher.publish(delta('other', 1))
+    await publisher.flush()
+    for (let seq = 2; seq <= 4; seq++) publisher.publish(delta('other', seq))
+    await publisher.flush()
+    expect(errors.map((error) => (error as Error).message)).toEqual(['NOTIFY refused'])
+    expect(notifies).toEqual([1, 3])
+  })
+
   it('a slow subscriber with bounded capacity gets a lagged event, then the newest events', async () => {
     const { bus } = setup()
     const [publisher, receiver] = [await bus(), await bus()]

@@ -20,6 +20,9 @@ export interface PostgresEventBusOptions extends PostgresConnectionOptions {
 
 type Wire = AgentEvent | { ref: { runId: string; seq: number } }
 
+/** Events sent by one NOTIFY statement at most (a burst of deltas is one round trip, bounded in size). */
+const notifyBatch = 256
+
 /** How many runs' positions are remembered for de-duplication and gap filling. */
 const trackedRunsLimit = 10_000
 
@@ -80,16 +83,47 @@ export class PostgresEventBus implements EventBus {
 
   publish(event: AgentEvent): void {
     if (this.#closed) return
-    const send = async () => {
-      let payload = JSON.stringify(event)
-      if (Buffer.byteLength(payload, 'utf8') > this.#maxPayloadBytes) {
-        // Too big for NOTIFY: make sure it is in the log (appending a stored seq is a no-op), send the reference.
-        await this.#runs.appendEvents(event.runId, [event])
-        payload = JSON.stringify({ ref: { runId: event.runId, seq: event.seq } } satisfies Wire)
+    this.#pending.push(event)
+    // A send is already scheduled (it takes every event pending when it starts): this event goes with it.
+    if (this.#pending.length > 1) return
+    this.#publishing = this.#publishing.then(() => this.#sendPending()).catch((error: unknown) => this.#onError(error))
+  }
+
+  /** Events published and not sent yet, in order. */
+  #pending: AgentEvent[] = []
+
+  /**
+   * Sends the pending events in one statement (up to `notifyBatch` at a time): the notifications of one statement
+   * are delivered in the order they were raised, so a burst of deltas is one round trip instead of one each.
+   */
+  async #sendPending(): Promise<void> {
+    while (this.#pending.length) {
+      const events = this.#pending.length <= notifyBatch ? this.#pending : this.#pending.slice(0, notifyBatch)
+      this.#pending = this.#pending.length <= notifyBatch ? [] : this.#pending.slice(notifyBatch)
+      try {
+        const payloads: string[] = []
+        for (const event of events) {
+          let payload = JSON.stringify(event)
+          if (Buffer.byteLength(payload, 'utf8') > this.#maxPayloadBytes) {
+            // Too big for NOTIFY: make sure it is in the log (appending a stored seq is a no-op), send the reference.
+            await this.#runs.appendEvents(event.runId, [event])
+            payload = JSON.stringify({ ref: { runId: event.runId, seq: event.seq } } satisfies Wire)
+          }
+          payloads.push(payload)
+        }
+        if (payloads.length === 1) await this.#pool.query('SELECT pg_notify($1, $2)', [this.#channel, payloads[0]])
+        else {
+          await this.#pool.query('SELECT pg_notify($1, p) FROM (SELECT p FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i) AS ordered', [
+            this.#channel,
+            payloads,
+          ])
+        }
+      } catch (error) {
+        // Reported once per batch, and the loop goes on: what is still pending is sent (a subscriber fills the gap
+        // from the run log), and the next publish is not left waiting behind a send that never comes.
+        this.#onError(error)
       }
-      await this.#pool.query('SELECT pg_notify($1, $2)', [this.#channel, payload])
     }
-    this.#publishing = this.#publishing.then(send).catch((error: unknown) => this.#onError(error))
   }
 
   /** Resolves when every event published so far has been sent. */
