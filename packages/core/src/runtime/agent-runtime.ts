@@ -6,7 +6,7 @@ import { instructionsAdapter, historyAdapter } from '../context/builtin-adapters
 import { ContextPipeline } from '../context/context-pipeline.js'
 import { ContextWindow } from '../context/context-window.js'
 import type { Tokenizer } from '../context/tokenizer.js'
-import { AbortedError, ConfigurationError, NotFoundError, SessionBusyError, TimeoutError } from '../errors/errors.js'
+import { AbortedError, ConfigurationError, NotFoundError, SessionBusyError, StoreError, TimeoutError } from '../errors/errors.js'
 import { SpindleError } from '../errors/spindle-error.js'
 import { EventChannel } from '../events/event-channel.js'
 import { InProcessEventBus } from '../events/in-process-event-bus.js'
@@ -33,7 +33,7 @@ import { findHandoffTarget } from '../agent/handoff.js'
 import { type AdmissionHook, admitRequest } from './admission.js'
 import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
 import { initialRunState, type RunState } from './run-state.js'
-import { RunExecution, runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-execution.js'
+import { endNotRecorded, RunExecution, runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-execution.js'
 import { InProcessRunQueue } from './in-process-run-queue.js'
 import type { RunQueue } from '../spec/run-queue.js'
 import { outputFromStore } from './output-from-store.js'
@@ -249,7 +249,14 @@ export class AgentRuntime {
         const run = await this.runs.getRun(job.runId)
         const name = (run?.request.agent as JsonObject | undefined)?.name
         const agent = options.agents?.find((candidate) => candidate.name === name)
-        await this.resume(job.runId, { agent })
+        const output = await this.resume(job.runId, { agent })
+        // The run ended but the store refused its last write (a database outage at that moment): its record still
+        // says `running`. Failing the job makes the queue run it again later, and that resume records the end.
+        if (endNotRecorded(output)) {
+          throw new StoreError(`[spindle/core] run "${job.runId}" ended (${output.finishReason}) but its run record could not be updated; the job fails so that the queue retries it and resume() records the end`, {
+            details: { runId: job.runId, finishReason: output.finishReason },
+          })
+        }
       },
       { concurrency: options.concurrency ?? 1, signal: options.signal },
     )

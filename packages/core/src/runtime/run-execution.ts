@@ -688,10 +688,18 @@ export class RunExecution {
     this.emit(this.#terminalPayload(reason, output))
     const events = this.#takeEvents()
     const writes: StoreWrite[] = events.length ? [{ type: 'run.events', runId: this.runId, events }] : []
-    // When the record's update fails the run stays `running`: recover() finds the logged end and records it.
+    // When the record's update fails the run stays `running`: recover() (or a queue's retry of the job, see
+    // `endNotRecorded`) resumes it, finds the logged end and records it.
     if (end) writes.push({ type: 'run.update', runId: this.runId, patch: end })
-    if (this.#writer.batch) await this.#writer.commit(writes).catch(() => {})
-    else for (const write of writes) await this.#writer.commit([write]).catch(() => {})
+    let recorded = end === undefined
+    if (this.#writer.batch) recorded = await this.#writer.commit(writes).then(() => true, () => false)
+    else {
+      for (const write of writes) {
+        const written = await this.#writer.commit([write]).then(() => true, () => false)
+        if (write.type === 'run.update') recorded = written
+      }
+    }
+    if (!recorded) unrecordedEnds.add(output)
     return output
   }
 
@@ -731,6 +739,17 @@ export class RunExecution {
     // Same as above: a run left `running` is found by recover().
     return this.#terminal_(finalReason, this.#endPatch(finalReason))
   }
+}
+
+/** Outputs of runs whose end could not be written to their run record (the store failed at the last commit). */
+const unrecordedEnds = new WeakSet<RunOutput>()
+
+/**
+ * True when `output` ended a run whose record could not be updated: the store still says `running`, and a
+ * `resume()` (a queue's retry of the job, or `recover()`) must record the end.
+ */
+export function endNotRecorded(output: RunOutput): boolean {
+  return unrecordedEnds.has(output)
 }
 
 /** A run's end, committed with its last snapshot: the terminal event (not yet stamped) and the run record's patch. */
