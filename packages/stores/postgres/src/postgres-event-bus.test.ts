@@ -108,6 +108,35 @@ describePostgres('PostgresEventBus', () => {
     expect(notifies).toEqual([1, 3])
   })
 
+  it('a bus without subscribers neither parses nor fetches what it hears; once subscribed it delivers from then on', async () => {
+    const { schema, bus } = setup()
+    const publisher = await bus()
+    const stores = postgresStores({ connectionString: databaseUrl, schema })
+    cleanups.push(() => stores.close())
+    let fetches = 0
+    const runs = new Proxy(stores.runs, {
+      get(target, key, receiver) {
+        if (key === 'listEvents') return (...args: Parameters<typeof target.listEvents>) => (fetches++, target.listEvents(...args))
+        const value = Reflect.get(target, key, receiver) as unknown
+        return typeof value === 'function' ? value.bind(target) : value
+      },
+    })
+    const receiver = new PostgresEventBus({ connectionString: databaseUrl, schema, runs })
+    cleanups.push(() => receiver.close())
+    await receiver.ready()
+    const large = 'x'.repeat(9_000) // sent by reference: a bus that handled it would fetch it from the log
+    publisher.publish(delta('quiet', 1, large))
+    await publisher.flush()
+    // A query on the LISTEN connection answers after the notification committed before it was sent.
+    await receiver.listenerBackendPid()
+    const events = receiver.subscribe()
+    publisher.publish(delta('quiet', 2, large))
+    const [received] = await take(events, 1)
+    expect(seqs([received!])).toEqual([2])
+    // Notifications are handled in order: had the first one been handled, its fetch would have come first.
+    expect(fetches).toBe(1)
+  })
+
   it('a slow subscriber with bounded capacity gets a lagged event, then the newest events', async () => {
     const { bus } = setup()
     const [publisher, receiver] = [await bus(), await bus()]

@@ -61,7 +61,11 @@ export class PostgresEventBus implements EventBus {
     this.#maxPayloadBytes = options.maxPayloadBytes ?? 7900
     this.#onError = options.onError ?? (() => {})
     this.#listener = new PostgresListener(pool.options as pg.ClientConfig, this.#channel, {
-      onNotification: (payload) => this.#enqueue(() => this.#receive(payload)),
+      // A bus with no subscriber (a worker that only runs runs) neither parses nor fetches what it hears: every
+      // process of a cluster hears every event of every run.
+      onNotification: (payload) => {
+        if (this.#subscribers.size > 0) this.#enqueue(() => this.#receive(payload))
+      },
       onLost: () => {
         this.#lostAt ??= Date.now()
       },
@@ -196,6 +200,7 @@ export class PostgresEventBus implements EventBus {
   async #catchUp(): Promise<void> {
     const lostAt = this.#lostAt ?? Date.now()
     this.#lostAt = undefined
+    if (this.#subscribers.size === 0) return
     const runIds = new Set(this.#positions.keys())
     for (const run of await this.#runs.listRuns({ limit: 200 })) if (run.updatedAt >= lostAt - 1000) runIds.add(run.id)
     for (const runId of runIds) {
