@@ -106,6 +106,15 @@ describePostgres('PostgresEventBus', () => {
     await publisher.flush()
     expect(errors.map((error) => (error as Error).message)).toEqual(['NOTIFY refused'])
     expect(notifies).toEqual([1, 3])
+    // Events published across the microtasks of one turn (a run between two awaits) share a statement too.
+    notifies.length = 0
+    publisher.publish(delta('other', 5))
+    await Promise.resolve()
+    publisher.publish(delta('other', 6))
+    await new Promise<void>((resolve) => queueMicrotask(resolve))
+    publisher.publish(delta('other', 7))
+    await publisher.flush()
+    expect(notifies).toEqual([3])
   })
 
   it('a bus without subscribers neither parses nor fetches what it hears; once subscribed it delivers from then on', async () => {

@@ -90,7 +90,7 @@ export class PostgresEventBus implements EventBus {
     this.#pending.push(event)
     // A send is already scheduled (it takes every event pending when it starts): this event goes with it.
     if (this.#pending.length > 1) return
-    this.#publishing = this.#publishing.then(() => this.#sendPending()).catch((error: unknown) => this.#onError(error))
+    this.#publishing = this.#publishing.then(nextTurn).then(() => this.#sendPending()).catch((error: unknown) => this.#onError(error))
   }
 
   /** Events published and not sent yet, in order. */
@@ -274,4 +274,9 @@ class Subscriber implements AsyncIterator<AgentEvent | LaggedEvent> {
     this.#buffer.length = 0
     return { value: undefined, done: true }
   }
+}
+
+/** Resolves in the next turn of the event loop: what a run publishes between two awaits of I/O goes out together. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
 }
