@@ -77,7 +77,7 @@ describePostgres('PostgresEventBus', () => {
     ;(pool as unknown as { query: typeof query }).query = (...args) => {
       const text = String(args[0])
       if (text.includes('pg_notify')) {
-        notifies.push(Array.isArray((args[1] as unknown[])[1]) ? ((args[1] as unknown[])[1] as unknown[]).length : 1)
+        notifies.push(((args[1] as unknown[])[1] as unknown[]).length)
         if (failNext) {
           failNext = false
           return Promise.reject(new Error('NOTIFY refused'))

@@ -102,8 +102,7 @@ export class PostgresEventBus implements EventBus {
    */
   async #sendPending(): Promise<void> {
     while (this.#pending.length) {
-      const events = this.#pending.length <= notifyBatch ? this.#pending : this.#pending.slice(0, notifyBatch)
-      this.#pending = this.#pending.length <= notifyBatch ? [] : this.#pending.slice(notifyBatch)
+      const events = this.#pending.splice(0, notifyBatch)
       try {
         const payloads: string[] = []
         for (const event of events) {
@@ -115,13 +114,10 @@ export class PostgresEventBus implements EventBus {
           }
           payloads.push(payload)
         }
-        if (payloads.length === 1) await this.#pool.query('SELECT pg_notify($1, $2)', [this.#channel, payloads[0]])
-        else {
-          await this.#pool.query('SELECT pg_notify($1, p) FROM (SELECT p FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i) AS ordered', [
-            this.#channel,
-            payloads,
-          ])
-        }
+        await this.#pool.query('SELECT pg_notify($1, p) FROM (SELECT p FROM unnest($2::text[]) WITH ORDINALITY AS t(p, i) ORDER BY i) AS ordered', [
+          this.#channel,
+          payloads,
+        ])
       } catch (error) {
         // Reported once per batch, and the loop goes on: what is still pending is sent (a subscriber fills the gap
         // from the run log), and the next publish is not left waiting behind a send that never comes.

@@ -108,7 +108,7 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
             if (mode === 'switch') setPipeline(client, true)
             const begun = client.query('BEGIN')
             begun.catch(() => {})
-            const value = await callback(pipelineExecutor(client))
+            const value = await callback(clientExecutor(client, true))
             await begun
             if (broken) throw broken
             // COMMIT only now: every statement's result has been seen (an empty reservation throws before it).
@@ -117,13 +117,7 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
             return value
           }
           await client.query('BEGIN')
-          const executor: SqlExecutor = {
-            query: async <R>(text: string, values?: unknown[]) => {
-              const result = await client.query(text, values as unknown[])
-              return { rows: result.rows as R[], rowCount: result.rowCount }
-            },
-          }
-          const value = await callback(executor)
+          const value = await callback(clientExecutor(client, false))
           // The connection broke after the last statement: nothing was committed, the error says so (and is retried).
           if (broken) throw broken
           commitSent = true
@@ -182,9 +176,10 @@ function setPipeline(client: pg.PoolClient, on: boolean): void {
   ;(client as unknown as { pipeline: boolean }).pipeline = on
 }
 
-function pipelineExecutor(client: pg.PoolClient): SqlExecutor {
+/** Statements on one checked-out client (a transaction's); `pipelined` when the client is in pipeline mode. */
+function clientExecutor(client: pg.PoolClient, pipelined: boolean): SqlExecutor {
   return {
-    pipelined: true,
+    ...(pipelined ? { pipelined } : {}),
     query: async <R>(text: string, values?: unknown[]) => {
       const result = await client.query(text, values as unknown[])
       return { rows: result.rows as R[], rowCount: result.rowCount }
