@@ -11,6 +11,7 @@ import {
   type StoreBatch,
   type Stores,
   StoreError,
+  type StoreWrite,
 } from '../index.js'
 import { StepWriter } from './step-writer.js'
 
@@ -31,6 +32,25 @@ function recordingStores(): { stores: Stores; commits: string[][] } {
   }
   for (const kind of ['sessions', 'runs', 'executions', 'snapshots'] as const) (stores[kind] as { batch?: StoreBatch }).batch = batch
   return { stores, commits }
+}
+
+/** Replaces the stores' shared batch with one that rejects the first commit `fails` picks (once), and writes the rest. */
+function failOnce(stores: Stores, fails: (writes: readonly StoreWrite[]) => boolean, error: Error): { failed: () => boolean } {
+  const batch = (stores.sessions as { batch?: StoreBatch }).batch!
+  let failed = false
+  const failing: StoreBatch = {
+    specificationVersion: 'v1',
+    stores: batch.stores,
+    write: (writes) => {
+      if (!failed && fails(writes)) {
+        failed = true
+        return Promise.reject(error)
+      }
+      return batch.write(writes)
+    },
+  }
+  for (const kind of ['sessions', 'runs', 'executions', 'snapshots'] as const) (stores[kind] as { batch?: StoreBatch }).batch = failing
+  return { failed: () => failed }
 }
 
 describe('step batching', () => {
@@ -104,27 +124,14 @@ describe('step batching', () => {
 
   it('when the last commit fails, the run ends failed: the stream and the log get run.failed only, gap-free', async () => {
     const { stores, commits } = recordingStores()
-    const batch = (stores.sessions as { batch?: StoreBatch }).batch!
-    let failed = false
-    const failing: StoreBatch = {
-      specificationVersion: 'v1',
-      stores: batch.stores,
-      write: (writes) => {
-        // The run's last commit (its end with the final snapshot) fails once.
-        if (!failed && writes.some((write) => write.type === 'run.update')) {
-          failed = true
-          return Promise.reject(new StoreError('[test] the disk is full'))
-        }
-        return batch.write(writes)
-      },
-    }
-    for (const kind of ['sessions', 'runs', 'executions', 'snapshots'] as const) (stores[kind] as { batch?: StoreBatch }).batch = failing
+    // The run's last commit (its end with the final snapshot) fails once.
+    const outage = failOnce(stores, (writes) => writes.some((write) => write.type === 'run.update'), new StoreError('[test] the disk is full'))
     const runtime = new AgentRuntime(new Extensions().setStores(stores))
     const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'done' }]), tools: { add } }, input: 'x' })
     const streamed: string[] = []
     for await (const event of stream) streamed.push(event.type)
     const output = await stream.result
-    expect(failed).toBe(true)
+    expect(outage.failed()).toBe(true)
     expect(output.finishReason).toBe('error')
     expect(output.error?.message).toContain('the disk is full')
     expect(streamed.filter((type) => type === 'run.finished' || type === 'run.failed')).toEqual(['run.failed'])
@@ -187,25 +194,12 @@ describe('step batching', () => {
 
   it('a commit that fails writes nothing and loses nothing: its events are logged by the failure path, gap-free', async () => {
     const { stores, commits } = recordingStores()
-    const batch = (stores.sessions as { batch?: StoreBatch }).batch!
-    let failed = false
-    const failing: StoreBatch = {
-      specificationVersion: 'v1',
-      stores: batch.stores,
-      write: (writes) => {
-        // The first commit after the tool ran (its finish, results, events and snapshot) fails once.
-        if (!failed && writes.some((write) => write.type === 'execution.finish')) {
-          failed = true
-          return Promise.reject(new StoreError('[test] the connection dropped'))
-        }
-        return batch.write(writes)
-      },
-    }
-    for (const kind of ['sessions', 'runs', 'executions', 'snapshots'] as const) (stores[kind] as { batch?: StoreBatch }).batch = failing
+    // The first commit after the tool ran (its finish, results, events and snapshot) fails once.
+    const outage = failOnce(stores, (writes) => writes.some((write) => write.type === 'execution.finish'), new StoreError('[test] the connection dropped'))
     const runtime = new AgentRuntime(new Extensions().setStores(stores))
     const model = mockModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'never reached' }])
     const output = await runtime.run({ agent: { name: 'a', model, tools: { add } }, input: 'x' })
-    expect(failed).toBe(true)
+    expect(outage.failed()).toBe(true)
     expect(output.finishReason).toBe('error')
     expect(output.error?.message).toContain('the connection dropped')
     const events = await runtime.runs.listEvents(output.runId)
