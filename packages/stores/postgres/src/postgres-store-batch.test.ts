@@ -18,6 +18,7 @@ import { afterEach, expect, it } from 'vitest'
 import { createPostgresStores, postgresStores, type PostgresStores } from './postgres-stores.js'
 import { poolDatabase, type SqlDatabase, type SqlExecutor } from './sql-database.js'
 import { databaseUrl, describePostgres, dropSchema, randomSchemaName } from './test-support/postgres-test-database.js'
+import { recordWire } from './test-support/wire-timeline.js'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -209,18 +210,7 @@ describePostgres('PostgresStoreBatch', () => {
   it('sends a batch’s statements together: BEGIN and one statement per group before the first reply, COMMIT after the last', async () => {
     const stores = await freshStores()
     await seed(stores)
-    const timeline: string[] = []
-    stores.pool.on('acquire', (client) => {
-      const spied = client as unknown as { spied?: boolean; connection: { sync(): void; query(text: string): void } }
-      if (spied.spied) return
-      spied.spied = true
-      const { connection } = spied
-      const [sync, query] = [connection.sync.bind(connection), connection.query.bind(connection)]
-      connection.sync = () => (timeline.push('statement'), sync())
-      connection.query = (text: string) => (timeline.push(text), query(text))
-      const send = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>
-      ;(client as unknown as { query: typeof send }).query = (...args) => send(...args).finally(() => timeline.push('reply'))
-    })
+    const timeline = recordWire(stores.pool, { replies: true })
     const results = await stores.sessions.batch!.write(stepEnd())
     expect((results[2] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([2, 3])
     // finishes · append · events of two runs · snapshot · run update: five statements written before any reply; the

@@ -5,6 +5,7 @@ import pg from 'pg'
 import { afterEach, expect, it } from 'vitest'
 import { poolDatabase } from './sql-database.js'
 import { databaseUrl, describePostgres } from './test-support/postgres-test-database.js'
+import { recordWire } from './test-support/wire-timeline.js'
 
 const pools: pg.Pool[] = []
 afterEach(async () => {
@@ -33,17 +34,7 @@ describePostgres('poolDatabase', () => {
   it('a pipelined transaction writes every statement before the first reply, and its client leaves pipeline mode', async () => {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 })
     pools.push(pool)
-    // The wire, as the client writes it: a statement with parameters ends with a Sync message, BEGIN and COMMIT
-    // are simple queries.
-    const timeline: string[] = []
-    pool.on('acquire', (client) => {
-      const connection = (client as unknown as { connection: { sync(): void; query(text: string): void } }).connection
-      if ((connection as { spied?: boolean }).spied) return
-      Object.assign(connection, { spied: true })
-      const [sync, query] = [connection.sync.bind(connection), connection.query.bind(connection)]
-      connection.sync = () => (timeline.push('sync'), sync())
-      connection.query = (text: string) => (timeline.push(`simple ${text}`), query(text))
-    })
+    const timeline = recordWire(pool)
     const database = poolDatabase(pool)
     const result = await database.transaction(
       async (transaction) => {
@@ -57,7 +48,7 @@ describePostgres('poolDatabase', () => {
     )
     expect(result).toEqual([1, 2])
     // BEGIN, then both statements on the wire before any reply; COMMIT only after the replies.
-    expect(timeline).toEqual(['simple BEGIN', 'sync', 'sync', 'reply a', 'reply b', 'simple COMMIT'])
+    expect(timeline).toEqual(['BEGIN', 'statement', 'statement', 'reply a', 'reply b', 'COMMIT'])
     const client = await pool.connect()
     try {
       expect((client as unknown as { pipeline: boolean }).pipeline).toBe(false)
