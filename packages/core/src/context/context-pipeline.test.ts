@@ -132,6 +132,67 @@ describe('ContextPipeline', () => {
     expect(window.messages).toEqual(before)
   })
 
+  it('a growing window reuses the last request array: the new messages and this build\'s adapter tail are added, the last tail is cut', async () => {
+    let step = 0
+    const pipeline = new ContextPipeline({
+      adapters: [instructionsAdapter, historyAdapter, { name: 'tail', apply: (draft) => void draft.messages.push({ role: 'user', content: `tail ${step}` }) }],
+    })
+    const window = windowOf(history)
+    step = 1
+    const first = await pipeline.build(input(), window.messages, window.tokens)
+    const system: ModelMessage = { role: 'system', content: 'You are helpful.' }
+    expect(first.request.messages).toEqual([system, ...history, { role: 'user', content: 'tail 1' }])
+    const answer: ModelMessage = { role: 'assistant', content: [{ type: 'text', text: 'Rain.' }] }
+    window.add([{ kind: 'message', message: answer, sessionId: 's', seq: 4, createdAt: 0 }])
+    step = 2
+    const second = await pipeline.build(input(), window.messages, window.tokens)
+    expect(second.request.messages).toBe(first.request.messages)
+    expect(second.request.messages).toEqual([system, ...history, answer, { role: 'user', content: 'tail 2' }])
+    expect(second.tokens).toBe(countMessagesTokens(second.request.messages))
+  })
+
+  it('every build equals a fresh pipeline\'s over the same inputs, across appends, compactions, instruction changes and adapters before the history', async () => {
+    let preamble: ModelMessage | undefined
+    let tail = 0
+    const adapters: ContextAdapter[] = [
+      { name: 'preamble', apply: (draft) => void (preamble && draft.messages.push(preamble)) },
+      instructionsAdapter,
+      historyAdapter,
+      { name: 'tail', apply: (draft) => void (tail % 3 && draft.messages.push({ role: 'user', content: `tail ${tail}` })) },
+    ]
+    const pipeline = new ContextPipeline({ adapters })
+    const window = windowOf(history)
+    let seq = history.length
+    let instructions = 'You are helpful.'
+    const reused = new Set<ModelMessage[]>()
+    for (let round = 0; round < 60; round++) {
+      tail = round
+      // A fixed mix of what happens between two steps: appends (most rounds), a compaction, new instructions,
+      // a preamble message (the same object, or a new one) before the history.
+      const append = () => {
+        seq++
+        window.add([{ kind: 'message', message: { role: seq % 2 ? 'assistant' : 'user', content: `message ${seq}` } as ModelMessage, sessionId: 's', seq, createdAt: 0 }])
+      }
+      if (round % 11 === 5) {
+        // The window loses its head, then grows past its old length before the next build.
+        const length = window.messages.length
+        window.applyCompaction({ strategy: 'truncate', throughSeq: seq - 2 })
+        while (window.messages.length <= length) append()
+      }
+      if (round % 13 === 7) instructions = `You are helpful (${round}).`
+      if (round % 17 === 3) preamble = { role: 'user', content: `preamble ${round}` }
+      if (round % 4 !== 0) append()
+      const built = await pipeline.build(input({ instructions }), window.messages, window.tokens)
+      const fresh = await new ContextPipeline({ adapters }).build(input({ instructions }), window.messages, window.tokens)
+      expect(built.request.messages, `round ${round}`).toEqual(fresh.request.messages)
+      expect(built.tokens, `round ${round}`).toBe(fresh.tokens)
+      reused.add(built.request.messages)
+    }
+    // Most builds reused the array; a compaction, an instruction change or a new preamble started a new one.
+    expect(reused.size).toBeGreaterThan(1)
+    expect(reused.size).toBeLessThan(20)
+  })
+
   it('re-reads a live adapter iterable on every build', async () => {
     const live: ContextAdapter[] = [historyAdapter]
     const pipeline = new ContextPipeline({ adapters: { [Symbol.iterator]: () => live[Symbol.iterator]() } })

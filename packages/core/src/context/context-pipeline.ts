@@ -55,8 +55,9 @@ export class ContextPipeline {
       for (let i = before; i < draft.messages.length; i++) extraTokens += countMessageTokens(draft.messages[i]!, this.tokenizer)
     }
     const systemText = draft.system.join('\n\n')
-    const head: ModelMessage[] = systemText ? [{ role: 'system', content: systemText }] : []
-    const messages = beforeHistory ? head.concat(beforeHistory, windowMessages, draft.messages) : head.concat(draft.messages, windowMessages)
+    const messages = beforeHistory
+      ? this.#assemble(windowMessages, systemText, beforeHistory, draft.messages)
+      : this.#assemble(windowMessages, systemText, draft.messages, noMessages)
     // Unchanged tools keep the caller's array, whose token count is cached by identity.
     const tools = sameTools(draft.tools, input.tools) ? input.tools : draft.tools
     // Built whole, every field the run sets later included (a field added afterwards gives the request a map V8
@@ -64,6 +65,39 @@ export class ContextPipeline {
     const request: ModelRequest = tools.length ? { messages, tools, maxOutputTokens: undefined } : { messages, maxOutputTokens: undefined }
     const tokens = windowTokens + extraTokens + (systemText ? this.#systemTokens(systemText) : 0) + this.#toolTokens(tools)
     return { request, tokens }
+  }
+
+  /** The last request's messages per history window (see `#assemble`). */
+  readonly #assembled = new WeakMap<ModelMessage[], AssembledMessages>()
+
+  /**
+   * The request's messages: the system message, `before`, the history window, `after`. A run's window only grows
+   * between two steps, so the previous step's array is reused: the adapters' messages after the window are cut
+   * off, the window's new messages and the new `after` are pushed. Copying the whole history into a new array
+   * every step made each step cost O(history) (16 KB of allocation per step at 2,000 messages). The array is
+   * rebuilt when anything before the window's new tail changed: the system text, the messages before the
+   * history, or the window itself (a compaction drops its head). This is why a model must read
+   * `request.messages` during its call and copy it to keep it (see `ModelRequest`).
+   */
+  #assemble(window: ModelMessage[], system: string, before: ModelMessage[], after: ModelMessage[]): ModelMessage[] {
+    const last = this.#assembled.get(window)
+    if (last !== undefined && last.system === system && last.windowLength <= window.length && sameMessages(last.before, before)) {
+      const { windowLength } = last
+      if (windowLength === 0 || (window[0] === last.windowFirst && window[windowLength - 1] === last.windowLast)) {
+        const { messages } = last
+        messages.length = (system ? 1 : 0) + before.length + windowLength
+        for (let index = windowLength; index < window.length; index++) messages.push(window[index]!)
+        for (let index = 0; index < after.length; index++) messages.push(after[index]!)
+        last.windowLength = window.length
+        last.windowFirst = window[0]
+        last.windowLast = window[window.length - 1]
+        return messages
+      }
+    }
+    const head: ModelMessage[] = system ? [{ role: 'system', content: system }] : []
+    const messages = head.concat(before, window, after)
+    this.#assembled.set(window, { messages, system, before: before.length ? before.slice() : noMessages, windowLength: window.length, windowFirst: window[0], windowLast: window[window.length - 1] })
+    return messages
   }
 
   #lastSystem = ''
@@ -93,6 +127,24 @@ export class ContextPipeline {
     }
     return cached
   }
+}
+
+/** What `#assemble` built last for a window, and from what. */
+interface AssembledMessages {
+  messages: ModelMessage[]
+  system: string
+  before: ModelMessage[]
+  windowLength: number
+  windowFirst: ModelMessage | undefined
+  windowLast: ModelMessage | undefined
+}
+
+const noMessages: ModelMessage[] = []
+
+function sameMessages(a: ModelMessage[], b: ModelMessage[]): boolean {
+  if (a.length !== b.length) return false
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false
+  return true
 }
 
 function sameTools(a: ToolSpecification[], b: ToolSpecification[]): boolean {

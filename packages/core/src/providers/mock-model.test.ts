@@ -104,8 +104,10 @@ describe('mockModel', () => {
     await collect(model.stream(first))
     await collect(model.stream(second))
     expect(model.calls).toEqual([first, second])
-    expect(model.calls[0]).toBe(first)
     expect(model.turnIndex).toBe(2)
+    // Recorded as sent: the runtime appends the next step's messages to the array it sent, which the record must not show.
+    first.messages.push({ role: 'user', content: 'appended after the call' })
+    expect(model.calls[0]!.messages).toEqual([{ role: 'user', content: 'first' }])
   })
 
   it('accepts a script function that receives the request and the turn index', async () => {

@@ -30,7 +30,7 @@ export interface MockModelOptions {
 }
 
 export interface MockModel extends LanguageModel {
-  /** Every request received, in order. */
+  /** Every request received, in order (each with a copy of its messages as they were when it was sent). */
   readonly calls: ModelRequest[]
   /** Turns consumed so far. */
   readonly turnIndex: number
@@ -67,7 +67,8 @@ export function mockModel(script: MockScript, options: MockModelOptions = {}): M
     stream(request: ModelRequest, callOptions?: ModelCallOptions): AsyncIterable<StreamPart> {
       return new MockStream(() => {
         const turnIndex = index++
-        if (options.recordCalls !== false) calls.push(request)
+        // A copy of the messages: the runtime appends the next step's messages to the array it sent.
+        if (options.recordCalls !== false) calls.push({ ...request, messages: request.messages.slice() })
         if (typeof script === 'function') return { turn: script(request, turnIndex), turnIndex }
         const turn = script[turnIndex]
         if (!turn) {

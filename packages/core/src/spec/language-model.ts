@@ -23,7 +23,11 @@ export interface ToolSpecification {
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string }
 
 export interface ModelRequest {
-  /** Messages in order; system instructions come first as `role: 'system'`. */
+  /**
+   * Messages in order; system instructions come first as `role: 'system'`. Read them during the call: the runtime
+   * reuses this array for the run's next step (it appends the step's messages once the call has ended), so a
+   * model that keeps a request after its call returns must copy `messages`.
+   */
   messages: ModelMessage[]
   tools?: ToolSpecification[]
   toolChoice?: ToolChoice
