@@ -88,6 +88,40 @@ describe('tool calls', () => {
     expect(record?.status).toBe('failed')
   })
 
+  it('a tool gets its call\'s context; a spread of it keeps the signal, which a cancelled run aborts', async () => {
+    const seen: Array<Record<string, unknown>> = []
+    let release: (() => void) | undefined
+    const probe = defineTool({
+      name: 'probe',
+      description: 'p',
+      inputSchema: z.object({}),
+      execute: (_input, context) => {
+        // A wrapper that passes a copy of the context on, as middleware does.
+        const copy = { ...context, via: 'wrapper' }
+        seen.push(copy)
+        return new Promise((resolve) => {
+          release = () => resolve('released')
+          copy.signal.addEventListener('abort', () => resolve('aborted'), { once: true })
+        })
+      },
+    })
+    const model = mockModel([{ toolCalls: [{ name: 'probe', args: {}, id: 'c1' }] }, { text: 'done' }])
+    const runtime = new AgentRuntime()
+    const controller = new AbortController()
+    const running = runtime.run({ agent: { name: 'a', model, tools: { probe } }, input: 'x', signal: controller.signal })
+    await expect.poll(() => seen.length).toBe(1)
+    const context = seen[0]!
+    expect(Object.keys(context).sort()).toEqual(['artifacts', 'callId', 'idempotencyKey', 'nested', 'runId', 'runtime', 'sessionId', 'signal', 'step', 'toolName', 'via'])
+    expect(context).toMatchObject({ callId: 'c1', toolName: 'probe', step: 1, idempotencyKey: `${context.runId}:1:c1` })
+    expect(context.signal).toBeInstanceOf(AbortSignal)
+    expect((context.signal as AbortSignal).aborted).toBe(false)
+    controller.abort()
+    const output = await running
+    expect(output.finishReason).toBe('cancelled')
+    expect((context.signal as AbortSignal).aborted).toBe(true)
+    expect(release).toBeDefined()
+  })
+
   it('huge output is truncated head-and-tail in the context and kept whole as an artifact', async () => {
     const big = 'HEAD' + 'x'.repeat(100_000) + 'TAIL'
     const dump = defineTool({ name: 'dump', description: 'd', inputSchema: z.object({}), execute: () => big })

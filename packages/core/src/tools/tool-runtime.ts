@@ -151,38 +151,9 @@ export class ToolRuntime {
     }
 
     input.emit({ type: 'tool.started', step: input.step, callId: call.callId, toolName: call.toolName })
-    // The call's AbortSignal is created only if the tool reads it: most tools never do, and an
-    // AbortController plus its listeners is a measurable share of a step.
-    let controller: AbortController | undefined
-    const callSignal = (): AbortSignal => {
-      if (!controller) {
-        controller = new AbortController()
-        if (isAborted(input.signal)) controller.abort(input.signal.reason)
-        else {
-          const forward = () => controller!.abort(input.signal.reason)
-          input.signal.addEventListener('abort', forward, { once: true })
-          detach = () => input.signal.removeEventListener('abort', forward)
-        }
-      }
-      return controller.signal
-    }
-    let detach: (() => void) | undefined
     const timeoutMs = tool.timeoutMs ?? input.policy.toolTimeoutMs
     let timer: NodeJS.Timeout | undefined
-    const context: ToolExecutionContext = {
-      runId: input.runId,
-      sessionId: input.sessionId,
-      step: input.step,
-      callId: call.callId,
-      toolName: call.toolName,
-      idempotencyKey,
-      get signal() {
-        return callSignal()
-      },
-      runtime: input.runtime,
-      artifacts: input.artifacts,
-      nested: input.nested,
-    }
+    const context = new CallContext(input, call.callId, call.toolName, idempotencyKey)
     try {
       let value: unknown = tool.execute(parsed.value, context)
       // A synchronous tool has returned already: no timer, no race. An asynchronous one races its deadline
@@ -193,7 +164,7 @@ export class ToolRuntime {
             const error = new ToolTimeoutError(`Tool "${call.toolName}" timed out after ${timeoutMs} ms.`)
             // Rejected before the abort: a tool that settles on abort must not win the race with a late value.
             reject(error)
-            controller?.abort(error)
+            context.abort(error)
           }, timeoutMs)
         })
         deadline.catch(() => {})
@@ -220,7 +191,7 @@ export class ToolRuntime {
       return failed(input, call, started, code, `Tool "${call.toolName}" failed: ${message}`, true)
     } finally {
       if (timer) clearTimeout(timer)
-      detach?.()
+      context.detach()
     }
   }
 
@@ -267,6 +238,75 @@ export class ToolRuntime {
       metadata: { runId: input.runId, callId: call.callId, tool: tool.id },
     })
     return truncateOutput(result, maxBytes, artifact.id).value
+  }
+}
+
+/**
+ * A tool call's context. Its AbortSignal is created only if the tool reads `signal` (most tools never do, and an
+ * AbortController with its listener is a measurable share of a step). `signal` is an own, enumerable getter, so
+ * a spread of the context still carries it, and it is defined from one shared descriptor: an object literal with
+ * a getter cost 650 bytes more per call (a new getter closure, and a new hidden class for each object).
+ */
+class CallContext implements ToolExecutionContext {
+  readonly runId: string
+  readonly sessionId: string
+  readonly step: number
+  readonly callId: string
+  readonly toolName: string
+  readonly idempotencyKey: string
+  declare readonly signal: AbortSignal
+  readonly runtime: RuntimeStore | undefined
+  readonly artifacts: ArtifactStore
+  readonly nested: ToolExecutionContext['nested']
+  readonly #runSignal: AbortSignal
+  #controller: AbortController | undefined = undefined
+  #detach: (() => void) | undefined = undefined
+
+  static readonly #signalProperty: PropertyDescriptor = {
+    get(this: CallContext) {
+      return this.#callSignal()
+    },
+    enumerable: true,
+    configurable: false,
+  }
+
+  constructor(input: ExecuteCallsInput, callId: string, toolName: string, idempotencyKey: string) {
+    this.runId = input.runId
+    this.sessionId = input.sessionId
+    this.step = input.step
+    this.callId = callId
+    this.toolName = toolName
+    this.idempotencyKey = idempotencyKey
+    this.runtime = input.runtime
+    this.artifacts = input.artifacts
+    this.nested = input.nested
+    this.#runSignal = input.signal
+    Object.defineProperty(this, 'signal', CallContext.#signalProperty)
+  }
+
+  #callSignal(): AbortSignal {
+    if (!this.#controller) {
+      const controller = new AbortController()
+      const runSignal = this.#runSignal
+      this.#controller = controller
+      if (isAborted(runSignal)) controller.abort(runSignal.reason)
+      else {
+        const forward = () => controller.abort(runSignal.reason)
+        runSignal.addEventListener('abort', forward, { once: true })
+        this.#detach = () => runSignal.removeEventListener('abort', forward)
+      }
+    }
+    return this.#controller.signal
+  }
+
+  /** Aborts the call's signal, if the tool asked for it (its own timeout). */
+  abort(reason: unknown): void {
+    this.#controller?.abort(reason)
+  }
+
+  /** Stops forwarding the run's abort to the call (the call has ended). */
+  detach(): void {
+    this.#detach?.()
   }
 }
 
