@@ -262,6 +262,48 @@ describe('step batching', () => {
     expect(landed).toEqual(['b', 'c', 'd'])
   })
 
+  it('with the memory stores\' own batch a commit is written and its queued results delivered before commit() returns', async () => {
+    const stores = memoryStores()
+    await stores.sessions.createSession({ id: 's' })
+    const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
+    const delivered: number[] = []
+    writer.defer({ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'hi' } }] }, (stored) => {
+      delivered.push(...stored.map((entry) => entry.seq))
+    })
+    const committing = writer.commit([{ type: 'execution.start', execution: { key: 'r:1:a', runId: 'r', step: 1, callId: 'a', toolName: 'add', args: {} } }])
+    // No async round: the entry is stored and its seq handed back synchronously.
+    expect(delivered).toEqual([1])
+    expect(writer.queued).toEqual([])
+    const [started] = await committing
+    expect(started).toMatchObject({ created: true, record: { key: 'r:1:a', status: 'started' } })
+    expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1])
+    // A synchronous failure rejects the commit and writes nothing (the append before it is undone).
+    writer.defer({ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'lost?' } }] })
+    await expect(writer.commit([{ type: 'execution.finish', key: 'never-started', outcome: { status: 'succeeded', result: 1 } }], true)).rejects.toThrow(/never started/)
+    expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1])
+    expect(writer.queued).toHaveLength(1)
+  })
+
+  it('a memory batch whose store method was replaced goes through it, and a commit made meanwhile waits for it (call order kept)', async () => {
+    const stores = memoryStores()
+    await stores.sessions.createSession({ id: 's' })
+    const landed: string[] = []
+    const start = stores.executions.start.bind(stores.executions)
+    // A wrapper on the instance (instrumentation, a test double) that takes a while.
+    stores.executions.start = async (execution) => {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      landed.push(`start ${execution.callId}`)
+      return start(execution)
+    }
+    const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
+    const first = writer.commit([{ type: 'execution.start', execution: { key: 'r:1:a', runId: 'r', step: 1, callId: 'a', toolName: 'add', args: {} } }])
+    const second = writer.commit([{ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'after' } }], fence: undefined, expectedLastSeq: undefined }])
+    void second.then(() => landed.push('append'))
+    await Promise.all([first, second])
+    expect(landed).toEqual(['start a', 'append'])
+    expect((await stores.executions.get('r:1:a'))?.status).toBe('started')
+  })
+
   it('stores without a shared batch get one call per write, in the durable order', async () => {
     const stores = memoryStores()
     const calls: string[] = []

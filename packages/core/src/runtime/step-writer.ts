@@ -2,6 +2,7 @@
 // registered stores share one (two commits per durable step), else one store call per write, in order.
 import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '../spec/store-batch.js'
 import type { Stores } from '../spec/stores.js'
+import { type SynchronousBatch, writeNow } from '../stores/memory/memory-write.js'
 
 type Done = ((result: StoreWriteResult) => void) | undefined
 
@@ -13,9 +14,13 @@ export class StepWriter {
   #queue: StoreWrite[] = []
   #done: Done[] = []
 
+  /** The batch, when it applies writes synchronously (the memory stores'): a commit then needs no async round. */
+  readonly #now: SynchronousBatch | undefined
+
   constructor(stores: Stores, batch: StoreBatch | undefined) {
     this.#stores = stores
     this.batch = batch
+    this.#now = batch !== undefined && typeof (batch as Partial<SynchronousBatch>)[writeNow] === 'function' ? (batch as unknown as SynchronousBatch) : undefined
   }
 
   /** The queued writes (not yet committed). */
@@ -38,6 +43,14 @@ export class StepWriter {
     // become durable before the earlier one that carries the assistant message asking for them. Each commit
     // waits for the one before it (only when one is still in flight: one async call per commit otherwise).
     const previous = this.#inFlight
+    if (previous === undefined && this.#now !== undefined) {
+      try {
+        const results = this.#commitSync(this.#now, writes, keepOnFailure)
+        if (results !== undefined) return Promise.resolve(results)
+      } catch (error) {
+        return Promise.reject(error)
+      }
+    }
     const ticket = ++this.#tickets
     const committing = this.#commitNow(previous, ticket, writes, keepOnFailure)
     this.#inFlight = committing
@@ -46,6 +59,30 @@ export class StepWriter {
 
   #inFlight: Promise<unknown> | undefined
   #tickets = 0
+
+  /** A commit through a synchronous batch; undefined when the batch cannot take these writes synchronously (then the async path runs). */
+  #commitSync(batch: SynchronousBatch, writes: readonly StoreWrite[], keepOnFailure: boolean): StoreWriteResult[] | undefined {
+    const queued = this.#queue
+    const done = this.#done
+    if (!queued.length && !writes.length) return []
+    const all = queued.length ? (writes.length ? queued.concat(writes) : queued) : writes
+    let results: StoreWriteResult[] | undefined
+    try {
+      results = batch[writeNow](all)
+    } catch (error) {
+      // The batch wrote nothing: the queued writes stay queued only if asked (as in the async path).
+      if (!keepOnFailure) {
+        this.#queue = []
+        this.#done = []
+      }
+      throw error
+    }
+    if (results === undefined) return undefined
+    this.#queue = []
+    this.#done = []
+    for (let index = 0; index < done.length; index++) done[index]?.(results[index]!)
+    return queued.length ? results.slice(queued.length) : results
+  }
 
   async #commitNow(previous: Promise<unknown> | undefined, ticket: number, writes: readonly StoreWrite[], keepOnFailure: boolean): Promise<StoreWriteResult[]> {
     try {

@@ -84,6 +84,11 @@ export class ToolRuntime {
       return stepAborted
     }
     try {
+      // One call (most steps): executed here, without the parallel pool's extra async layer.
+      if (callsInput.calls.length === 1) {
+        const outcome = await this.#executeOne(callsInput.calls[0]!, callsInput, aborted)
+        return { outcomes: [outcome], violation: violationOf(outcome, callsInput.policy) }
+      }
       return await this.#executeAll(callsInput, aborted)
     } finally {
       if (onAbort) callsInput.signal.removeEventListener('abort', onAbort)
@@ -92,10 +97,6 @@ export class ToolRuntime {
 
   async #executeAll(input: ExecuteCallsInput, aborted: StepAborted): Promise<ExecuteCallsResult> {
     const { calls } = input
-    if (calls.length === 1) {
-      const outcome = await this.#executeOne(calls[0]!, input, aborted)
-      return { outcomes: [outcome], violation: violationOf(outcome, input.policy) }
-    }
     const outcomes: ToolCallOutcome[] = Array.from({ length: calls.length })
     let violation: string | undefined
     let next = 0

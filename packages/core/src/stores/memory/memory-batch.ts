@@ -2,7 +2,7 @@
 // applied ones when a later write fails, so a batch is all or nothing like a database transaction.
 import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '../../spec/store-batch.js'
 import { applyStoreWrite } from '../../runtime/step-writer.js'
-import { type AppliedWrite, applyWrite, type BatchableMemoryStore } from './memory-write.js'
+import { type AppliedWrite, applyWrite, type BatchableMemoryStore, type SynchronousBatch, writeNow } from './memory-write.js'
 import { MemoryExecutionStore } from './memory-execution-store.js'
 import { MemoryRunStore } from './memory-run-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
@@ -11,7 +11,7 @@ import { MemorySnapshotStore } from './memory-snapshot-store.js'
 /** The undo of a write that went through a replaced method (nothing to take back here). */
 const noUndo = (): void => {}
 
-export class MemoryStoreBatch implements StoreBatch {
+export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
   readonly specificationVersion = 'v1' as const
   readonly stores: BatchedStores
 
@@ -20,6 +20,45 @@ export class MemoryStoreBatch implements StoreBatch {
   }
 
   async write(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
+    return this[writeNow](writes) ?? this.#writeThrough(writes)
+  }
+
+  /** The writes applied synchronously through the stores' own logic (all or nothing), or undefined when a method was replaced. */
+  [writeNow](writes: readonly StoreWrite[]): StoreWriteResult[] | undefined {
+    for (let index = 0; index < writes.length; index++) if (!this.#native(writes[index]!)) return undefined
+    const applied: AppliedWrite[] = []
+    try {
+      for (let index = 0; index < writes.length; index++) applied.push(this.#apply(writes[index]!)!)
+    } catch (error) {
+      for (let index = applied.length - 1; index >= 0; index--) applied[index]!.undo()
+      throw error
+    }
+    const results: StoreWriteResult[] = []
+    for (let index = 0; index < applied.length; index++) results.push(applied[index]!.result)
+    return results
+  }
+
+  /** True when the write's store method is the memory store's own (not replaced on the instance). */
+  #native(write: StoreWrite): boolean {
+    const { stores } = this
+    switch (write.type) {
+      case 'session.append':
+        return stores.sessions.append === MemorySessionStore.prototype.append
+      case 'execution.start':
+        return stores.executions.start === MemoryExecutionStore.prototype.start
+      case 'execution.finish':
+        return stores.executions.finish === MemoryExecutionStore.prototype.finish
+      case 'run.events':
+        return stores.runs.appendEvents === MemoryRunStore.prototype.appendEvents
+      case 'run.update':
+        return stores.runs.updateRun === MemoryRunStore.prototype.updateRun
+      case 'snapshot.save':
+        return stores.snapshots.save === MemorySnapshotStore.prototype.save
+    }
+  }
+
+  /** A batch with a replaced method: each write goes through the method that handles it, with undos for the others. */
+  async #writeThrough(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
     const results: StoreWriteResult[] = []
     const undos: Array<() => void> = []
     try {
@@ -43,20 +82,19 @@ export class MemoryStoreBatch implements StoreBatch {
 
   /** Applies a write through the memory store's own logic, or returns undefined when its method was replaced. One case per write type keeps each call site on one store class. */
   #apply(write: StoreWrite): AppliedWrite | undefined {
+    if (!this.#native(write)) return undefined
     const { stores } = this
     switch (write.type) {
       case 'session.append':
-        return stores.sessions.append === MemorySessionStore.prototype.append ? (stores.sessions as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
+        return (stores.sessions as unknown as BatchableMemoryStore)[applyWrite](write)
       case 'execution.start':
-        return stores.executions.start === MemoryExecutionStore.prototype.start ? (stores.executions as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
       case 'execution.finish':
-        return stores.executions.finish === MemoryExecutionStore.prototype.finish ? (stores.executions as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
+        return (stores.executions as unknown as BatchableMemoryStore)[applyWrite](write)
       case 'run.events':
-        return stores.runs.appendEvents === MemoryRunStore.prototype.appendEvents ? (stores.runs as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
       case 'run.update':
-        return stores.runs.updateRun === MemoryRunStore.prototype.updateRun ? (stores.runs as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
+        return (stores.runs as unknown as BatchableMemoryStore)[applyWrite](write)
       case 'snapshot.save':
-        return stores.snapshots.save === MemorySnapshotStore.prototype.save ? (stores.snapshots as unknown as BatchableMemoryStore)[applyWrite](write) : undefined
+        return (stores.snapshots as unknown as BatchableMemoryStore)[applyWrite](write)
     }
   }
 }

@@ -12,3 +12,14 @@ export interface AppliedWrite {
 export interface BatchableMemoryStore {
   [applyWrite](write: StoreWrite): AppliedWrite
 }
+
+/**
+ * A batch that can apply writes synchronously: the results, or undefined when it cannot (a store method replaced
+ * on its instance), and then `write()` runs them. The run's StepWriter uses it to commit without an async round
+ * (internal to the kernel and the memory stores).
+ */
+export const writeNow = Symbol('spindle.memory.writeNow')
+
+export interface SynchronousBatch {
+  [writeNow](writes: readonly StoreWrite[]): StoreWriteResult[] | undefined
+}
