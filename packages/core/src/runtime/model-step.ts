@@ -3,7 +3,7 @@
 import { AbortedError, ProviderError, StreamInterruptedError } from '../errors/errors.js'
 import { SpindleError } from '../errors/spindle-error.js'
 import type { RuntimePolicy } from '../policy/runtime-policy.js'
-import type { AgentEventPayload } from '../spec/events.js'
+import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
 import type { JsonValue } from '../spec/json.js'
 import type { LanguageModel, ModelFinishReason, ModelRequest } from '../spec/language-model.js'
 import type { AssistantMessage, Usage } from '../spec/messages.js'
@@ -22,7 +22,7 @@ export interface ModelStepOptions {
   step: number
   signal: AbortSignal
   policy: RuntimePolicy
-  emit(payload: AgentEventPayload): void
+  emit(payload: AgentEventPayload | AgentEvent): void
   /** Emits a text or reasoning delta (the hot path of a stream). */
   emitDelta?(type: 'text.delta' | 'reasoning.delta', step: number, delta: string): void
   /** Back-pressure from a slow `stream()` consumer. */
@@ -65,7 +65,7 @@ async function streamOnce(
   produced: { value: boolean },
 ): Promise<ModelStepResult> {
   const { step, emit } = options
-  const emitDelta = options.emitDelta ?? ((type: 'text.delta' | 'reasoning.delta', at: number, delta: string) => emit({ type, step: at, delta }))
+  const emitDelta = options.emitDelta ?? ((type: 'text.delta' | 'reasoning.delta', at: number, delta: string) => emit({ type, step: at, delta } as AgentEventPayload))
   let text = ''
   let reasoning = ''
   let signature: string | undefined
@@ -147,7 +147,7 @@ async function streamOnce(
     }
     toolCalls.push(pending)
     content.push({ type: 'tool-call', toolCallId: callId, toolName: call.name, args: pending.args })
-    emit({ type: 'tool.call', step, callId, toolName: call.name, args: pending.args })
+    emit({ type: 'tool.call', step, callId, toolName: call.name, args: pending.args, runId: '', sessionId: '', seq: 0, timestamp: 0 })
   }
   return { message: { role: 'assistant', content }, text, toolCalls, finishReason, usage }
 }

@@ -113,7 +113,7 @@ export class RunExecution {
   // code stays with the class.
 
   /** Emits one event: to the lossless stream, the broadcast bus, and the buffer flushed to the run's event log. */
-  readonly emit: (payload: AgentEventPayload) => void = this.#emit.bind(this)
+  readonly emit: (payload: AgentEventPayload | AgentEvent) => void = this.#emit.bind(this)
   /** A text or reasoning delta, the most frequent event. */
   readonly emitDelta: (type: 'text.delta' | 'reasoning.delta', step: number, delta: string) => void = this.#emitDelta.bind(this)
   readonly #pressure: () => Promise<void> | undefined = this.#whenWritable.bind(this)
@@ -126,9 +126,12 @@ export class RunExecution {
     this.#init.channel?.push(event)
   }
 
-  #emit(payload: AgentEventPayload): void {
+  #emit(payload: AgentEventPayload | AgentEvent): void {
     // Every caller passes a fresh literal, so it becomes the event in place: a spread of payloads of a dozen
-    // shapes was a measurable share of a step.
+    // shapes was a measurable share of a step. The events of every step (step.*, tool.*, snapshot.saved) are
+    // literals that already hold `runId`, `sessionId`, `seq` and `timestamp` (placeholders, set here): fields
+    // added to a literal afterwards go to an out-of-object property array, which the event, and the memory
+    // store's copy of it, then carry for the life of the log (800 bytes a step at N = 1,000).
     const event = this.#stamp(payload)
     this.#events.push(event)
     this.#deliver(event)
@@ -205,7 +208,7 @@ export class RunExecution {
     this.#checkAbort()
     const step = this.state.step + 1
     const stepStarted = performance.now()
-    this.emit({ type: 'step.started', step })
+    this.emit({ type: 'step.started', step, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     const { model } = this.#init
     const budget = this.#contextBudget()
     let built = await this.#buildRequest(step, continuation)
@@ -292,7 +295,7 @@ export class RunExecution {
   }
 
   #stepFinished(step: number, finishReason: string, started: number): void {
-    this.emit({ type: 'step.finished', step, usage: this.state.usage, finishReason, durationMs: performance.now() - started })
+    this.emit({ type: 'step.finished', step, usage: this.state.usage, finishReason, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
   }
 
   /** Marks calls that need a human decision (tool flag, policy names / effect classes, or predicates). */
@@ -540,7 +543,7 @@ export class RunExecution {
     this.state = withState(this.state, { eventSeq: this.#seq + 1, lastSeq: this.#init.window.lastSeq })
     // The snapshot.saved event takes the seq reserved above, so a resume continues after it.
     await this.#writer.commit([{ type: 'snapshot.save', snapshot: this.#snapshot() }])
-    this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step })
+    this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     // The run record is not rewritten per step: the snapshot holds step and usage, the heartbeat renews the lease.
     await this.#flushEvents()
   }
@@ -561,7 +564,7 @@ export class RunExecution {
       lastSeq += write.entries.length
     }
     this.state = withState(this.state, { eventSeq: this.#seq + 1, lastSeq })
-    this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step })
+    this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     const events = this.#takeEvents()
     // The run's end: its terminal event is logged by this commit and delivered only once it is written.
     const terminal = end ? this.#stamp(end.event) : undefined

@@ -6,7 +6,7 @@ import type { RuntimePolicy } from '../policy/runtime-policy.js'
 import type { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { PendingCall } from '../runtime/run-state.js'
 import type { ArtifactStore } from '../spec/artifact-store.js'
-import type { AgentEventPayload } from '../spec/events.js'
+import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
 import type { ExecutionOutcome, ExecutionRecord, NewExecution } from '../spec/execution-store.js'
 import type { JsonValue } from '../spec/json.js'
 import { parseToolInput } from './define-tool.js'
@@ -48,7 +48,7 @@ export interface ExecuteCallsInput {
   artifacts: ArtifactStore
   runtime: RuntimeStore | undefined
   signal: AbortSignal
-  emit(payload: AgentEventPayload): void
+  emit(payload: AgentEventPayload | AgentEvent): void
   nested?: ToolExecutionContext['nested']
 }
 
@@ -151,7 +151,7 @@ export class ToolRuntime {
       }
     }
 
-    input.emit({ type: 'tool.started', step: input.step, callId: call.callId, toolName: call.toolName })
+    input.emit({ type: 'tool.started', step: input.step, callId: call.callId, toolName: call.toolName, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     const timeoutMs = tool.timeoutMs ?? input.policy.toolTimeoutMs
     let timer: NodeJS.Timeout | undefined
     const context = new CallContext(input, call.callId, call.toolName, idempotencyKey)
@@ -178,7 +178,7 @@ export class ToolRuntime {
       if (finished) await finished
       let shaped = this.#shape(result, tool, call, input)
       if (shaped instanceof Promise) shaped = await shaped
-      input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: performance.now() - started })
+      input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
       return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: performance.now() - started, reused: false, executed: true }
     } catch (error) {
       if (isAborted(input.signal)) {

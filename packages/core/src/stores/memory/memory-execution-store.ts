@@ -63,19 +63,11 @@ export class MemoryExecutionStore implements ExecutionStore {
     const record = this.#records.get(key)
     if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Execution "${key}" was never started; call start before finish`)
     if (record.status !== 'started') return { result: cloneValue(record), undo: () => {} }
-    const copy = cloneValue(outcome)
-    record.status = copy.status
-    if (copy.result !== undefined) record.result = copy.result
-    if (copy.error !== undefined) record.error = copy.error
-    record.finishedAt = Date.now()
+    const finished = finishedRecord(record, cloneValue(outcome), Date.now())
+    this.#records.set(key, finished)
     return {
-      result: cloneValue(record),
-      undo: () => {
-        record.status = 'started'
-        delete record.result
-        delete record.error
-        delete record.finishedAt
-      },
+      result: cloneValue(finished),
+      undo: () => void this.#records.set(key, record),
     }
   }
 
@@ -88,4 +80,22 @@ export class MemoryExecutionStore implements ExecutionStore {
     const keys = this.#byRun.get(runId) ?? []
     return keys.map((key) => cloneValue(this.#records.get(key)!))
   }
+}
+
+/**
+ * The record of a finished execution, built whole in one literal (the started record is kept for an undo): fields
+ * added to the stored record one by one gave every journal record an out-of-object property array, which the
+ * memory stores kept for the life of the log.
+ */
+function finishedRecord(started: ExecutionRecord, outcome: ExecutionOutcome, finishedAt: number): ExecutionRecord {
+  const { key, runId, step, callId, toolName, args, attempt, startedAt } = started
+  const { status, result, error } = outcome
+  if (error === undefined) {
+    return result === undefined
+      ? { key, runId, step, callId, toolName, args, status, attempt, startedAt, finishedAt }
+      : { key, runId, step, callId, toolName, args, status, result, attempt, startedAt, finishedAt }
+  }
+  return result === undefined
+    ? { key, runId, step, callId, toolName, args, status, error, attempt, startedAt, finishedAt }
+    : { key, runId, step, callId, toolName, args, status, result, error, attempt, startedAt, finishedAt }
 }
