@@ -267,8 +267,9 @@ class CallContext implements ToolExecutionContext {
     get(this: CallContext) {
       return this.#callSignal()
     },
+    // As an object literal's getter: enumerable (a spread copies it) and configurable.
     enumerable: true,
-    configurable: false,
+    configurable: true,
   }
 
   constructor(input: ExecuteCallsInput, callId: string, toolName: string, idempotencyKey: string) {
