@@ -249,7 +249,8 @@ export class AgentRuntime {
         const run = await this.runs.getRun(job.runId)
         const name = (run?.request.agent as JsonObject | undefined)?.name
         const agent = options.agents?.find((candidate) => candidate.name === name)
-        const output = await this.resume(job.runId, { agent })
+        // The record just read is the one the resume starts from (one read per job, not two).
+        const output = await this.#withRuntimeStore(undefined, (runtime) => this.#resume(job.runId, { agent }, runtime, false, run))
         // The run ended but the store refused its last write (a database outage at that moment): its record still
         // says `running`. Failing the job makes the queue run it again later, and that resume records the end.
         if (endNotRecorded(output)) {
@@ -391,11 +392,12 @@ export class AgentRuntime {
     }
   }
 
-  async #resume(runId: string, options: ResumeOptions, runtime: RuntimeStore | undefined, cancelOnly: boolean): Promise<RunOutput> {
+  /** `known` is the run's record when the caller has just read it (a worker's job). */
+  async #resume(runId: string, options: ResumeOptions, runtime: RuntimeStore | undefined, cancelOnly: boolean, known?: RunRecord): Promise<RunOutput> {
     await this.extensions.ready()
     const active = this.#active.get(runId)
     if (active) return active.promise
-    const run = await this.runs.getRun(runId)
+    const run = known ?? (await this.runs.getRun(runId))
     if (!run) throw new NotFoundError(`[spindle/core] no run "${runId}" to resume`)
     if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') return this.#existing(run)
     if (run.status === 'running' && run.lease && run.lease.owner !== this.ownerId && run.lease.expiresAt > Date.now()) {

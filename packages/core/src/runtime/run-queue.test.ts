@@ -52,6 +52,26 @@ describe('run queue', () => {
     expect(resumed.map((output) => output.text)).toEqual(['done', 'done', 'done'])
   })
 
+  it('a worker reads a queued run\'s record once per job', async () => {
+    const stores = memoryStores()
+    const getRun = stores.runs.getRun.bind(stores.runs)
+    const reads: string[] = []
+    stores.runs.getRun = async (id) => {
+      reads.push(id)
+      return getRun(id)
+    }
+    const runtime = new AgentRuntime(new Extensions().setStores(stores))
+    const agent = { name: 'echo', model: mockModel([{ text: 'done' }]) }
+    const { runId } = await runtime.enqueue({ agent, input: 'one' })
+    const controller = new AbortController()
+    const working = runtime.work({ signal: controller.signal })
+    await expect.poll(async () => (await getRun(runId))?.status).toBe('completed')
+    controller.abort()
+    await working
+    expect(reads.filter((id) => id === runId)).toHaveLength(1)
+    expect((await runtime.runs.listEvents(runId)).at(-1)).toMatchObject({ type: 'run.finished', text: 'done' })
+  })
+
   it('work() refuses a queue without work()', async () => {
     const extensions = new Extensions()
     extensions.queue = { specificationVersion: 'v1', enqueue: async () => {} }
