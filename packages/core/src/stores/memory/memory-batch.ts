@@ -25,10 +25,13 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
 
   /** The writes applied synchronously through the stores' own logic (all or nothing), or undefined when a method was replaced. */
   [writeNow](writes: readonly StoreWrite[]): StoreWriteResult[] | undefined {
-    for (let index = 0; index < writes.length; index++) if (!this.#native(writes[index]!)) return undefined
+    for (let index = 0; index < writes.length; index++) if (this.#store(writes[index]!) === undefined) return undefined
     const applied: AppliedWrite[] = []
     try {
-      for (let index = 0; index < writes.length; index++) applied.push(this.#apply(writes[index]!)!)
+      for (let index = 0; index < writes.length; index++) {
+        const write = writes[index]!
+        applied.push(this.#store(write)![applyWrite](write))
+      }
     } catch (error) {
       for (let index = applied.length - 1; index >= 0; index--) applied[index]!.undo()
       throw error
@@ -38,38 +41,20 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
     return results
   }
 
-  /** True when the write's store method is the memory store's own (not replaced on the instance). */
-  #native(write: StoreWrite): boolean {
-    const { stores } = this
-    switch (write.type) {
-      case 'session.append':
-        return stores.sessions.append === MemorySessionStore.prototype.append
-      case 'execution.start':
-        return stores.executions.start === MemoryExecutionStore.prototype.start
-      case 'execution.finish':
-        return stores.executions.finish === MemoryExecutionStore.prototype.finish
-      case 'run.events':
-        return stores.runs.appendEvents === MemoryRunStore.prototype.appendEvents
-      case 'run.update':
-        return stores.runs.updateRun === MemoryRunStore.prototype.updateRun
-      case 'snapshot.save':
-        return stores.snapshots.save === MemorySnapshotStore.prototype.save
-    }
-  }
-
   /** A batch with a replaced method: each write goes through the method that handles it, with undos for the others. */
   async #writeThrough(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
     const results: StoreWriteResult[] = []
     const undos: Array<() => void> = []
     try {
       for (const write of writes) {
-        const applied = this.#apply(write)
-        if (applied === undefined) {
+        const store = this.#store(write)
+        if (store === undefined) {
           // A method replaced on the instance (a test double, a wrapper) is honoured: the write goes through it.
           results.push(await applyStoreWrite(this.stores, write))
           undos.push(noUndo)
           continue
         }
+        const applied = store[applyWrite](write)
         results.push(applied.result)
         undos.push(applied.undo)
       }
@@ -80,21 +65,22 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
     return results
   }
 
-  /** Applies a write through the memory store's own logic, or returns undefined when its method was replaced. One case per write type keeps each call site on one store class. */
-  #apply(write: StoreWrite): AppliedWrite | undefined {
-    if (!this.#native(write)) return undefined
+  /** The memory store that applies the write with its own logic, or undefined when the write's method was replaced on the instance. */
+  #store(write: StoreWrite): BatchableMemoryStore | undefined {
     const { stores } = this
     switch (write.type) {
       case 'session.append':
-        return (stores.sessions as unknown as BatchableMemoryStore)[applyWrite](write)
+        return stores.sessions.append === MemorySessionStore.prototype.append ? (stores.sessions as unknown as BatchableMemoryStore) : undefined
       case 'execution.start':
+        return stores.executions.start === MemoryExecutionStore.prototype.start ? (stores.executions as unknown as BatchableMemoryStore) : undefined
       case 'execution.finish':
-        return (stores.executions as unknown as BatchableMemoryStore)[applyWrite](write)
+        return stores.executions.finish === MemoryExecutionStore.prototype.finish ? (stores.executions as unknown as BatchableMemoryStore) : undefined
       case 'run.events':
+        return stores.runs.appendEvents === MemoryRunStore.prototype.appendEvents ? (stores.runs as unknown as BatchableMemoryStore) : undefined
       case 'run.update':
-        return (stores.runs as unknown as BatchableMemoryStore)[applyWrite](write)
+        return stores.runs.updateRun === MemoryRunStore.prototype.updateRun ? (stores.runs as unknown as BatchableMemoryStore) : undefined
       case 'snapshot.save':
-        return (stores.snapshots as unknown as BatchableMemoryStore)[applyWrite](write)
+        return stores.snapshots.save === MemorySnapshotStore.prototype.save ? (stores.snapshots as unknown as BatchableMemoryStore) : undefined
     }
   }
 }
