@@ -65,7 +65,7 @@ export class StepWriter {
     const queued = this.#queue
     const done = this.#done
     if (!queued.length && !writes.length) return []
-    const all = queued.length ? (writes.length ? queued.concat(writes) : queued) : writes
+    const all = withQueued(queued, writes)
     let results: StoreWriteResult[] | undefined
     try {
       results = batch[writeNow](all)
@@ -80,8 +80,7 @@ export class StepWriter {
     if (results === undefined) return undefined
     this.#queue = []
     this.#done = []
-    for (let index = 0; index < done.length; index++) done[index]?.(results[index]!)
-    return queued.length ? results.slice(queued.length) : results
+    return settle(done, results)
   }
 
   async #commitNow(previous: Promise<unknown> | undefined, ticket: number, writes: readonly StoreWrite[], keepOnFailure: boolean): Promise<StoreWriteResult[]> {
@@ -92,7 +91,7 @@ export class StepWriter {
       if (!queued.length && !writes.length) return []
       this.#queue = []
       this.#done = []
-      const all = queued.length ? (writes.length ? queued.concat(writes) : queued) : writes
+      const all = withQueued(queued, writes)
       if (!this.batch) {
         // One call per write: each queued write's result is delivered as soon as it is written.
         const results: StoreWriteResult[] = []
@@ -113,12 +112,22 @@ export class StepWriter {
         }
         throw error
       }
-      for (let index = 0; index < done.length; index++) done[index]?.(results[index]!)
-      return queued.length ? results.slice(queued.length) : results
+      return settle(done, results)
     } finally {
       if (this.#tickets === ticket) this.#inFlight = undefined
     }
   }
+}
+
+/** The queued writes, then `writes`: what one commit sends. */
+function withQueued(queued: StoreWrite[], writes: readonly StoreWrite[]): readonly StoreWrite[] {
+  return queued.length ? (writes.length ? queued.concat(writes) : queued) : writes
+}
+
+/** Hands each queued write its result (`done` has one entry per queued write) and returns the results of the others. */
+function settle(done: Done[], results: StoreWriteResult[]): StoreWriteResult[] {
+  for (let index = 0; index < done.length; index++) done[index]?.(results[index]!)
+  return done.length ? results.slice(done.length) : results
 }
 
 /**
