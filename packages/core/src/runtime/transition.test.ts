@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import type { JsonValue } from '../spec/json.js'
 import type { ModelFinishReason } from '../spec/language-model.js'
 import type { Usage } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
@@ -245,6 +246,30 @@ describe('transition: every finish reason', () => {
     // An answer without tool calls clears the signature.
     const answered = transition({ ...fresh(), lastCallSignature: 'x', repeatCount: 2 }, model({ text: 'hi' }), limits).state
     expect(answered).toMatchObject({ repeatCount: 0, lastCallSignature: undefined })
+  })
+
+  it('the doom-loop signature sees equal arguments as the same call and tells apart arguments that differ in type, nesting or boundaries', () => {
+    const repeats = (first: JsonValue, second: JsonValue, name = 't') => {
+      const { state } = transition(fresh(), model({ toolCalls: [call('t', first)] }), limits)
+      const answered = transition(state, { type: 'tools', executed: 1 }, limits).state
+      return transition(answered, model({ toolCalls: [call(name, second)] }), limits).state.repeatCount
+    }
+    // Equal values in new objects (as a model sends them again), and a key whose value is undefined (JSON drops it).
+    expect(repeats({ q: 'a', n: [1, { deep: true }] }, { q: 'a', n: [1, { deep: true }] })).toBe(2)
+    expect(repeats({ q: 1 }, { q: 1, skipped: undefined } as unknown as JsonValue)).toBe(2)
+    for (const [first, second] of [
+      [{ q: 1 }, { q: '1' }],
+      [{ q: [1, 2] }, { q: [[1], 2] }],
+      [{ ab: 'c' }, { a: 'bc' }],
+      [{ q: null }, { q: 'null' }],
+      [{ q: true }, { q: 'true' }],
+      [{ q: 0.1 + 0.2 }, { q: 0.3 }],
+      [{ q: {} }, { q: [] }],
+      [{ a: 1, b: 2 }, { a: 1 }],
+    ] as Array<[JsonValue, JsonValue]>) {
+      expect(repeats(first, second), `${JSON.stringify(first)} vs ${JSON.stringify(second)}`).toBe(1)
+    }
+    expect(repeats({ q: 1 }, { q: 1 }, 'other')).toBe(1)
   })
 
   it('the doom-loop threshold is configurable', () => {

@@ -120,11 +120,55 @@ export function overBudget(usage: Usage, limits: TransitionLimits): boolean {
 
 /** A short digest of a step's calls (names and arguments): kept in the snapshot, so it stays small and JSON-safe. */
 function callSignature(calls: PendingCall[]): string {
-  // FNV-1a over the JSON of the calls: a cheap, deterministic fingerprint (a collision only delays doom-loop detection).
-  let hash = 0x811c9dc5
+  // FNV-1a over the calls' names and arguments, walked in place: a cheap, deterministic fingerprint (a collision
+  // only delays doom-loop detection). Was over `JSON.stringify([name, args])`: a string built per step only to be hashed.
+  let hash = fnvOffset
   for (const call of calls) {
-    const text = JSON.stringify([call.toolName, call.args])
-    for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+    hash = hashString(hash, call.toolName)
+    hash = hashJson(hash, call.args)
   }
   return (hash >>> 0).toString(36) + ':' + calls.length
+}
+
+const fnvOffset = 0x811c9dc5
+const fnvPrime = 0x01000193
+/** A number's eight bytes, hashed as two 32-bit words (no string conversion). */
+const numberBits = new Float64Array(1)
+const numberWords = new Uint32Array(numberBits.buffer)
+
+function hashString(hash: number, text: string): number {
+  hash = Math.imul(hash ^ 0x22, fnvPrime)
+  for (let index = 0; index < text.length; index++) hash = Math.imul(hash ^ text.charCodeAt(index), fnvPrime)
+  return hash
+}
+
+/** Folds a JSON value into the hash, with a marker per kind so that `["a"]`, `"a"` and `{"a":…}` differ; keys whose value is undefined are skipped, as JSON drops them. */
+function hashJson(hash: number, value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return hashString(hash, value)
+    case 'number':
+      numberBits[0] = value
+      return Math.imul(Math.imul(hash ^ numberWords[0]!, fnvPrime) ^ numberWords[1]!, fnvPrime)
+    case 'boolean':
+      return Math.imul(hash ^ (value ? 0x74 : 0x66), fnvPrime)
+    case 'object': {
+      if (value === null) return Math.imul(hash ^ 0x6e, fnvPrime)
+      if (Array.isArray(value)) {
+        hash = Math.imul(hash ^ 0x5b, fnvPrime)
+        for (let index = 0; index < value.length; index++) hash = hashJson(hash, value[index])
+        return Math.imul(hash ^ 0x5d, fnvPrime)
+      }
+      hash = Math.imul(hash ^ 0x7b, fnvPrime)
+      const record = value as Record<string, unknown>
+      for (const key in record) {
+        const item = record[key]
+        if (item === undefined) continue
+        hash = hashJson(hashString(hash, key), item)
+      }
+      return Math.imul(hash ^ 0x7d, fnvPrime)
+    }
+    default:
+      return hash
+  }
 }

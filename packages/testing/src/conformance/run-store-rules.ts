@@ -213,6 +213,41 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     }
   },
 
+  async 'run.events-copied'({ create }) {
+    const store = await create()
+    const base = { runId: 'r', sessionId: 'session-1', timestamp: 1_700_000_000_000, step: 1, callId: 'c', toolName: 't' }
+    const usage = () => ({ inputTokens: 1, outputTokens: 2, totalTokens: 3 })
+    const events = (): AgentEvent[] => [
+      { ...base, seq: 1, type: 'run.started', agent: 'a', modelId: 'm', input: [{ role: 'user', content: 'hi' }] },
+      { ...base, seq: 2, type: 'tool.call', args: { q: { deep: ['x'] } } },
+      { ...base, seq: 3, type: 'tool.result', result: { rows: [{ id: 1 }] }, durationMs: 1 },
+      { ...base, seq: 4, type: 'tool.error', error: { code: 'e', message: 'failed' }, durationMs: 1 },
+      { ...base, seq: 5, type: 'approval.requested', args: { path: ['a'] } },
+      { ...base, seq: 6, type: 'step.finished', usage: usage(), finishReason: 'tool-calls', durationMs: 1 },
+      { ...base, seq: 7, type: 'run.finished', finishReason: 'stop', text: 'done', usage: usage(), steps: 1 },
+      { ...base, seq: 8, type: 'run.failed', finishReason: 'error', error: { code: 'e', message: 'failed' }, usage: usage(), steps: 1 },
+    ] as AgentEvent[]
+    const appended = events()
+    await store.appendEvents('r', appended)
+    // The appended events, and every object inside them, are changed afterwards, as a subscriber holding them could.
+    const mutate = (value: unknown): void => {
+      if (Array.isArray(value)) {
+        for (const item of value) mutate(item)
+        value.push('mutated')
+      } else if (value !== null && typeof value === 'object') {
+        for (const item of Object.values(value)) mutate(item)
+        ;(value as Record<string, unknown>).mutated = true
+      }
+    }
+    mutate(appended)
+    const listed = await store.listEvents('r')
+    await rule('run.events-copied', 'appendEvents must copy events at every depth (args, results, errors, usage, input): changing what was appended must not change the log, nor changing what listEvents returned', async () => {
+      expect(listed).toEqual(events())
+      mutate(listed)
+      expect(await store.listEvents('r')).toEqual(events())
+    })
+  },
+
   async 'run.values-copied'({ create }) {
     const store = await create()
     const request = { input: { text: 'original' } }
