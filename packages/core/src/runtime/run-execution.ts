@@ -26,7 +26,7 @@ import { initialRunState, type PendingCall, type RunState, withState } from './r
 import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
 import { hashArgs } from './hash-args.js'
 import { StepWriter } from './step-writer.js'
-import { findStoreBatch, type StoreWrite } from '../spec/store-batch.js'
+import { findStoreBatch, type StoreWrite, type StoreWriteResult } from '../spec/store-batch.js'
 import type { ExecutionOutcome, NewExecution } from '../spec/execution-store.js'
 import type { ToolJournal } from '../tools/tool-runtime.js'
 import { notifyObservers, type RuntimeObserver } from '../observability/runtime-observer.js'
@@ -265,7 +265,10 @@ export class RunExecution {
     let next = this.#advance({ type: 'tools', executed })
     if (violation) next = this.#advance({ type: 'violation', message: violation })
     this.#stepFinished(state.step, 'tool-calls', started)
-    if (next.action === 'call-model') await this.#saveSnapshot()
+    if (next.action === 'call-model') {
+      const saving = this.#saveSnapshot()
+      if (saving) await saving
+    }
     return next
   }
 
@@ -436,8 +439,13 @@ export class RunExecution {
    */
   readonly #journal: ToolJournal = { start: this.#journalStart.bind(this), finish: this.#journalFinish.bind(this) }
 
-  async #journalStart(execution: NewExecution): ReturnType<ToolJournal['start']> {
-    const [result] = await this.#writer.commit([{ type: 'execution.start', execution }])
+  /** Synchronous when the writer commits synchronously (the memory stores): the tool then runs without an async round. */
+  #journalStart(execution: NewExecution): ReturnType<ToolJournal['start']> {
+    const committed = this.#writer.commitNow([{ type: 'execution.start', execution }])
+    return Array.isArray(committed) ? this.#started(execution, committed[0]) : committed.then(([result]) => this.#started(execution, result))
+  }
+
+  #started(execution: NewExecution, result: StoreWriteResult | undefined): Awaited<ReturnType<ToolJournal['start']>> {
     const started = result as Awaited<ReturnType<ToolJournal['start']>>
     if (started.record.status === 'started') this.#running.add(execution.key)
     return started
@@ -480,7 +488,7 @@ export class RunExecution {
 
   /** Saves a snapshot now (after the input is appended, so a crash before the first step can resume). */
   checkpoint(): Promise<void> {
-    return this.#saveSnapshot()
+    return this.#saveSnapshot() ?? Promise.resolve()
   }
 
   /** Appends messages to the session (the run's input) and records where the run starts in the log. */
@@ -534,8 +542,12 @@ export class RunExecution {
     }
   }
 
-  async #saveSnapshot(): Promise<void> {
-    if (this.#writer.batch) return this.#saveSnapshotBatched()
+  /** Saves a snapshot: undefined when it was committed synchronously (the memory stores' batch), else a promise. */
+  #saveSnapshot(): Promise<void> | undefined {
+    return this.#writer.batch ? this.#saveSnapshotBatched() : this.#saveSnapshotUnbatched()
+  }
+
+  async #saveSnapshotUnbatched(): Promise<void> {
     // One call per write. Events first: a crash between the snapshot and its event then loses only
     // `snapshot.saved`, whose seq a resume takes again (the event log stays gap-free).
     await this.#writer.commit()
@@ -553,8 +565,9 @@ export class RunExecution {
    * its own event. The snapshot refers to the seqs the queued appends will get; each append carries the
    * `lastSeq` it expects, so another writer appending in between fails the whole commit instead of leaving a
    * snapshot that points at the wrong entries — the appends are then written alone, and the snapshot after.
+   * Returns undefined when the batch committed synchronously (the memory stores): no async round per step.
    */
-  async #saveSnapshotBatched(end?: RunEnd): Promise<void> {
+  #saveSnapshotBatched(end?: RunEnd): Promise<void> | undefined {
     // Every append write is built with an `expectedLastSeq` field (undefined until set here): a field added to an
     // object after its literal gives it a map V8 drops at the next major GC (see `runExecutionShapeKeeper`).
     let lastSeq = this.#init.window.lastSeq
@@ -569,20 +582,35 @@ export class RunExecution {
     // The run's end: its terminal event is logged by this commit and delivered only once it is written.
     const terminal = end ? this.#stamp(end.event) : undefined
     if (terminal) events.push(terminal)
-    const writes = (): StoreWrite[] => {
-      const list: StoreWrite[] = [{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }]
-      if (end) list.push({ type: 'run.update', runId: this.runId, patch: end.patch })
-      return list
+    let committed: StoreWriteResult[] | Promise<StoreWriteResult[]>
+    try {
+      committed = this.#writer.commitNow(this.#snapshotWrites(events, end), true)
+    } catch (error) {
+      // A synchronous failure wrote nothing: the same handling as an asynchronous one (a sequence conflict is retried).
+      committed = Promise.reject(error)
     }
+    if (!Array.isArray(committed)) return this.#snapshotSettled(committed, events, end, terminal)
+    if (terminal) this.#endDelivered(terminal)
+    return undefined
+  }
+
+  /** The writes of a snapshot commit (after the queued ones): its events, the snapshot, and at the run's end its record. */
+  #snapshotWrites(events: AgentEvent[], end: RunEnd | undefined): StoreWrite[] {
+    const list: StoreWrite[] = [{ type: 'run.events', runId: this.runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }]
+    if (end) list.push({ type: 'run.update', runId: this.runId, patch: end.patch })
+    return list
+  }
+
+  async #snapshotSettled(committing: Promise<unknown>, events: AgentEvent[], end: RunEnd | undefined, terminal: AgentEvent | undefined): Promise<void> {
     try {
       try {
-        await this.#writer.commit(writes(), true)
+        await committing
       } catch (error) {
         if (!SpindleError.isInstance(error) || error.code !== 'sequence_conflict') throw error
         for (const write of this.#writer.queued) if (write.type === 'session.append') write.expectedLastSeq = undefined
         await this.#writer.commit([], true)
         this.state = withState(this.state, { lastSeq: this.#init.window.lastSeq, firstSeq: this.#inputSeq ?? this.state.firstSeq })
-        await this.#writer.commit(writes())
+        await this.#writer.commit(this.#snapshotWrites(events, end))
       }
     } catch (error) {
       // A failed batch wrote nothing: its events go back in front of the buffer, so the commit that follows (the
@@ -595,10 +623,13 @@ export class RunExecution {
       this.#events = events.concat(this.#events)
       throw error
     }
-    if (terminal) {
-      this.#terminal = true
-      this.#deliver(terminal)
-    }
+    if (terminal) this.#endDelivered(terminal)
+  }
+
+  /** The run's terminal event, once the commit that logs it is written. */
+  #endDelivered(terminal: AgentEvent): void {
+    this.#terminal = true
+    this.#deliver(terminal)
   }
 
   #snapshot() {
@@ -645,7 +676,8 @@ export class RunExecution {
       return this.#terminal_(reason, patch)
     }
     const output = this.output(reason)
-    await this.#saveSnapshotBatched({ event: this.#terminalPayload(reason, output), patch })
+    const saving = this.#saveSnapshotBatched({ event: this.#terminalPayload(reason, output), patch })
+    if (saving) await saving
     return output
   }
 

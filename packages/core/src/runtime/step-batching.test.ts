@@ -284,6 +284,60 @@ describe('step batching', () => {
     expect(writer.queued).toHaveLength(1)
   })
 
+  it('commitNow returns the results synchronously through the memory batch, a promise while a commit is in flight, and throws a synchronous failure with nothing written', async () => {
+    const stores = memoryStores()
+    await stores.sessions.createSession({ id: 's' })
+    const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
+    const start = (callId: string): StoreWrite => ({ type: 'execution.start', execution: { key: `r:1:${callId}`, runId: 'r', step: 1, callId, toolName: 'add', args: {} } })
+    const now = writer.commitNow([start('a')])
+    expect(Array.isArray(now)).toBe(true)
+    expect((now as Array<{ created: boolean }>)[0]).toMatchObject({ created: true, record: { status: 'started' } })
+    // A failure is thrown, not returned as a rejected promise; the append queued before it is not written and stays queued.
+    writer.defer({ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'kept' } }] })
+    expect(() => writer.commitNow([{ type: 'execution.finish', key: 'never-started', outcome: { status: 'succeeded', result: 1 } }], true)).toThrow(/never started/)
+    expect(writer.queued).toHaveLength(1)
+    expect(await stores.sessions.listEntries('s')).toEqual([])
+    // While an asynchronous commit is in flight (a replaced method), the next one waits for it: a promise.
+    const original = stores.executions.start.bind(stores.executions)
+    stores.executions.start = async (execution) => {
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      return original(execution)
+    }
+    const slow = writer.commitNow([start('b')])
+    expect(slow).toBeInstanceOf(Promise)
+    stores.executions.start = original
+    const after = writer.commitNow([start('c')])
+    expect(after).toBeInstanceOf(Promise)
+    await Promise.all([slow, after])
+    expect((await stores.executions.listByRun('r')).map((record) => record.callId)).toEqual(['a', 'b', 'c'])
+    expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1])
+  })
+
+  it('with the memory stores, a writer appending mid-run makes the synchronous snapshot commit fail as a whole; the run writes its entries first and its snapshot points at them', async () => {
+    const runtime = new AgentRuntime(new Extensions())
+    let sessionId = ''
+    const intruder = defineTool({
+      name: 'note',
+      description: 'appends a note to the session from outside the run',
+      inputSchema: z.object({}),
+      execute: async () => {
+        await runtime.sessions.append(sessionId, [{ kind: 'message', message: { role: 'user', content: 'a note from elsewhere' } }])
+        return 'noted'
+      },
+    })
+    sessionId = (await runtime.sessions.createSession()).id
+    const model = mockModel([{ toolCalls: [{ name: 'note', args: {} }] }, { text: 'done' }])
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { note: intruder } }, sessionId, input: 'x' })
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'done' })
+    const entries = await runtime.sessions.listEntries(sessionId)
+    expect(entries.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5])
+    expect(entries.map((entry) => (entry.kind === 'message' ? entry.message.role : entry.kind))).toEqual(['user', 'assistant', 'user', 'tool', 'assistant'])
+    expect((await runtime.snapshots.get(output.runId, 1))?.state).toMatchObject({ step: 1, lastSeq: 4 })
+    const events = await runtime.runs.listEvents(output.runId)
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1))
+    expect(events.filter((event) => event.type === 'snapshot.saved').map((event) => (event as { version: number }).version)).toEqual([0, 1, 2])
+  })
+
   it('a memory batch whose store method was replaced goes through it, and a commit made meanwhile waits for it (call order kept)', async () => {
     const stores = memoryStores()
     await stores.sessions.createSession({ id: 's' })

@@ -39,17 +39,27 @@ export class StepWriter {
    * queued writes stay queued only if `keepOnFailure` (a batch is all or nothing, so they were not written).
    */
   commit(writes: readonly StoreWrite[] = [], keepOnFailure = false): Promise<StoreWriteResult[]> {
+    try {
+      const results = this.commitNow(writes, keepOnFailure)
+      return Array.isArray(results) ? Promise.resolve(results) : results
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /**
+   * `commit()`, with the results returned as they are when the batch applied the writes synchronously (the
+   * memory stores', with no commit in flight): the caller then continues without an async round. A synchronous
+   * failure throws (nothing was written).
+   */
+  commitNow(writes: readonly StoreWrite[] = [], keepOnFailure = false): StoreWriteResult[] | Promise<StoreWriteResult[]> {
     // Commits land in call order: parallel tool calls each commit their journal start, and a later one must not
     // become durable before the earlier one that carries the assistant message asking for them. Each commit
     // waits for the one before it (only when one is still in flight: one async call per commit otherwise).
     const previous = this.#inFlight
     if (previous === undefined && this.#now !== undefined) {
-      try {
-        const results = this.#commitSync(this.#now, writes, keepOnFailure)
-        if (results !== undefined) return Promise.resolve(results)
-      } catch (error) {
-        return Promise.reject(error)
-      }
+      const results = this.#commitSync(this.#now, writes, keepOnFailure)
+      if (results !== undefined) return results
     }
     const ticket = ++this.#tickets
     const committing = this.#commitNow(previous, ticket, writes, keepOnFailure)

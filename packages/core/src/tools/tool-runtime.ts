@@ -32,7 +32,8 @@ export interface ToolCallOutcome {
 
 /** The journal calls go through: an ExecutionStore, or the run's writer that batches its writes. */
 export interface ToolJournal {
-  start(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }>
+  /** The record as it is when the journal wrote it synchronously (the run's writer over the memory stores), else a promise of it. */
+  start(execution: NewExecution): { record: ExecutionRecord; created: boolean } | Promise<{ record: ExecutionRecord; created: boolean }>
   /** May return nothing when the finish is queued for the step's next commit. */
   finish(key: string, outcome: ExecutionOutcome): Promise<unknown> | void
 }
@@ -130,7 +131,7 @@ export class ToolRuntime {
     }
 
     const idempotencyKey = `${input.runId}:${input.step}:${call.callId}`
-    const { record, created } = await input.executions.start({
+    const starting = input.executions.start({
       key: idempotencyKey,
       runId: input.runId,
       step: input.step,
@@ -138,6 +139,7 @@ export class ToolRuntime {
       toolName: tool.id,
       args: call.args,
     })
+    const { record, created } = isPromiseLike(starting) ? await starting : starting
     if (!created) {
       const prior = await this.#fromJournal(record, tool, call, parsed.value, idempotencyKey)
       if (prior) {
