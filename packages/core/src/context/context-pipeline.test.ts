@@ -219,6 +219,45 @@ describe('ContextPipeline', () => {
     expect(built.request.messages[0]).toEqual({ role: 'system', content: 'Agent assistant, step 4' })
   })
 
+  it('buildNow returns the request itself while every adapter is synchronous, and after an asynchronous adapter a promise that applies the rest in order', async () => {
+    const order: string[] = []
+    const sync = (name: string): ContextAdapter => ({
+      name,
+      apply: (draft) => {
+        order.push(name)
+        draft.messages.push({ role: 'user', content: `from ${name}` })
+      },
+    })
+    const window = windowOf(history)
+    const allSync = new ContextPipeline({ adapters: [instructionsAdapter, sync('before'), historyAdapter, sync('after')] })
+    const now = allSync.buildNow(input(), window.messages, window.tokens)
+    expect(now).not.toBeInstanceOf(Promise)
+    const fromBuild = await new ContextPipeline({ adapters: [instructionsAdapter, sync('before'), historyAdapter, sync('after')] }).build(input(), window.messages, window.tokens)
+    expect(now).toEqual(fromBuild)
+    order.length = 0
+    const asyncAdapter: ContextAdapter = {
+      name: 'slow',
+      async apply(draft) {
+        await new Promise((resolve) => setTimeout(resolve, 1))
+        order.push('slow')
+        draft.messages.push({ role: 'user', content: 'from slow' })
+      },
+    }
+    const mixed = new ContextPipeline({ adapters: [sync('first'), asyncAdapter, historyAdapter, sync('last')] })
+    const pending = mixed.buildNow(input(), window.messages, window.tokens)
+    expect(pending).toBeInstanceOf(Promise)
+    // Nothing after the asynchronous adapter ran before it settled.
+    expect(order).toEqual(['first'])
+    const built = await pending
+    expect(order).toEqual(['first', 'slow', 'last'])
+    expect(built.request.messages.map((message) => message.content)).toEqual(['from first', 'from slow', ...history.map((message) => message.content), 'from last'])
+    expect(built.tokens).toBe(countMessagesTokens(built.request.messages, estimateTokenizer))
+    // A synchronous throw is thrown by buildNow, and rejects build().
+    const failing = new ContextPipeline({ adapters: [{ name: 'broken', apply: () => { throw new Error('broken adapter') } }] })
+    expect(() => failing.buildNow(input(), [], 0)).toThrow('broken adapter')
+    await expect(failing.build(input(), [], 0)).rejects.toThrow('broken adapter')
+  })
+
   it('sends the tools and counts each tool spec once (cached by identity, across tool arrays)', async () => {
     const tokenizer = countingTokenizer()
     const pipeline = new ContextPipeline({ tokenizer })

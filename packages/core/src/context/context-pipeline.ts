@@ -36,24 +36,64 @@ export class ContextPipeline {
    * Builds the request. `windowMessages` and `windowTokens` come from the session's ContextWindow, so the
    * history costs one array concat, not a re-read or a re-count.
    */
-  async build(input: ContextBuildInput, windowMessages: ModelMessage[], windowTokens: number): Promise<BuiltContext> {
+  build(input: ContextBuildInput, windowMessages: ModelMessage[], windowTokens: number): Promise<BuiltContext> {
+    try {
+      const built = this.buildNow(input, windowMessages, windowTokens)
+      return built instanceof Promise ? built : Promise.resolve(built)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /**
+   * `build()`, synchronous while every adapter's `apply` is (the built-in ones are): the request itself, or a
+   * promise of it from the first adapter that returned one. A run builds a request per step without an async
+   * round then. An adapter that throws synchronously throws here.
+   */
+  buildNow(input: ContextBuildInput, windowMessages: ModelMessage[], windowTokens: number): BuiltContext | Promise<BuiltContext> {
     // A copy, so an adapter that pushes a tool never grows the run's cached tool list step after step.
     const draft: ContextDraft = { system: [], messages: [], tools: [...input.tools] }
-    // `draft.messages` holds what adapters add; the history window goes where the history adapter stands,
-    // so the request is assembled with one concat and the history is never re-counted.
-    let beforeHistory: ModelMessage[] | undefined
-    let extraTokens = 0
-    for (const adapter of this.#adapters) {
+    const build: PendingBuild = { input, draft, beforeHistory: undefined, extraTokens: 0, windowMessages, windowTokens }
+    const applying = this.#applyAdapters(this.#adapters[Symbol.iterator](), build)
+    return applying === undefined ? this.#request(build) : applying.then(() => this.#request(build))
+  }
+
+  /**
+   * Applies the adapters the iterator has left, in order: undefined once all have applied synchronously, else a
+   * promise that applies the rest after the first asynchronous one. `draft.messages` holds what adapters add; the
+   * history window goes where the history adapter stands, so the history is never copied or re-counted here.
+   */
+  #applyAdapters(adapters: Iterator<ContextAdapter>, build: PendingBuild): Promise<void> | undefined {
+    const { draft } = build
+    for (let next = adapters.next(); next.done !== true; next = adapters.next()) {
+      const adapter = next.value
       if (adapter === historyAdapter) {
-        beforeHistory = draft.messages
+        build.beforeHistory = draft.messages
         draft.messages = []
         continue
       }
       const before = draft.messages.length
-      const applied = adapter.apply(draft, input)
-      if (applied) await applied
-      for (let i = before; i < draft.messages.length; i++) extraTokens += countMessageTokens(draft.messages[i]!, this.tokenizer)
+      const applied = adapter.apply(draft, build.input)
+      if (applied) {
+        return applied.then(() => {
+          this.#countAdded(build, before)
+          return this.#applyAdapters(adapters, build)
+        })
+      }
+      this.#countAdded(build, before)
     }
+    return undefined
+  }
+
+  /** Counts the messages an adapter added to the draft (from `before` on). */
+  #countAdded(build: PendingBuild, before: number): void {
+    const { messages } = build.draft
+    for (let i = before; i < messages.length; i++) build.extraTokens += countMessageTokens(messages[i]!, this.tokenizer)
+  }
+
+  /** The request from the applied draft. */
+  #request(build: PendingBuild): BuiltContext {
+    const { draft, input, beforeHistory, windowMessages } = build
     const systemText = draft.system.join('\n\n')
     const messages = beforeHistory
       ? this.#assemble(windowMessages, systemText, beforeHistory, draft.messages)
@@ -63,7 +103,7 @@ export class ContextPipeline {
     // Built whole, every field the run sets later included (a field added afterwards gives the request a map V8
     // drops at each major GC, and the hot caller's inline caches with it: see RunExecution's shapeKeeper).
     const request: ModelRequest = tools.length ? { messages, tools, maxOutputTokens: undefined } : { messages, maxOutputTokens: undefined }
-    const tokens = windowTokens + extraTokens + (systemText ? this.#systemTokens(systemText) : 0) + this.#toolTokens(tools)
+    const tokens = build.windowTokens + build.extraTokens + (systemText ? this.#systemTokens(systemText) : 0) + this.#toolTokens(tools)
     return { request, tokens }
   }
 
@@ -127,6 +167,17 @@ export class ContextPipeline {
     }
     return cached
   }
+}
+
+/** One build in progress: the draft the adapters fill, and what the request is assembled from. */
+interface PendingBuild {
+  input: ContextBuildInput
+  draft: ContextDraft
+  /** What the adapters before the history adapter added (the draft's messages are then those after it). */
+  beforeHistory: ModelMessage[] | undefined
+  extraTokens: number
+  windowMessages: ModelMessage[]
+  windowTokens: number
 }
 
 /** What `#assemble` built last for a window, and from what. */

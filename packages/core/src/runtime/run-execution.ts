@@ -211,7 +211,8 @@ export class RunExecution {
     this.emit({ type: 'step.started', step, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     const { model } = this.#init
     const budget = this.#contextBudget()
-    let built = await this.#buildRequest(step, continuation)
+    const building = this.#buildRequest(step, continuation)
+    let built = building instanceof Promise ? await building : building
     if (built.tokens > budget * this.#deps.policy.compaction.threshold) {
       // Proactive compaction: the window shrinks so that the whole request (instructions, tools included) fits the target.
       const overhead = built.tokens - this.#init.window.tokens
@@ -361,11 +362,12 @@ export class RunExecution {
     return Math.max(256, this.#init.model.capabilities.contextWindow - this.#outputReserve())
   }
 
-  async #buildRequest(step: number, continuation: boolean): Promise<BuiltContext> {
+  /** The step's request: synchronous when nothing is queued and every context adapter is (no async round per step then). */
+  #buildRequest(step: number, continuation: boolean): BuiltContext | Promise<BuiltContext> {
     // The window must hold every message of the run (a length continuation follows its answer directly).
-    if (this.#writer.queued.length) await this.#writer.commit()
+    if (this.#writer.queued.length) return this.#writer.commit().then(() => this.#buildRequest(step, continuation))
     const { window } = this.#init
-    const built = await this.#deps.context.build(
+    const built = this.#deps.context.buildNow(
       {
         runId: this.runId,
         sessionId: this.sessionId,
@@ -383,11 +385,16 @@ export class RunExecution {
       window.messages,
       window.tokens,
     )
+    return built instanceof Promise ? built.then((request) => this.#finishRequest(request, continuation)) : this.#finishRequest(built, continuation)
+  }
+
+  #finishRequest(built: BuiltContext, continuation: boolean): BuiltContext {
     if (continuation) built.request.messages = built.request.messages.concat({ role: 'user', content: continuationPrompt })
     // The answer must fit the room the budget kept free for it.
     built.request.maxOutputTokens ??= this.#outputReserve()
     return built
   }
+
 
   /** Compacts the window to `targetTokens`; records the compaction in the session log. */
   async #compact(step: number, targetTokens: number, force = false): Promise<boolean> {
