@@ -33,5 +33,9 @@ export interface ContextBuildInput {
 
 export interface ContextAdapter {
   readonly name: string
+  /**
+   * Adds to the draft before each step. An adapter with nothing to wait for should return nothing (not be
+   * `async`): while every adapter is synchronous the run builds each request without an async round.
+   */
   apply(draft: ContextDraft, input: ContextBuildInput): void | Promise<void>
 }
