@@ -1,5 +1,6 @@
 // In-memory SessionStore: sessions and their append-only log, gap-free sequence numbers and fencing.
 import { cloneValue } from '../clone-value.js'
+import { copyEntries } from './memory-copies.js'
 import { randomUUID } from 'node:crypto'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
 import { type AppliedWrite, applyWrite } from './memory-write.js'
@@ -95,7 +96,7 @@ export class MemorySessionStore implements SessionStore {
       )
     }
     // Copy first, so a value that cannot be cloned fails before anything (the fence included) is written.
-    const copies = cloneValue(entries)
+    const copies = copyEntries(entries)
     if (fence !== undefined && state.fence !== undefined && fence < state.fence) {
       throw new StaleFenceError(
         `[spindle/store-memory] Append to session "${sessionId}" carries fence ${fence}, older than ${state.fence}: this writer lost its session lease; stop writing and re-acquire the session`,

@@ -1,5 +1,6 @@
 // In-memory SnapshotStore: per-run snapshots keyed by version.
 import { cloneValue } from '../clone-value.js'
+import { copySnapshot } from './memory-copies.js'
 import type { RunSnapshot, SnapshotStore } from '../../spec/snapshot-store.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
 import { type AppliedWrite, applyWrite } from './memory-write.js'
@@ -24,7 +25,7 @@ export class MemorySnapshotStore implements SnapshotStore {
   /** Saves a snapshot (one write of a batch, or \`save\` itself); the undo restores the version it replaced. */
   [applyWrite](write: StoreWrite): AppliedWrite {
     if (write.type !== 'snapshot.save') throw new TypeError(`[spindle/store-memory] the snapshot store cannot apply "${write.type}"`)
-    const copy = cloneValue(write.snapshot)
+    const copy = copySnapshot(write.snapshot)
     let versions = this.#runs.get(copy.runId)
     const created = versions === undefined
     if (versions === undefined) {

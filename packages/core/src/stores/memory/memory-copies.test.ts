@@ -1,0 +1,59 @@
+// The memory stores' site-specific copies must be the same deep copy as cloneValue: equal values, nothing shared.
+import { describe, expect, it } from 'vitest'
+import type { SessionEntryInput } from '../../spec/session-store.js'
+import type { RunSnapshot } from '../../spec/snapshot-store.js'
+import { cloneValue } from '../clone-value.js'
+import { copyEntries, copySnapshot } from './memory-copies.js'
+
+/** Every object and array reachable from `value`, with its path. */
+function objectsIn(value: unknown, path = '$', found: Array<[string, object]> = []): Array<[string, object]> {
+  if (value === null || typeof value !== 'object') return found
+  found.push([path, value])
+  if (ArrayBuffer.isView(value)) return found
+  for (const [key, item] of Object.entries(value)) objectsIn(item, `${path}.${key}`, found)
+  return found
+}
+
+/** Asserts that `copy` equals `source` and shares none of its objects (at any depth). */
+function expectDeepCopy(copy: unknown, source: unknown): void {
+  expect(copy).toEqual(source)
+  expect(copy).toEqual(cloneValue(source))
+  const sourceObjects = new Set(objectsIn(source).map(([, object]) => object))
+  for (const [path, object] of objectsIn(copy)) expect(sourceObjects.has(object), `${path} is shared with the source`).toBe(false)
+}
+
+describe('memory store copies', () => {
+  it('copySnapshot copies a snapshot at every depth, extra fields and non-plain values included', () => {
+    const state = Object.assign(Object.create(null) as Record<string, unknown>, { nested: { deep: [1, { x: 2 }] } })
+    const snapshots: RunSnapshot[] = [
+      {
+        runId: 'r',
+        sessionId: 's',
+        version: 3,
+        createdAt: 1,
+        state: { step: 3, usage: { inputTokens: 1, outputTokens: 2 }, pending: [{ callId: 'c', toolName: 't', args: { q: ['a', { b: null }] } }], error: { code: 'e', message: 'm' } },
+      },
+      { runId: 'r', sessionId: 's', version: 4, createdAt: 2, state: state as never, ...({ extra: { kept: [true] } } as object) },
+      { runId: 'r', sessionId: 's', version: 5, createdAt: 3, state: { bytes: new Uint8Array([1, 2]) as never, when: new Date(5) as never } },
+    ]
+    for (const snapshot of snapshots) expectDeepCopy(copySnapshot(snapshot), snapshot)
+    const bytes = (snapshots[2]!.state as { bytes: Uint8Array }).bytes
+    const copied = copySnapshot(snapshots[2]!)
+    bytes[0] = 9
+    expect([...(copied.state as unknown as { bytes: Uint8Array }).bytes]).toEqual([1, 2])
+  })
+
+  it('copyEntries copies entries, their messages and parts at every depth', () => {
+    const entries: SessionEntryInput[] = [
+      { kind: 'message', message: { role: 'user', content: 'hi' }, runId: 'r' },
+      { kind: 'message', message: { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'file', mediaType: 'image/png', data: new Uint8Array([7]) } as never] } },
+      { kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }, { type: 'tool-call', toolCallId: 'c', toolName: 't', args: { q: { deep: ['x'] } } }] } },
+      { kind: 'message', message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', result: { rows: [{ id: 1 }] }, isError: false }] } },
+      { kind: 'compaction', compaction: { summary: 'earlier', throughSeq: 4 } as never, runId: 'r' },
+      { kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'x', providerOptions: { cache: { ttl: 5 } } } as never], ...({ metadata: { tags: ['t'] } } as object) } },
+    ]
+    const copies = copyEntries(entries)
+    expect(copies).not.toBe(entries)
+    expectDeepCopy(copies, entries)
+  })
+})
