@@ -17,7 +17,7 @@ import type { FinishReason, RunPatch } from '../spec/run-store.js'
 import type { SessionLease } from '../spec/session-gate.js'
 import type { SessionEntry, SessionEntryInput } from '../spec/session-store.js'
 import type { Stores } from '../spec/stores.js'
-import type { ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
+import type { ExecuteCallsResult, ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import type { NestedRunHost } from '../tools/tool.js'
 import { callModel } from './model-step.js'
@@ -184,7 +184,10 @@ export class RunExecution {
       for (;;) {
         if (step.action !== 'finish') this.#checkAbort()
         if (step.action === 'call-model') step = await this.#modelStep(step.continuation)
-        else if (step.action === 'run-tools') step = await this.#toolStep()
+        else if (step.action === 'run-tools') {
+          const next = this.#toolStep()
+          step = next instanceof Promise ? await next : next
+        }
         else if (step.action === 'await-approval') return await this.#suspend()
         else return await this.#finish(step.reason, step.unanswered)
       }
@@ -240,11 +243,12 @@ export class RunExecution {
     return next
   }
 
-  async #toolStep(): Promise<Next> {
+  /** A step's tool calls: synchronous when the calls and the commits were (a synchronous tool on the memory stores). */
+  #toolStep(): Next | Promise<Next> {
     this.#checkAbort()
     const started = performance.now()
     const { state } = this
-    const { outcomes, violation } = await this.#deps.tools.executeCalls({
+    const executing = this.#deps.tools.executeCallsNow({
       runId: state.runId,
       sessionId: state.sessionId,
       step: state.step,
@@ -258,6 +262,10 @@ export class RunExecution {
       emit: this.emit,
       nested: this.#nested,
     })
+    return executing instanceof Promise ? executing.then((result) => this.#toolsDone(result, state.step, started)) : this.#toolsDone(executing, state.step, started)
+  }
+
+  #toolsDone({ outcomes, violation }: ExecuteCallsResult, step: number, started: number): Next | Promise<Next> {
     this.#running.clear()
     this.#appendResults(outcomes)
     this.#applyHandoffs(outcomes)
@@ -265,12 +273,10 @@ export class RunExecution {
     for (const outcome of outcomes) if (outcome.executed) executed++
     let next = this.#advance({ type: 'tools', executed })
     if (violation) next = this.#advance({ type: 'violation', message: violation })
-    this.#stepFinished(state.step, 'tool-calls', started)
-    if (next.action === 'call-model') {
-      const saving = this.#saveSnapshot()
-      if (saving) await saving
-    }
-    return next
+    this.#stepFinished(step, 'tool-calls', started)
+    if (next.action !== 'call-model') return next
+    const saving = this.#saveSnapshot()
+    return saving ? saving.then(() => next) : next
   }
 
   /** A successful handoff call gives the rest of the run to its target agent (same session, same history). */

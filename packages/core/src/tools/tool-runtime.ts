@@ -53,8 +53,49 @@ export interface ExecuteCallsInput {
   nested?: ToolExecutionContext['nested']
 }
 
-/** Rejects when the run aborts; created on first use (only an asynchronous tool waits on it). */
-type StepAborted = () => Promise<never>
+/** A call between its checks and its outcome: what each stage of its execution needs. */
+interface PreparedCall {
+  call: PendingCall
+  tool: Tool
+  /** The validated arguments the tool gets. */
+  args: unknown
+  input: ExecuteCallsInput
+  abort: StepAbort
+  started: number
+  idempotencyKey: string
+}
+
+/**
+ * The run's abort as one promise for the step: one listener on the run's signal per step (not per call) ends every
+ * pending asynchronous call. Created on first use (a synchronous tool never waits on it).
+ */
+class StepAbort {
+  readonly #signal: AbortSignal
+  #aborted: Promise<never> | undefined = undefined
+  #onAbort: (() => void) | undefined = undefined
+
+  constructor(signal: AbortSignal) {
+    this.#signal = signal
+  }
+
+  /** Rejects with the run's abort reason. */
+  aborted(): Promise<never> {
+    if (this.#aborted) return this.#aborted
+    const signal = this.#signal
+    this.#aborted = new Promise<never>((_, reject) => {
+      this.#onAbort = () => reject(signal.reason)
+      if (signal.aborted) this.#onAbort()
+      else signal.addEventListener('abort', this.#onAbort, { once: true })
+    })
+    this.#aborted.catch(() => {})
+    return this.#aborted
+  }
+
+  /** Stops listening to the run's signal (the step is over). */
+  release(): void {
+    if (this.#onAbort) this.#signal.removeEventListener('abort', this.#onAbort)
+  }
+}
 
 export interface ExecuteCallsResult {
   outcomes: ToolCallOutcome[]
@@ -70,33 +111,48 @@ export class ToolRuntime {
     return new ToolScope(this.registry, runTools, registryNames)
   }
 
-  async executeCalls(callsInput: ExecuteCallsInput): Promise<ExecuteCallsResult> {
-    // One listener on the run's signal per step (not per call) ends every pending call on abort.
-    let onAbort: (() => void) | undefined
-    let stepAborted: Promise<never> | undefined
-    const aborted: StepAborted = () => {
-      if (stepAborted) return stepAborted
-      stepAborted = new Promise<never>((_, reject) => {
-        onAbort = () => reject(callsInput.signal.reason)
-        if (callsInput.signal.aborted) onAbort()
-        else callsInput.signal.addEventListener('abort', onAbort, { once: true })
-      })
-      stepAborted.catch(() => {})
-      return stepAborted
-    }
+  executeCalls(callsInput: ExecuteCallsInput): Promise<ExecuteCallsResult> {
     try {
-      // One call (most steps): executed here, without the parallel pool's extra async layer.
-      if (callsInput.calls.length === 1) {
-        const outcome = await this.#executeOne(callsInput.calls[0]!, callsInput, aborted)
-        return { outcomes: [outcome], violation: violationOf(outcome, callsInput.policy) }
-      }
-      return await this.#executeAll(callsInput, aborted)
-    } finally {
-      if (onAbort) callsInput.signal.removeEventListener('abort', onAbort)
+      const result = this.executeCallsNow(callsInput)
+      return isPromiseLike(result) ? (result as Promise<ExecuteCallsResult>) : Promise.resolve(result)
+    } catch (error) {
+      return Promise.reject(error)
     }
   }
 
-  async #executeAll(input: ExecuteCallsInput, aborted: StepAborted): Promise<ExecuteCallsResult> {
+  /**
+   * `executeCalls()`, with the result returned as it is when the step completed synchronously: one call to a
+   * synchronous tool, its journal written synchronously (the memory stores), its result small enough to stay in
+   * the context. Anything asynchronous on the way (the tool, the journal, an artifact) makes it a promise from
+   * there on. A run's tool step then needs no async round.
+   */
+  executeCallsNow(callsInput: ExecuteCallsInput): ExecuteCallsResult | Promise<ExecuteCallsResult> {
+    const abort = new StepAbort(callsInput.signal)
+    let executing: ToolCallOutcome | Promise<ToolCallOutcome> | undefined
+    try {
+      // One call (most steps): executed here, without the parallel pool's extra async layer.
+      executing = callsInput.calls.length === 1 ? this.#executeOne(callsInput.calls[0]!, callsInput, abort) : undefined
+    } catch (error) {
+      abort.release()
+      throw error
+    }
+    if (executing === undefined || isPromiseLike(executing)) return this.#executeLater(executing, callsInput, abort)
+    abort.release()
+    return { outcomes: [executing], violation: violationOf(executing, callsInput.policy) }
+  }
+
+  /** The step's calls once asynchronous: the single call's pending outcome, or the whole pool. */
+  async #executeLater(single: Promise<ToolCallOutcome> | undefined, callsInput: ExecuteCallsInput, abort: StepAbort): Promise<ExecuteCallsResult> {
+    try {
+      if (single === undefined) return await this.#executeAll(callsInput, abort)
+      const outcome = await single
+      return { outcomes: [outcome], violation: violationOf(outcome, callsInput.policy) }
+    } finally {
+      abort.release()
+    }
+  }
+
+  async #executeAll(input: ExecuteCallsInput, abort: StepAbort): Promise<ExecuteCallsResult> {
     const { calls } = input
     const outcomes: ToolCallOutcome[] = Array.from({ length: calls.length })
     let violation: string | undefined
@@ -104,7 +160,7 @@ export class ToolRuntime {
     const worker = async () => {
       while (next < calls.length) {
         const index = next++
-        const outcome = await this.#executeOne(calls[index]!, input, aborted)
+        const outcome = await this.#executeOne(calls[index]!, input, abort)
         violation ??= violationOf(outcome, input.policy)
         outcomes[index] = outcome
       }
@@ -114,7 +170,8 @@ export class ToolRuntime {
     return { outcomes, violation }
   }
 
-  async #executeOne(call: PendingCall, input: ExecuteCallsInput, aborted: StepAborted): Promise<ToolCallOutcome> {
+  /** One call: its outcome, synchronously while everything on its way is synchronous, else a promise of it. */
+  #executeOne(call: PendingCall, input: ExecuteCallsInput, abort: StepAbort): ToolCallOutcome | Promise<ToolCallOutcome> {
     const started = performance.now()
     const tool = input.scope.get(call.toolName)
     if (!tool) return failed(input, call, started, 'tool_not_found', `Unknown tool "${call.toolName}". Available tools: ${input.scope.names().join(', ') || '(none)'}.`)
@@ -129,73 +186,130 @@ export class ToolRuntime {
       const error = new ToolArgumentsError(`Invalid arguments for "${call.toolName}":\n${parsed.error}`)
       return failed(input, call, started, error.code, error.message)
     }
-
-    const idempotencyKey = `${input.runId}:${input.step}:${call.callId}`
+    const run: PreparedCall = { call, tool, args: parsed.value, input, abort, started, idempotencyKey: `${input.runId}:${input.step}:${call.callId}` }
     const starting = input.executions.start({
-      key: idempotencyKey,
+      key: run.idempotencyKey,
       runId: input.runId,
       step: input.step,
       callId: call.callId,
       toolName: tool.id,
       args: call.args,
     })
-    const { record, created } = isPromiseLike(starting) ? await starting : starting
-    if (!created) {
-      const prior = await this.#fromJournal(record, tool, call, parsed.value, idempotencyKey)
-      if (prior) {
-        if (prior.isError) {
-          input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, error: prior.error!, durationMs: 0 })
-          return { callId: call.callId, toolName: call.toolName, result: { error: prior.error!.message }, isError: true, error: prior.error, durationMs: 0, reused: true, executed: false }
-        }
-        const shaped = await this.#shape(prior.result, tool, call, input)
-        input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: 0, reused: true })
-        return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: 0, reused: true, executed: false }
-      }
-    }
+    if (isPromiseLike(starting)) return this.#startedLater(starting, run)
+    return starting.created ? this.#invoke(run) : this.#fromJournalOrRun(starting.record, run)
+  }
 
+  async #startedLater(starting: Promise<{ record: ExecutionRecord; created: boolean }>, run: PreparedCall): Promise<ToolCallOutcome> {
+    const { record, created } = await starting
+    return created ? this.#invoke(run) : this.#fromJournalOrRun(record, run)
+  }
+
+  /** A call the journal knew already: its recorded outcome reused, or the tool run after all. */
+  async #fromJournalOrRun(record: ExecutionRecord, run: PreparedCall): Promise<ToolCallOutcome> {
+    const { call, tool, input } = run
+    const prior = await this.#fromJournal(record, tool, call, run.args, run.idempotencyKey)
+    if (!prior) return this.#invoke(run)
+    if (prior.isError) {
+      input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, error: prior.error!, durationMs: 0 })
+      return { callId: call.callId, toolName: call.toolName, result: { error: prior.error!.message }, isError: true, error: prior.error, durationMs: 0, reused: true, executed: false }
+    }
+    const shaped = await this.#shape(prior.result, tool, call, input)
+    input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: 0, reused: true })
+    return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: 0, reused: true, executed: false }
+  }
+
+  /** Runs the tool. A synchronous tool's outcome is completed here; an asynchronous one races its deadline and the run's abort. */
+  #invoke(run: PreparedCall): ToolCallOutcome | Promise<ToolCallOutcome> {
+    const { call, input } = run
     input.emit({ type: 'tool.started', step: input.step, callId: call.callId, toolName: call.toolName, runId: '', sessionId: '', seq: 0, timestamp: 0 })
-    const timeoutMs = tool.timeoutMs ?? input.policy.toolTimeoutMs
-    let timer: NodeJS.Timeout | undefined
-    const context = new CallContext(input, call.callId, call.toolName, idempotencyKey)
+    const context = new CallContext(input, call.callId, call.toolName, run.idempotencyKey)
+    let outcome: ToolCallOutcome | Promise<ToolCallOutcome>
     try {
-      let value: unknown = tool.execute(parsed.value, context)
-      // A synchronous tool has returned already: no timer, no race. An asynchronous one races its deadline
-      // and the run's abort.
-      if (isPromiseLike(value)) {
-        const deadline = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            const error = new ToolTimeoutError(`Tool "${call.toolName}" timed out after ${timeoutMs} ms.`)
-            // Rejected before the abort: a tool that settles on abort must not win the race with a late value.
-            reject(error)
-            context.abort(error)
-          }, timeoutMs)
-        })
-        deadline.catch(() => {})
-        value = await Promise.race([value, deadline, aborted()])
-      }
-      if (tool.outputSchema) value = tool.outputSchema.parse(value)
-      const result = toJsonValue(value)
-      if (isAborted(input.signal)) throw input.signal.reason
-      const finished = input.executions.finish(idempotencyKey, { status: 'succeeded', result })
-      if (finished) await finished
-      let shaped = this.#shape(result, tool, call, input)
-      if (shaped instanceof Promise) shaped = await shaped
-      input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
-      return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: performance.now() - started, reused: false, executed: true }
+      const value: unknown = run.tool.execute(run.args, context)
+      if (isPromiseLike(value)) return this.#awaitTool(value, run, context)
+      outcome = this.#complete(value, run)
     } catch (error) {
-      if (isAborted(input.signal)) {
-        // The run was cancelled: record it, and never write a late result.
-        await Promise.resolve(input.executions.finish(idempotencyKey, { status: 'cancelled', error: { code: 'aborted', message: 'the run was aborted' } })).catch(() => {})
-        throw input.signal.reason ?? error
-      }
-      const code = SpindleError.isInstance(error) ? error.code : 'tool'
-      const message = error instanceof Error ? error.message : String(error)
-      await input.executions.finish(idempotencyKey, { status: 'failed', error: { code, message } })
-      return failed(input, call, started, code, `Tool "${call.toolName}" failed: ${message}`, true)
+      return this.#settled(this.#failure(error, run), undefined, context)
+    }
+    if (isPromiseLike(outcome)) return this.#settled(outcome, run, context)
+    context.detach()
+    return outcome
+  }
+
+  /** An asynchronous tool: its value, or its deadline, or the run's abort, whichever comes first. */
+  async #awaitTool(pending: PromiseLike<unknown>, run: PreparedCall, context: CallContext): Promise<ToolCallOutcome> {
+    const { call } = run
+    const timeoutMs = run.tool.timeoutMs ?? run.input.policy.toolTimeoutMs
+    let timer: NodeJS.Timeout | undefined
+    try {
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const error = new ToolTimeoutError(`Tool "${call.toolName}" timed out after ${timeoutMs} ms.`)
+          // Rejected before the abort: a tool that settles on abort must not win the race with a late value.
+          reject(error)
+          context.abort(error)
+        }, timeoutMs)
+      })
+      deadline.catch(() => {})
+      const value = await Promise.race([pending, deadline, run.abort.aborted()])
+      return await this.#complete(value, run)
+    } catch (error) {
+      return await this.#failure(error, run)
     } finally {
       if (timer) clearTimeout(timer)
       context.detach()
     }
+  }
+
+  /**
+   * An outcome completing asynchronously (the journal's finish, an artifact), the call's context detached once it
+   * has. With `run`, a failure on the way is handled like the tool's own; without, the outcome is a failure's already.
+   */
+  async #settled(outcome: PromiseLike<ToolCallOutcome>, run: PreparedCall | undefined, context: CallContext): Promise<ToolCallOutcome> {
+    try {
+      return await outcome
+    } catch (error) {
+      if (!run) throw error
+      return await this.#failure(error, run)
+    } finally {
+      context.detach()
+    }
+  }
+
+  /** The tool's value: checked, recorded in the journal, shaped for the context, announced. */
+  #complete(value: unknown, run: PreparedCall): ToolCallOutcome | Promise<ToolCallOutcome> {
+    const { tool, input, idempotencyKey } = run
+    if (tool.outputSchema) value = tool.outputSchema.parse(value)
+    const result = toJsonValue(value)
+    if (isAborted(input.signal)) throw input.signal.reason
+    const finished = input.executions.finish(idempotencyKey, { status: 'succeeded', result })
+    if (finished) return Promise.resolve(finished).then(() => this.#shaped(result, run))
+    return this.#shaped(result, run)
+  }
+
+  #shaped(result: JsonValue, run: PreparedCall): ToolCallOutcome | Promise<ToolCallOutcome> {
+    const shaped = this.#shape(result, run.tool, run.call, run.input)
+    return shaped instanceof Promise ? shaped.then((value) => this.#succeeded(value, run)) : this.#succeeded(shaped, run)
+  }
+
+  #succeeded(shaped: JsonValue, run: PreparedCall): ToolCallOutcome {
+    const { call, input, started } = run
+    input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
+    return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: performance.now() - started, reused: false, executed: true }
+  }
+
+  /** A call that threw or timed out: recorded as failed (the model gets the error), or as cancelled when the run was aborted (rethrown). */
+  async #failure(error: unknown, run: PreparedCall): Promise<ToolCallOutcome> {
+    const { call, input, started, idempotencyKey } = run
+    if (isAborted(input.signal)) {
+      // The run was cancelled: record it, and never write a late result.
+      await Promise.resolve(input.executions.finish(idempotencyKey, { status: 'cancelled', error: { code: 'aborted', message: 'the run was aborted' } })).catch(() => {})
+      throw input.signal.reason ?? error
+    }
+    const code = SpindleError.isInstance(error) ? error.code : 'tool'
+    const message = error instanceof Error ? error.message : String(error)
+    await input.executions.finish(idempotencyKey, { status: 'failed', error: { code, message } })
+    return failed(input, call, started, code, `Tool "${call.toolName}" failed: ${message}`, true)
   }
 
   /** A call found in the journal: reuse its result, or decide what to do with a call that never finished. */
