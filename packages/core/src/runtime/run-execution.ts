@@ -597,7 +597,7 @@ export class RunExecution {
     if (terminal) events.push(terminal)
     let committed: StoreWriteResult[] | Promise<StoreWriteResult[]>
     try {
-      committed = this.#writer.commitNow(this.#snapshotWrites(events, end), true)
+      committed = this.#writer.commitNow(this.#snapshotWrites(events, end), true, false)
     } catch (error) {
       // A synchronous failure wrote nothing: the same handling as an asynchronous one (a sequence conflict is retried).
       committed = Promise.reject(error)

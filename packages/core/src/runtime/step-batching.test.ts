@@ -313,6 +313,28 @@ describe('step batching', () => {
     expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1])
   })
 
+  it('a synchronous commit builds only the results someone reads: queued writes with a callback, and the others when wanted', async () => {
+    const stores = memoryStores()
+    await stores.sessions.createSession({ id: 's' })
+    await stores.runs.createRun({ id: 'r', sessionId: 's', request: { input: 'hi' } })
+    await stores.executions.start({ key: 'r:1:a', runId: 'r', step: 1, callId: 'a', toolName: 'add', args: {} })
+    const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
+    let appended: unknown
+    writer.defer({ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'hi' } }] }, (stored) => {
+      appended = stored
+    })
+    // A queued write nobody waits on: its result is not built, but it is written.
+    writer.defer({ type: 'execution.finish', key: 'r:1:a', outcome: { status: 'succeeded', result: 3 } })
+    const ignored = writer.commitNow([{ type: 'run.update', runId: 'r', patch: { status: 'completed' } }], false, false)
+    expect(ignored).toEqual([undefined])
+    expect(appended).toEqual([expect.objectContaining({ seq: 1, kind: 'message' })])
+    expect(await stores.executions.get('r:1:a')).toMatchObject({ status: 'succeeded', result: 3 })
+    expect(await stores.runs.getRun('r')).toMatchObject({ status: 'completed' })
+    // Wanted (the default): the results are the stores' own.
+    const read = writer.commitNow([{ type: 'run.update', runId: 'r', patch: { step: 2 } }])
+    expect(read).toEqual([expect.objectContaining({ id: 'r', status: 'completed', step: 2 })])
+  })
+
   it('with the memory stores, a writer appending mid-run makes the synchronous snapshot commit fail as a whole; the run writes its entries first and its snapshot points at them', async () => {
     const runtime = new AgentRuntime(new Extensions())
     let sessionId = ''

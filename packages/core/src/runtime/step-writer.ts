@@ -50,15 +50,16 @@ export class StepWriter {
   /**
    * `commit()`, with the results returned as they are when the batch applied the writes synchronously (the
    * memory stores', with no commit in flight): the caller then continues without an async round. A synchronous
-   * failure throws (nothing was written).
+   * failure throws (nothing was written). `resultsWanted: false` when the caller ignores the results of `writes`:
+   * a synchronous batch then need not build them (they come back undefined).
    */
-  commitNow(writes: readonly StoreWrite[] = [], keepOnFailure = false): StoreWriteResult[] | Promise<StoreWriteResult[]> {
+  commitNow(writes: readonly StoreWrite[] = [], keepOnFailure = false, resultsWanted = true): StoreWriteResult[] | Promise<StoreWriteResult[]> {
     // Commits land in call order: parallel tool calls each commit their journal start, and a later one must not
     // become durable before the earlier one that carries the assistant message asking for them. Each commit
     // waits for the one before it (only when one is still in flight: one async call per commit otherwise).
     const previous = this.#inFlight
     if (previous === undefined && this.#now !== undefined) {
-      const results = this.#commitSync(this.#now, writes, keepOnFailure)
+      const results = this.#commitSync(this.#now, writes, keepOnFailure, resultsWanted)
       if (results !== undefined) return results
     }
     const ticket = ++this.#tickets
@@ -71,14 +72,15 @@ export class StepWriter {
   #tickets = 0
 
   /** A commit through a synchronous batch; undefined when the batch cannot take these writes synchronously (then the async path runs). */
-  #commitSync(batch: SynchronousBatch, writes: readonly StoreWrite[], keepOnFailure: boolean): StoreWriteResult[] | undefined {
+  #commitSync(batch: SynchronousBatch, writes: readonly StoreWrite[], keepOnFailure: boolean, resultsWanted: boolean): StoreWriteResult[] | undefined {
     const queued = this.#queue
     const done = this.#done
     if (!queued.length && !writes.length) return []
     const all = withQueued(queued, writes)
     let results: StoreWriteResult[] | undefined
     try {
-      results = batch[writeNow](all)
+      // Only the results someone reads are built: a queued write's when it has a callback, and the others' if wanted.
+      results = batch[writeNow](all, done, resultsWanted)
     } catch (error) {
       // The batch wrote nothing: the queued writes stay queued only if asked (as in the async path).
       if (!keepOnFailure) {

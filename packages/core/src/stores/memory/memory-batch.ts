@@ -24,13 +24,14 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
   }
 
   /** The writes applied synchronously through the stores' own logic (all or nothing), or undefined when a method was replaced. */
-  [writeNow](writes: readonly StoreWrite[]): StoreWriteResult[] | undefined {
+  [writeNow](writes: readonly StoreWrite[], callbacks?: readonly unknown[], restWanted = true): StoreWriteResult[] | undefined {
     for (let index = 0; index < writes.length; index++) if (this.#store(writes[index]!) === undefined) return undefined
     const applied: AppliedWrite[] = []
     try {
       for (let index = 0; index < writes.length; index++) {
         const write = writes[index]!
-        applied.push(this.#store(write)![applyWrite](write))
+        const wanted = callbacks === undefined || (index < callbacks.length ? callbacks[index] !== undefined : restWanted)
+        applied.push(this.#store(write)![applyWrite](write, wanted))
       }
     } catch (error) {
       for (let index = applied.length - 1; index >= 0; index--) applied[index]!.undo()

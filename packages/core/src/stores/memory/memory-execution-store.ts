@@ -28,14 +28,14 @@ export class MemoryExecutionStore implements ExecutionStore {
   }
 
   /** Starts or finishes an execution (one write of a batch, or the method itself); the undo restores what was. */
-  [applyWrite](write: StoreWrite): AppliedWrite {
+  [applyWrite](write: StoreWrite, resultWanted = true): AppliedWrite {
     if (write.type === 'execution.start') {
       const { execution } = write
       const existing = this.#records.get(execution.key)
       if (existing !== undefined) {
         const attempt = existing.attempt
         if (existing.status === 'started') existing.attempt += 1
-        return { result: { record: cloneValue(existing), created: false }, undo: () => void (existing.attempt = attempt) }
+        return { result: resultWanted ? { record: cloneValue(existing), created: false } : undefined, undo: () => void (existing.attempt = attempt) }
       }
       const startedAt = Date.now()
       const { key, runId, step, callId, toolName } = execution
@@ -48,7 +48,7 @@ export class MemoryExecutionStore implements ExecutionStore {
         this.#byRun.set(record.runId, keys)
       } else keys.push(record.key)
       // The caller's record holds its own args object, never the stored copy.
-      const result = { record: { key, runId, step, callId, toolName, args: execution.args, status: 'started' as const, attempt: 1, startedAt }, created: true }
+      const result = resultWanted ? { record: { key, runId, step, callId, toolName, args: execution.args, status: 'started' as const, attempt: 1, startedAt }, created: true } : undefined
       return {
         result,
         undo: () => {
@@ -62,11 +62,11 @@ export class MemoryExecutionStore implements ExecutionStore {
     const { key, outcome } = write
     const record = this.#records.get(key)
     if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Execution "${key}" was never started; call start before finish`)
-    if (record.status !== 'started') return { result: cloneValue(record), undo: () => {} }
+    if (record.status !== 'started') return { result: resultWanted ? cloneValue(record) : undefined, undo: () => {} }
     const finished = finishedRecord(record, cloneValue(outcome), Date.now())
     this.#records.set(key, finished)
     return {
-      result: cloneValue(finished),
+      result: resultWanted ? cloneValue(finished) : undefined,
       undo: () => void this.#records.set(key, record),
     }
   }

@@ -31,7 +31,9 @@ export class MemoryRunStore implements RunStore {
       )
     }
     const now = Date.now()
-    const record: RunRecord = cloneValue({
+    // The caller gets the record built on its own input objects, the store keeps a deep copy of it: nothing either
+    // does reaches the other, and the request (often the run's whole input) is copied once, not twice.
+    const created: RunRecord = {
       id: run.id,
       sessionId: run.sessionId,
       status: run.status ?? 'queued',
@@ -44,10 +46,11 @@ export class MemoryRunStore implements RunStore {
       createdAt: now,
       updatedAt: now,
       ...(run.startedAt !== undefined && { startedAt: run.startedAt }),
-    })
+    }
+    const record = cloneValue(created)
     this.#runs.set(run.id, record)
     if (keyIndex !== undefined) this.#idempotencyKeys.set(keyIndex, run.id)
-    return cloneValue(record)
+    return created
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -82,7 +85,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   /** Updates a run or appends events (one write of a batch, or the method itself); the undo restores what was. */
-  [applyWrite](write: StoreWrite): AppliedWrite {
+  [applyWrite](write: StoreWrite, resultWanted = true): AppliedWrite {
     if (write.type === 'run.events') {
       const copies = write.events.map(copyEvent)
       let log = this.#events.get(write.runId)
@@ -127,7 +130,7 @@ export class MemoryRunStore implements RunStore {
     }
     record.updatedAt = Math.max(Date.now(), record.updatedAt)
     return {
-      result: cloneValue(record),
+      result: resultWanted ? cloneValue(record) : undefined,
       undo: () => {
         for (const key of Object.keys(target)) delete target[key]
         Object.assign(target, previous)

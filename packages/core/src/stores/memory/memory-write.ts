@@ -10,7 +10,8 @@ export interface AppliedWrite {
 }
 
 export interface BatchableMemoryStore {
-  [applyWrite](write: StoreWrite): AppliedWrite
+  /** `resultWanted: false` when nobody reads the result: a store may then leave it undefined (no copy made for it). */
+  [applyWrite](write: StoreWrite, resultWanted?: boolean): AppliedWrite
 }
 
 /**
@@ -21,5 +22,9 @@ export interface BatchableMemoryStore {
 export const writeNow = Symbol('spindle.memory.writeNow')
 
 export interface SynchronousBatch {
-  [writeNow](writes: readonly StoreWrite[]): StoreWriteResult[] | undefined
+  /**
+   * `callbacks` (when given) says whose results are read: write i's when `callbacks[i]` is defined, and the
+   * writes past `callbacks.length` when `restWanted`. The others' results may be left undefined.
+   */
+  [writeNow](writes: readonly StoreWrite[], callbacks?: readonly unknown[], restWanted?: boolean): StoreWriteResult[] | undefined
 }
