@@ -86,7 +86,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   /** Appends (one write of a batch, or `append` itself); the undo takes the entries back out. */
-  [applyWrite](write: StoreWrite, resultWanted = true): AppliedWrite {
+  [applyWrite](write: StoreWrite): AppliedWrite {
     if (write.type !== 'session.append') throw new TypeError(`[spindle/store-memory] the session store cannot apply "${write.type}"`)
     const { sessionId, entries, fence } = write
     const state = this.#require(sessionId)
