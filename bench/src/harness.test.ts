@@ -1,6 +1,6 @@
-// The harness math (median / min / max, rotation) and a quick kernel run of the Spindle variants, asserted.
+// The harness math (median / min / max, the balanced round order) and a quick kernel run of the Spindle variants, asserted.
 import { describe, expect, it } from 'vitest'
-import { measure, rotate, summarize } from './harness.js'
+import { measure, roundOrder, summarize } from './harness.js'
 import { spindleVariants } from './suites/kernel.js'
 import { bareLoop, memoryRuntime, spindleRun, toolCounter } from './workload.js'
 
@@ -12,18 +12,37 @@ describe('harness', () => {
     expect(() => summarize([])).toThrow(/at least one value/)
   })
 
-  it('rotates so that every variant leads one round', () => {
-    expect(rotate(['a', 'b', 'c'], 0)).toEqual(['a', 'b', 'c'])
-    expect(rotate(['a', 'b', 'c'], 1)).toEqual(['b', 'c', 'a'])
-    expect(rotate(['a', 'b', 'c'], 5)).toEqual(['c', 'a', 'b'])
-    expect(rotate([], 3)).toEqual([])
+  it('orders rounds as a Williams design: every variant at every position, and right after every other one, equally often', () => {
+    expect(roundOrder(['a', 'b', 'c', 'd'], 0)).toEqual(['a', 'b', 'd', 'c'])
+    expect(roundOrder(['a', 'b', 'c', 'd'], 1)).toEqual(['b', 'c', 'a', 'd'])
+    expect(roundOrder(['a', 'b', 'c'], 3)).toEqual(['c', 'b', 'a'])
+    expect(roundOrder([], 3)).toEqual([])
+    expect(roundOrder(['only'], 7)).toEqual(['only'])
+    for (let count = 2; count <= 9; count++) {
+      const items = Array.from({ length: count }, (_, index) => index)
+      const cycle = count % 2 ? 2 * count : count
+      const atPosition = new Map<string, number>()
+      const follows = new Map<string, number>()
+      for (let round = 0; round < cycle; round++) {
+        const order = roundOrder(items, round)
+        expect([...order].sort((a, b) => a - b)).toEqual(items)
+        order.forEach((item, position) => atPosition.set(`${item}@${position}`, (atPosition.get(`${item}@${position}`) ?? 0) + 1))
+        for (let position = 1; position < count; position++) follows.set(`${order[position - 1]}>${order[position]}`, (follows.get(`${order[position - 1]}>${order[position]}`) ?? 0) + 1)
+        // The next cycle repeats it.
+        expect(roundOrder(items, round + cycle)).toEqual(order)
+      }
+      expect(atPosition.size, `n=${count}`).toBe(count * count)
+      expect(new Set(atPosition.values()), `n=${count}`).toEqual(new Set([cycle / count]))
+      expect(follows.size, `n=${count}`).toBe(count * (count - 1))
+      expect(new Set(follows.values()), `n=${count}`).toEqual(new Set([cycle / count]))
+    }
   })
 
-  it('interleaves variants in a rotated order, skips warm-up rounds and divides by units', async () => {
+  it('interleaves variants in the balanced order, skips warm-up rounds and divides by units', async () => {
     const order: string[] = []
     const variants = ['a', 'b', 'c'].map((name) => ({ name, run: () => void order.push(name) }))
     const samples = await measure(variants, { rounds: 3, warmup: 1, unitsPerRun: 10, runsPerSample: 2 })
-    expect(order.join('')).toBe('aabbcc' + 'bbccaa' + 'ccaabb' + 'aabbcc')
+    expect(order.join('')).toBe('aabbcc' + 'bbccaa' + 'ccaabb' + 'ccbbaa')
     for (const name of ['a', 'b', 'c']) {
       expect(samples.get(name)!.wall).toHaveLength(3)
       expect(samples.get(name)!.cpu).toHaveLength(3)

@@ -1,4 +1,4 @@
-// The bench harness: interleaved variants with a rotated order, warm-up, medians over repeated samples,
+// The bench harness: interleaved variants in a balanced order (each round a row of a Williams design), warm-up, medians over repeated samples,
 // CPU time, sampled allocation (V8 sampling heap profiler) and result rows for latest.json.
 import { Session } from 'node:inspector/promises'
 
@@ -29,11 +29,28 @@ export function summarize(values: readonly number[]): Summary {
   return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! }
 }
 
-/** The items rotated left by `offset` (round r starts with item r mod length), so no variant always runs first. */
-export function rotate<T>(items: readonly T[], offset: number): T[] {
-  if (!items.length) return []
-  const shift = ((offset % items.length) + items.length) % items.length
-  return [...items.slice(shift), ...items.slice(0, shift)]
+/**
+ * The order of round `round`: a Williams design, the balanced Latin square of crossover trials. Each round is the
+ * base sequence 0, 1, n-1, 2, n-2, … shifted by the round (every variant takes every position once per n rounds),
+ * and every variant directly follows every other one equally often (once per n rounds for an even count; for an
+ * odd count the mirrored rows of rounds n…2n-1 complete the balance). A plain rotation kept the cyclic order, so
+ * each variant always followed the same one and paid for that one's garbage in every round.
+ */
+export function roundOrder<T>(items: readonly T[], round: number): T[] {
+  const count = items.length
+  if (count < 2) return [...items]
+  const cycle = count % 2 ? 2 * count : count
+  const row = ((round % cycle) + cycle) % cycle
+  const shift = row % count
+  const mirrored = row >= count
+  const order: T[] = []
+  for (let position = 0; position < count; position++) {
+    const at = mirrored ? count - 1 - position : position
+    // The base sequence: 0, 1, n-1, 2, n-2, …
+    const base = at === 0 ? 0 : at % 2 ? (at + 1) / 2 : count - at / 2
+    order.push(items[(base + shift) % count]!)
+  }
+  return order
 }
 
 /** The kernel case whose ratio is the growth target: the kernel variants measured among themselves, before any peer. */
@@ -50,7 +67,7 @@ export interface Variant {
 }
 
 export interface MeasureOptions {
-  /** Recorded rounds; each round runs every variant once (one sample), in a rotated order. */
+  /** Recorded rounds; each round runs every variant once (one sample), in the order `roundOrder` gives it. */
   rounds: number
   /** Unrecorded rounds first. */
   warmup: number
@@ -67,13 +84,13 @@ export interface Samples {
   cpu: number[]
 }
 
-/** Runs the variants interleaved: round r runs them in the order rotated by r. Returns per-unit samples per variant. */
+/** Runs the variants interleaved: round r runs them in the order `roundOrder(variants, r)`. Returns per-unit samples per variant. */
 export async function measure(variants: readonly Variant[], options: MeasureOptions): Promise<Map<string, Samples>> {
   const samples = new Map<string, Samples>(variants.map((variant) => [variant.name, { wall: [], cpu: [] }]))
   const runsPerSample = options.runsPerSample ?? 1
   const units = runsPerSample * options.unitsPerRun
   for (let round = 0; round < options.warmup + options.rounds; round++) {
-    for (const variant of rotate(variants, round)) {
+    for (const variant of roundOrder(variants, round)) {
       await variant.before?.()
       const cpuStart = process.cpuUsage()
       const start = performance.now()

@@ -134,7 +134,7 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
 }
 
 /**
- * The growth of the kernel variants with history, measured among themselves (interleaved, rotated) before any
+ * The growth of the kernel variants with history, measured among themselves (interleaved, balanced order) before any
  * peer runs, so that no sample pays for a peer's garbage.
  */
 async function growthWithoutPeers(variants: KernelVariant[]): Promise<Map<string, { at10: number; at1000: number }>> {
@@ -158,7 +158,7 @@ function sampled(variant: KernelVariant, steps: number): Variant {
 }
 
 function variant1000Rounds(active: KernelVariant[], steps: number, rounds: number): number {
-  // Peers at N=1,000 take seconds per run: fewer rounds then (still interleaved and rotated).
+  // Peers at N=1,000 take seconds per run: fewer rounds then (still interleaved, in the balanced order).
   return steps >= 1_000 && active.some((variant) => variant.peer) ? Math.min(rounds, 3) : rounds
 }
 

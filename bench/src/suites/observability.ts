@@ -103,7 +103,7 @@ export async function observabilitySuite(config: BenchConfig, report: Report): P
     'Observability: per step, in-memory stores (kernel workload; median (min–max))',
     ['configuration', 'N', 'wall µs/step', 'CPU µs/step', 'CPU vs redaction off, µs/step', 'CPU vs default, µs/step'],
     lines,
-    'Configurations interleaved (rotated order), each sample on a fresh runtime. The machine is shared, so end-to-end differences of a few percent are noise; the isolated table below measures the added work exactly. "No SDK registered" uses the global `@opentelemetry/api` providers (no-op); the SDK case is `BasicTracerProvider` + `SimpleSpanProcessor` + `InMemorySpanExporter` (traces only; no MeterProvider). Every run is asserted, and so is the span count (2N + 2 per run with the SDK, none without).',
+    'Configurations interleaved (balanced order), each sample on a fresh runtime. The machine is shared, so end-to-end differences of a few percent are noise; the isolated table below measures the added work exactly. "No SDK registered" uses the global `@opentelemetry/api` providers (no-op); the SDK case is `BasicTracerProvider` + `SimpleSpanProcessor` + `InMemorySpanExporter` (traces only; no MeterProvider). Every run is asserted, and so is the span count (2N + 2 per run with the SDK, none without).',
   )
   await isolated(config, report)
 }
