@@ -48,6 +48,28 @@ describe('harness', () => {
       expect(samples.get(name)!.cpu).toHaveLength(3)
     }
   })
+  it('runs a sample for at least minSampleMs, and divides by the operations it ran', async () => {
+    const runs: number[] = []
+    let current = 0
+    const variant = {
+      name: 'slow',
+      before: () => void (current = 0),
+      run: async () => {
+        current++
+        await new Promise((resolve) => setTimeout(resolve, 2))
+      },
+      after: () => void runs.push(current),
+    }
+    const samples = await measure([variant], { rounds: 2, warmup: 0, unitsPerRun: 1, runsPerSample: 1, minSampleMs: 12 })
+    // Per unit: one operation's time (each waits >= 2 ms), and the operations of a sample span >= 12 ms.
+    const walls = samples.get('slow')!.wall
+    expect(walls).toHaveLength(2)
+    walls.forEach((wall, index) => {
+      expect(wall).toBeGreaterThanOrEqual(2_000)
+      expect(wall * runs[index]!).toBeGreaterThanOrEqual(12_000)
+    })
+    expect(runs.every((count) => count >= 1)).toBe(true)
+  })
 })
 
 describe('kernel workload', () => {

@@ -75,6 +75,12 @@ export interface MeasureOptions {
   unitsPerRun: number
   /** Operations per sample, to keep tiny operations above timer resolution. */
   runsPerSample?: number
+  /**
+   * A sample runs at least this long (more operations than `runsPerSample` if needed). A sample of a fraction of
+   * a millisecond is at the mercy of whatever its predecessor left behind (a garbage collection it started, often
+   * a few milliseconds long); a sample long enough weighs such a one-off cost against its own work only.
+   */
+  minSampleMs?: number
 }
 
 export interface Samples {
@@ -88,13 +94,18 @@ export interface Samples {
 export async function measure(variants: readonly Variant[], options: MeasureOptions): Promise<Map<string, Samples>> {
   const samples = new Map<string, Samples>(variants.map((variant) => [variant.name, { wall: [], cpu: [] }]))
   const runsPerSample = options.runsPerSample ?? 1
-  const units = runsPerSample * options.unitsPerRun
+  const minSampleMs = options.minSampleMs ?? 0
   for (let round = 0; round < options.warmup + options.rounds; round++) {
     for (const variant of roundOrder(variants, round)) {
       await variant.before?.()
       const cpuStart = process.cpuUsage()
       const start = performance.now()
-      for (let index = 0; index < runsPerSample; index++) await variant.run()
+      let runs = 0
+      do {
+        await variant.run()
+        runs++
+      } while (runs < runsPerSample || performance.now() - start < minSampleMs)
+      const units = runs * options.unitsPerRun
       const wall = ((performance.now() - start) * 1000) / units
       const cpuUsed = process.cpuUsage(cpuStart)
       await variant.after?.()

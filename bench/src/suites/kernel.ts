@@ -37,6 +37,12 @@ const peerVariants: KernelVariant[] = [
   { name: 'openai-agents stream', peer: true, run: openaiAgentsStream },
 ]
 
+/**
+ * Every kernel sample runs at least this long: a Spindle or bare-loop sample of a few runs at N = 10 took under half
+ * a millisecond, and one garbage collection left by the sample before it (a peer's) could double it.
+ */
+const minSampleMs = 10
+
 /** Peers whose N=100 median is above this (µs/step) are not run at N=1,000 (a single run would take minutes). */
 const peerLimitAt1000 = 2_000
 
@@ -75,7 +81,7 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
     const rounds = config.quick ? 3 : steps >= 1_000 ? 7 : steps >= 100 ? 9 : 15
     const samples = await measure(
       active.map((variant) => sampled(variant, steps)),
-      { rounds: variant1000Rounds(active, steps, rounds), warmup: config.quick ? 1 : 2, unitsPerRun: steps, runsPerSample },
+      { rounds: variant1000Rounds(active, steps, rounds), warmup: config.quick ? 1 : 2, unitsPerRun: steps, runsPerSample, minSampleMs: config.quick ? 0 : minSampleMs },
     )
     for (const variant of active) {
       const { wall, cpu } = samples.get(variant.name)!
@@ -141,7 +147,7 @@ async function growthWithoutPeers(variants: KernelVariant[]): Promise<Map<string
   const samplesAt = (steps: number) =>
     measure(
       variants.map((variant) => sampled(variant, steps)),
-      { rounds: 9, warmup: 2, unitsPerRun: steps, runsPerSample: steps === 10 ? 4 : 1 },
+      { rounds: 9, warmup: 2, unitsPerRun: steps, runsPerSample: steps === 10 ? 4 : 1, minSampleMs },
     )
   const [at10, at1000] = [await samplesAt(10), await samplesAt(1_000)]
   return new Map(
