@@ -401,7 +401,6 @@ export class RunExecution {
     return built
   }
 
-
   /** Compacts the window to `targetTokens`; records the compaction in the session log. */
   async #compact(step: number, targetTokens: number, force = false): Promise<boolean> {
     const { window } = this.#init
