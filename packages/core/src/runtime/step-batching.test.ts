@@ -53,6 +53,19 @@ function failOnce(stores: Stores, fails: (writes: readonly StoreWrite[]) => bool
   return { failed: () => failed }
 }
 
+/** A tool that appends a note to the run's session from outside the run (another writer, mid-run). */
+function noteFromElsewhere(runtime: AgentRuntime, sessionId: () => string) {
+  return defineTool({
+    name: 'note',
+    description: 'appends a note to the session from outside the run',
+    inputSchema: z.object({}),
+    execute: async () => {
+      await runtime.sessions.append(sessionId(), [{ kind: 'message', message: { role: 'user', content: 'a note from elsewhere' } }])
+      return 'noted'
+    },
+  })
+}
+
 describe('step batching', () => {
   it('a tool step is two commits: the assistant message with the journal start, then the finish, results, events and snapshot', async () => {
     const { stores, commits } = recordingStores()
@@ -90,15 +103,7 @@ describe('step batching', () => {
     const { stores, commits } = recordingStores()
     const runtime = new AgentRuntime(new Extensions().setStores(stores))
     let sessionId = ''
-    const intruder = defineTool({
-      name: 'note',
-      description: 'appends a note to the session from outside the run',
-      inputSchema: z.object({}),
-      execute: async () => {
-        await runtime.sessions.append(sessionId, [{ kind: 'message', message: { role: 'user', content: 'a note from elsewhere' } }])
-        return 'noted'
-      },
-    })
+    const intruder = noteFromElsewhere(runtime, () => sessionId)
     const session = await runtime.sessions.createSession()
     sessionId = session.id
     const model = mockModel([{ toolCalls: [{ name: 'note', args: {} }] }, { text: 'done' }])
@@ -338,15 +343,7 @@ describe('step batching', () => {
   it('with the memory stores, a writer appending mid-run makes the synchronous snapshot commit fail as a whole; the run writes its entries first and its snapshot points at them', async () => {
     const runtime = new AgentRuntime(new Extensions())
     let sessionId = ''
-    const intruder = defineTool({
-      name: 'note',
-      description: 'appends a note to the session from outside the run',
-      inputSchema: z.object({}),
-      execute: async () => {
-        await runtime.sessions.append(sessionId, [{ kind: 'message', message: { role: 'user', content: 'a note from elsewhere' } }])
-        return 'noted'
-      },
-    })
+    const intruder = noteFromElsewhere(runtime, () => sessionId)
     sessionId = (await runtime.sessions.createSession()).id
     const model = mockModel([{ toolCalls: [{ name: 'note', args: {} }] }, { text: 'done' }])
     const output = await runtime.run({ agent: { name: 'a', model, tools: { note: intruder } }, sessionId, input: 'x' })
