@@ -4,6 +4,7 @@ import type { ModelMessage } from '../spec/messages.js'
 import type { ContextAdapter, ContextBuildInput, ContextDraft } from './context-adapter.js'
 import { historyAdapter } from './builtin-adapters.js'
 import { countMessageTokens, estimateTokenizer, type Tokenizer } from './tokenizer.js'
+import { asPromise } from '../runtime/as-promise.js'
 
 export interface ContextPipelineOptions {
   /** Ordered adapters; any iterable (a live view is re-read on every build). */
@@ -37,12 +38,7 @@ export class ContextPipeline {
    * history costs one array concat, not a re-read or a re-count.
    */
   build(input: ContextBuildInput, windowMessages: ModelMessage[], windowTokens: number): Promise<BuiltContext> {
-    try {
-      const built = this.buildNow(input, windowMessages, windowTokens)
-      return built instanceof Promise ? built : Promise.resolve(built)
-    } catch (error) {
-      return Promise.reject(error)
-    }
+    return asPromise(() => this.buildNow(input, windowMessages, windowTokens))
   }
 
   /**

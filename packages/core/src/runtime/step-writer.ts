@@ -2,6 +2,7 @@
 // registered stores share one (two commits per durable step), else one store call per write, in order.
 import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '../spec/store-batch.js'
 import type { Stores } from '../spec/stores.js'
+import { asPromise } from './as-promise.js'
 import { type SynchronousBatch, writeNow } from '../stores/memory/memory-write.js'
 
 type Done = ((result: StoreWriteResult) => void) | undefined
@@ -39,12 +40,7 @@ export class StepWriter {
    * queued writes stay queued only if `keepOnFailure` (a batch is all or nothing, so they were not written).
    */
   commit(writes: readonly StoreWrite[] = [], keepOnFailure = false): Promise<StoreWriteResult[]> {
-    try {
-      const results = this.commitNow(writes, keepOnFailure)
-      return Array.isArray(results) ? Promise.resolve(results) : results
-    } catch (error) {
-      return Promise.reject(error)
-    }
+    return asPromise(() => this.commitNow(writes, keepOnFailure))
   }
 
   /**

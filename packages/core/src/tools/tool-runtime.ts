@@ -16,6 +16,7 @@ import { ToolScope } from './tool-scope.js'
 import { toJsonValue } from './to-json-value.js'
 import { truncateOutput } from './truncate-output.js'
 import { isAborted } from '../runtime/is-aborted.js'
+import { asPromise } from '../runtime/as-promise.js'
 
 export interface ToolCallOutcome {
   callId: string
@@ -112,12 +113,7 @@ export class ToolRuntime {
   }
 
   executeCalls(callsInput: ExecuteCallsInput): Promise<ExecuteCallsResult> {
-    try {
-      const result = this.executeCallsNow(callsInput)
-      return isPromiseLike(result) ? (result as Promise<ExecuteCallsResult>) : Promise.resolve(result)
-    } catch (error) {
-      return Promise.reject(error)
-    }
+    return asPromise(() => this.executeCallsNow(callsInput))
   }
 
   /**
