@@ -2,14 +2,11 @@
 // applied ones when a later write fails, so a batch is all or nothing like a database transaction.
 import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '../../spec/store-batch.js'
 import { applyStoreWrite } from '../../runtime/step-writer.js'
-import { type AppliedWrite, applyWrite, type BatchableMemoryStore, type SynchronousBatch, writeNow } from './memory-write.js'
+import { applyWrite, type BatchableMemoryStore, type SynchronousBatch, UndoLog, writeNow } from './memory-write.js'
 import { MemoryExecutionStore } from './memory-execution-store.js'
 import { MemoryRunStore } from './memory-run-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySnapshotStore } from './memory-snapshot-store.js'
-
-/** The undo of a write that went through a replaced method (nothing to take back here). */
-const noUndo = (): void => {}
 
 export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
   readonly specificationVersion = 'v1' as const
@@ -26,41 +23,36 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
   /** The writes applied synchronously through the stores' own logic (all or nothing), or undefined when a method was replaced. */
   [writeNow](writes: readonly StoreWrite[], callbacks?: readonly unknown[], restWanted = true): StoreWriteResult[] | undefined {
     for (let index = 0; index < writes.length; index++) if (this.#store(writes[index]!) === undefined) return undefined
-    const applied: AppliedWrite[] = []
+    // A write that throws has written nothing, so the last one needs no undo (nor does a batch of one write).
+    const last = writes.length - 1
+    const undo = last > 0 ? new UndoLog() : undefined
+    const results: StoreWriteResult[] = []
     try {
-      for (let index = 0; index < writes.length; index++) {
+      for (let index = 0; index <= last; index++) {
         const write = writes[index]!
         const wanted = callbacks === undefined || (index < callbacks.length ? callbacks[index] !== undefined : restWanted)
-        applied.push(this.#store(write)![applyWrite](write, wanted))
+        results.push(this.#store(write)![applyWrite](write, wanted, index < last ? undo : undefined))
       }
     } catch (error) {
-      for (let index = applied.length - 1; index >= 0; index--) applied[index]!.undo()
+      undo?.rollback()
       throw error
     }
-    const results: StoreWriteResult[] = []
-    for (let index = 0; index < applied.length; index++) results.push(applied[index]!.result)
     return results
   }
 
   /** A batch with a replaced method: each write goes through the method that handles it, with undos for the others. */
   async #writeThrough(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
     const results: StoreWriteResult[] = []
-    const undos: Array<() => void> = []
+    // A write through a replaced method records nothing: there is nothing of ours to take back.
+    const undo = new UndoLog()
     try {
       for (const write of writes) {
         const store = this.#store(write)
-        if (store === undefined) {
-          // A method replaced on the instance (a test double, a wrapper) is honoured: the write goes through it.
-          results.push(await applyStoreWrite(this.stores, write))
-          undos.push(noUndo)
-          continue
-        }
-        const applied = store[applyWrite](write)
-        results.push(applied.result)
-        undos.push(applied.undo)
+        // A method replaced on the instance (a test double, a wrapper) is honoured: the write goes through it.
+        results.push(store === undefined ? await applyStoreWrite(this.stores, write) : store[applyWrite](write, true, undo))
       }
     } catch (error) {
-      for (let index = undos.length - 1; index >= 0; index--) undos[index]!()
+      undo.rollback()
       throw error
     }
     return results

@@ -2,8 +2,8 @@
 import { cloneValue } from '../clone-value.js'
 import { NotFoundError } from '../../errors/errors.js'
 import type { ExecutionOutcome, ExecutionRecord, ExecutionStore, NewExecution } from '../../spec/execution-store.js'
-import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
-import { type AppliedWrite, applyWrite } from './memory-write.js'
+import type { StoreBatch, StoreWrite, StoreWriteResult } from '../../spec/store-batch.js'
+import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
 
 /**
  * The default ExecutionStore: everything lives in this instance's maps; values are deep-copied in and out.
@@ -20,55 +20,64 @@ export class MemoryExecutionStore implements ExecutionStore {
   readonly #byRun = new Map<string, string[]>()
 
   async start(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }> {
-    return this[applyWrite]({ type: 'execution.start', execution }).result as { record: ExecutionRecord; created: boolean }
+    return this[applyWrite]({ type: 'execution.start', execution }) as { record: ExecutionRecord; created: boolean }
   }
 
   async finish(key: string, outcome: ExecutionOutcome): Promise<ExecutionRecord> {
-    return this[applyWrite]({ type: 'execution.finish', key, outcome }).result as ExecutionRecord
+    return this[applyWrite]({ type: 'execution.finish', key, outcome }) as ExecutionRecord
   }
 
-  /** Starts or finishes an execution (one write of a batch, or the method itself); the undo restores what was. */
-  [applyWrite](write: StoreWrite, resultWanted = true): AppliedWrite {
+  /** Starts or finishes an execution (one write of a batch, or the method itself); its undo restores what was. */
+  [applyWrite](write: StoreWrite, resultWanted = true, undo?: UndoLog): StoreWriteResult {
     if (write.type === 'execution.start') {
       const { execution } = write
       const existing = this.#records.get(execution.key)
       if (existing !== undefined) {
-        const attempt = existing.attempt
+        undo?.record(this, write, existing, existing.attempt)
         if (existing.status === 'started') existing.attempt += 1
-        return { result: resultWanted ? { record: cloneValue(existing), created: false } : undefined, undo: () => void (existing.attempt = attempt) }
+        return resultWanted ? { record: cloneValue(existing), created: false } : undefined
       }
       const startedAt = Date.now()
       const { key, runId, step, callId, toolName } = execution
       const record: ExecutionRecord = { key, runId, step, callId, toolName, args: cloneValue(execution.args), status: 'started', attempt: 1, startedAt }
       this.#records.set(record.key, record)
-      let keys = this.#byRun.get(record.runId)
-      const createdList = keys === undefined
-      if (keys === undefined) {
-        keys = [record.key]
-        this.#byRun.set(record.runId, keys)
-      } else keys.push(record.key)
+      const keys = this.#byRun.get(record.runId)
+      if (keys === undefined) this.#byRun.set(record.runId, [record.key])
+      else keys.push(record.key)
+      undo?.record(this, write, undefined, undefined, record)
       // The caller's record holds its own args object, never the stored copy.
-      const result = resultWanted ? { record: { key, runId, step, callId, toolName, args: execution.args, status: 'started' as const, attempt: 1, startedAt }, created: true } : undefined
-      return {
-        result,
-        undo: () => {
-          this.#records.delete(record.key)
-          if (createdList) this.#byRun.delete(record.runId)
-          else keys.pop()
-        },
-      }
+      return resultWanted ? { record: { key, runId, step, callId, toolName, args: execution.args, status: 'started' as const, attempt: 1, startedAt }, created: true } : undefined
     }
     if (write.type !== 'execution.finish') throw new TypeError(`[spindle/store-memory] the execution store cannot apply "${write.type}"`)
     const { key, outcome } = write
     const record = this.#records.get(key)
     if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Execution "${key}" was never started; call start before finish`)
-    if (record.status !== 'started') return { result: resultWanted ? cloneValue(record) : undefined, undo: () => {} }
+    if (record.status !== 'started') return resultWanted ? cloneValue(record) : undefined
     const finished = finishedRecord(record, cloneValue(outcome), Date.now())
     this.#records.set(key, finished)
-    return {
-      result: resultWanted ? cloneValue(finished) : undefined,
-      undo: () => void this.#records.set(key, record),
+    undo?.record(this, write, record)
+    return resultWanted ? cloneValue(finished) : undefined
+  }
+
+  /**
+   * Takes a start or finish back (the newest write applied to that execution): a new record is removed, a
+   * repeated start gets its attempt back, a finished record its started one.
+   */
+  [undoWrite](write: StoreWrite, existing: unknown, attempt: unknown, created: unknown): void {
+    if (write.type === 'execution.finish') {
+      const started = existing as ExecutionRecord
+      this.#records.set(started.key, started)
+      return
     }
+    if (existing !== undefined) {
+      ;(existing as ExecutionRecord).attempt = attempt as number
+      return
+    }
+    const { key, runId } = created as ExecutionRecord
+    this.#records.delete(key)
+    const keys = this.#byRun.get(runId)!
+    keys.pop()
+    if (keys.length === 0) this.#byRun.delete(runId)
   }
 
   async get(key: string): Promise<ExecutionRecord | undefined> {

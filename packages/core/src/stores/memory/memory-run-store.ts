@@ -2,7 +2,7 @@
 import { cloneValue } from '../clone-value.js'
 import { DuplicateError, NotFoundError } from '../../errors/errors.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
-import { type AppliedWrite, applyWrite } from './memory-write.js'
+import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
 import type { AgentEvent } from '../../spec/events.js'
 import type { ListRunsOptions, NewRun, RunPatch, RunRecord, RunStore } from '../../spec/run-store.js'
 
@@ -64,7 +64,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
-    return this[applyWrite]({ type: 'run.update', runId: id, patch }).result as RunRecord
+    return this[applyWrite]({ type: 'run.update', runId: id, patch }) as RunRecord
   }
 
   async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
@@ -84,8 +84,8 @@ export class MemoryRunStore implements RunStore {
     this[applyWrite]({ type: 'run.events', runId, events })
   }
 
-  /** Updates a run or appends events (one write of a batch, or the method itself); the undo restores what was. */
-  [applyWrite](write: StoreWrite, resultWanted = true): AppliedWrite {
+  /** Updates a run or appends events (one write of a batch, or the method itself); its undo restores what was. */
+  [applyWrite](write: StoreWrite, resultWanted = true, undo?: UndoLog): RunRecord | undefined {
     if (write.type === 'run.events') {
       const copies = write.events.map(copyEvent)
       let log = this.#events.get(write.runId)
@@ -94,34 +94,26 @@ export class MemoryRunStore implements RunStore {
         log = []
         this.#events.set(write.runId, log)
       }
-      const target = log
       const before = log.length
       let inOrder = true
       for (const event of copies) {
         // The log stays sorted by seq; events arrive in order, so this is a push (a seq already stored is ignored).
-        const last = target.length ? target[target.length - 1]!.seq : Number.NEGATIVE_INFINITY
-        if (event.seq > last) target.push(event)
-        else if (!(target[indexAfter(target, event.seq - 1)]?.seq === event.seq)) {
-          target.splice(indexAfter(target, event.seq - 1), 0, event)
+        const last = log.length ? log[log.length - 1]!.seq : Number.NEGATIVE_INFINITY
+        if (event.seq > last) log.push(event)
+        else if (!(log[indexAfter(log, event.seq - 1)]?.seq === event.seq)) {
+          log.splice(indexAfter(log, event.seq - 1), 0, event)
           inOrder = false
         }
       }
-      const added = inOrder ? undefined : new Set(copies)
-      return {
-        result: undefined,
-        undo: () => {
-          if (added === undefined) target.length = before
-          else for (let index = target.length - 1; index >= 0; index--) if (added.has(target[index]!)) target.splice(index, 1)
-          if (created) this.#events.delete(write.runId)
-        },
-      }
+      undo?.record(this, write, log, created ? -1 : before, inOrder ? undefined : new Set(copies))
+      return undefined
     }
     if (write.type !== 'run.update') throw new TypeError(`[spindle/store-memory] the run store cannot apply "${write.type}"`)
     const { runId: id, patch } = write
     const record = this.#runs.get(id)
     if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Run "${id}" does not exist; create it with createRun first`)
     const copy = cloneValue(patch) as Record<string, unknown>
-    const previous = { ...record }
+    undo?.record(this, write, record, { ...record })
     const target = record as unknown as Record<string, unknown>
     // A key present with \`undefined\` clears the field (e.g. releasing a lease); an absent key leaves it.
     for (const key of Object.keys(patch)) {
@@ -129,13 +121,24 @@ export class MemoryRunStore implements RunStore {
       else target[key] = copy[key]
     }
     record.updatedAt = Math.max(Date.now(), record.updatedAt)
-    return {
-      result: resultWanted ? cloneValue(record) : undefined,
-      undo: () => {
-        for (const key of Object.keys(target)) delete target[key]
-        Object.assign(target, previous)
-      },
+    return resultWanted ? cloneValue(record) : undefined
+  }
+
+  /** Takes events or an update back (the newest write applied to that run). */
+  [undoWrite](write: StoreWrite, a: unknown, b: unknown, c: unknown): void {
+    if (write.type === 'run.events') {
+      // a: the log, b: its length before (-1 when this write created it), c: the events added, when out of order.
+      const log = a as AgentEvent[]
+      const added = c as Set<AgentEvent> | undefined
+      if (added === undefined) log.length = Math.max(0, b as number)
+      else for (let index = log.length - 1; index >= 0; index--) if (added.has(log[index]!)) log.splice(index, 1)
+      if (b === -1 && this.#events.get(write.runId) === log) this.#events.delete(write.runId)
+      return
     }
+    // a: the record, b: a copy of it before the update.
+    const target = a as Record<string, unknown>
+    for (const key of Object.keys(target)) delete target[key]
+    Object.assign(target, b)
   }
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {

@@ -3,7 +3,7 @@ import { cloneValue } from '../clone-value.js'
 import { copyEntries } from './memory-copies.js'
 import { randomUUID } from 'node:crypto'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
-import { type AppliedWrite, applyWrite } from './memory-write.js'
+import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
 import { DuplicateError, NotFoundError, SequenceConflictError, StaleFenceError } from '../../errors/errors.js'
 import type { JsonObject } from '../../spec/json.js'
 import type {
@@ -82,11 +82,11 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
-    return this[applyWrite]({ type: 'session.append', sessionId, entries, fence: options.fence }).result as SessionEntry[]
+    return this[applyWrite]({ type: 'session.append', sessionId, entries, fence: options.fence }) as SessionEntry[]
   }
 
-  /** Appends (one write of a batch, or `append` itself); the undo takes the entries back out. */
-  [applyWrite](write: StoreWrite): AppliedWrite {
+  /** Appends (one write of a batch, or `append` itself); its undo takes the entries back out. */
+  [applyWrite](write: StoreWrite, _resultWanted?: boolean, undo?: UndoLog): SessionEntry[] {
     if (write.type !== 'session.append') throw new TypeError(`[spindle/store-memory] the session store cannot apply "${write.type}"`)
     const { sessionId, entries, fence } = write
     const state = this.#require(sessionId)
@@ -103,7 +103,7 @@ export class MemorySessionStore implements SessionStore {
       )
     }
     const { record } = state
-    const before = { fence: state.fence, lastSeq: record.lastSeq, updatedAt: record.updatedAt, length: state.entries.length }
+    undo?.record(this, write, state.fence, record.updatedAt, entries.length)
     if (fence !== undefined) state.fence = fence
     const now = Date.now()
     // The caller gets entries built on its own input objects (never on the stored copies), so nothing it
@@ -118,15 +118,17 @@ export class MemorySessionStore implements SessionStore {
       record.lastSeq += entries.length
       record.updatedAt = Math.max(now, record.updatedAt)
     }
-    return {
-      result: appended,
-      undo: () => {
-        state.entries.length = before.length
-        state.fence = before.fence
-        record.lastSeq = before.lastSeq
-        record.updatedAt = before.updatedAt
-      },
-    }
+    return appended
+  }
+
+  /** Takes an append back (the newest write applied to the session): its entries out, the fence and time as they were. */
+  [undoWrite](write: StoreWrite, fence: unknown, updatedAt: unknown, count: unknown): void {
+    if (write.type !== 'session.append') return
+    const state = this.#require(write.sessionId)
+    state.entries.length -= count as number
+    state.record.lastSeq -= count as number
+    state.fence = fence as number | undefined
+    state.record.updatedAt = updatedAt as number
   }
 
   async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {

@@ -3,7 +3,7 @@ import { cloneValue } from '../clone-value.js'
 import { copySnapshot } from './memory-copies.js'
 import type { RunSnapshot, SnapshotStore } from '../../spec/snapshot-store.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
-import { type AppliedWrite, applyWrite } from './memory-write.js'
+import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
 
 /**
  * The default SnapshotStore: everything lives in this instance's maps; values are deep-copied in and out.
@@ -22,8 +22,8 @@ export class MemorySnapshotStore implements SnapshotStore {
     this[applyWrite]({ type: 'snapshot.save', snapshot })
   }
 
-  /** Saves a snapshot (one write of a batch, or \`save\` itself); the undo restores the version it replaced. */
-  [applyWrite](write: StoreWrite): AppliedWrite {
+  /** Saves a snapshot (one write of a batch, or \`save\` itself); its undo restores the version it replaced. */
+  [applyWrite](write: StoreWrite, _resultWanted?: boolean, undo?: UndoLog): undefined {
     if (write.type !== 'snapshot.save') throw new TypeError(`[spindle/store-memory] the snapshot store cannot apply "${write.type}"`)
     const copy = copySnapshot(write.snapshot)
     let versions = this.#runs.get(copy.runId)
@@ -32,17 +32,18 @@ export class MemorySnapshotStore implements SnapshotStore {
       versions = new Map()
       this.#runs.set(copy.runId, versions)
     }
-    const previous = versions.get(copy.version)
+    undo?.record(this, write, versions.get(copy.version), created, copy)
     versions.set(copy.version, copy)
-    const target = versions
-    return {
-      result: undefined,
-      undo: () => {
-        if (previous === undefined) target.delete(copy.version)
-        else target.set(copy.version, previous)
-        if (created) this.#runs.delete(copy.runId)
-      },
-    }
+    return undefined
+  }
+
+  /** Takes a save back (the newest write applied to that run's snapshots): the version it replaced comes back. */
+  [undoWrite](_write: StoreWrite, previous: unknown, created: unknown, saved: unknown): void {
+    const { runId, version } = saved as RunSnapshot
+    const versions = this.#runs.get(runId)!
+    if (previous === undefined) versions.delete(version)
+    else versions.set(version, previous as RunSnapshot)
+    if (created === true) this.#runs.delete(runId)
   }
 
   async latest(runId: string): Promise<RunSnapshot | undefined> {
