@@ -29,21 +29,24 @@ export interface ModelStepOptions {
   pressure(): Promise<void> | undefined
 }
 
-export async function callModel(model: LanguageModel, request: ModelRequest, options: ModelStepOptions): Promise<ModelStepResult> {
+/**
+ * One model call: stream the parts into the assistant message. A retryable failure before any output is retried
+ * with backoff (`policy.modelRetry`).
+ */
+export function callModel(model: LanguageModel, request: ModelRequest, options: ModelStepOptions): Promise<ModelStepResult> {
+  return streamOnce(model, request, options, 0)
+}
+
+/** After a failed attempt: the next one after a backoff, or the error when it is not retryable, output was produced, or retries are spent. */
+async function retryOrThrow(model: LanguageModel, request: ModelRequest, options: ModelStepOptions, attempt: number, error: unknown, produced: boolean): Promise<ModelStepResult> {
+  if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
   const { maxRetries, initialDelayMs, maxDelayMs } = options.policy.modelRetry
-  for (let attempt = 0; ; attempt++) {
-    const produced = { value: false }
-    try {
-      return await streamOnce(model, request, options, produced)
-    } catch (error) {
-      if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
-      const retryable = SpindleError.isInstance(error) ? error.isRetryable : false
-      if (!retryable || produced.value || attempt >= maxRetries) throw error
-      const hinted = error instanceof ProviderError ? error.retryAfterMs : undefined
-      const backoff = Math.min(maxDelayMs, initialDelayMs * 2 ** attempt)
-      await sleep(hinted ?? backoff * (0.5 + Math.random() / 2), options.signal)
-    }
-  }
+  const retryable = SpindleError.isInstance(error) ? error.isRetryable : false
+  if (!retryable || produced || attempt >= maxRetries) throw error
+  const hinted = error instanceof ProviderError ? error.retryAfterMs : undefined
+  const backoff = Math.min(maxDelayMs, initialDelayMs * 2 ** attempt)
+  await sleep(hinted ?? backoff * (0.5 + Math.random() / 2), options.signal)
+  return streamOnce(model, request, options, attempt + 1)
 }
 
 interface StreamedCall {
@@ -62,94 +65,100 @@ async function streamOnce(
   model: LanguageModel,
   request: ModelRequest,
   options: ModelStepOptions,
-  produced: { value: boolean },
+  attempt: number,
 ): Promise<ModelStepResult> {
-  const { step, emit } = options
-  const emitDelta = options.emitDelta ?? ((type: 'text.delta' | 'reasoning.delta', at: number, delta: string) => emit({ type, step: at, delta } as AgentEventPayload))
-  let text = ''
-  let reasoning = ''
-  let signature: string | undefined
-  let redacted: string | undefined
-  let finishReason: ModelFinishReason | undefined
-  let usage: Usage | undefined
-  // Tool calls in the order they started (a handful per answer: a list searched from its end costs less than a Map).
-  const calls: StreamedCall[] = []
-  for await (const part of model.stream(request, { signal: options.signal })) {
-    switch (part.type) {
-      case 'text-delta':
-        if (!part.delta) break
-        produced.value = true
-        text += part.delta
-        emitDelta('text.delta', step, part.delta)
-        break
-      case 'reasoning-delta':
-        produced.value = true
-        reasoning += part.delta
-        if (part.signature) signature = part.signature
-        if (part.redacted) redacted = part.redacted
-        if (part.delta) emitDelta('reasoning.delta', step, part.delta)
-        break
-      case 'tool-call-start': {
-        produced.value = true
-        const started: StreamedCall = { id: part.id, name: part.name, args: '', ended: false }
-        const index = indexOfCall(calls, part.id)
-        if (index < 0) calls.push(started)
-        else calls[index] = started
-        break
+  // One async frame per call: the retry decision runs only after a failure (a wrapper with the retry loop used to
+  // cost every call a second frame and promise).
+  let produced = false
+  try {
+    const { step, emit } = options
+    const emitDelta = options.emitDelta ?? ((type: 'text.delta' | 'reasoning.delta', at: number, delta: string) => emit({ type, step: at, delta } as AgentEventPayload))
+    let text = ''
+    let reasoning = ''
+    let signature: string | undefined
+    let redacted: string | undefined
+    let finishReason: ModelFinishReason | undefined
+    let usage: Usage | undefined
+    // Tool calls in the order they started (a handful per answer: a list searched from its end costs less than a Map).
+    const calls: StreamedCall[] = []
+    for await (const part of model.stream(request, { signal: options.signal })) {
+      switch (part.type) {
+        case 'text-delta':
+          if (!part.delta) break
+          produced = true
+          text += part.delta
+          emitDelta('text.delta', step, part.delta)
+          break
+        case 'reasoning-delta':
+          produced = true
+          reasoning += part.delta
+          if (part.signature) signature = part.signature
+          if (part.redacted) redacted = part.redacted
+          if (part.delta) emitDelta('reasoning.delta', step, part.delta)
+          break
+        case 'tool-call-start': {
+          produced = true
+          const started: StreamedCall = { id: part.id, name: part.name, args: '', ended: false }
+          const index = indexOfCall(calls, part.id)
+          if (index < 0) calls.push(started)
+          else calls[index] = started
+          break
+        }
+        case 'tool-call-delta': {
+          const call = calls[indexOfCall(calls, part.id)]
+          if (call) call.args += part.argsDelta
+          break
+        }
+        case 'tool-call-end': {
+          const call = calls[indexOfCall(calls, part.id)]
+          if (call) call.ended = true
+          break
+        }
+        case 'usage':
+          usage = part.usage
+          break
+        case 'finish':
+          finishReason = part.finishReason
+          if (part.usage) usage = part.usage
+          break
+        case 'error':
+          throw part.error instanceof Error ? part.error : new ProviderError(`[spindle/core] the model stream reported an error: ${String(part.error)}`)
+        default:
+          break
       }
-      case 'tool-call-delta': {
-        const call = calls[indexOfCall(calls, part.id)]
-        if (call) call.args += part.argsDelta
-        break
+      const pressure = options.pressure()
+      if (pressure) await pressure
+    }
+    if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
+    if (finishReason === undefined) {
+      throw new StreamInterruptedError(`[spindle/core] the stream of ${model.provider}:${model.modelId} ended without a finish part`, { provider: model.provider })
+    }
+    const toolCalls: PendingCall[] = []
+    const content: AssistantMessage['content'] = []
+    if (reasoning || signature || redacted) {
+      content.push({ type: 'reasoning', text: reasoning, ...(signature ? { signature } : {}), ...(redacted ? { redacted } : {}) })
+    }
+    if (text) content.push({ type: 'text', text })
+    for (const call of calls) {
+      const callId = call.id
+      if (!call.ended) {
+        throw new StreamInterruptedError(`[spindle/core] tool call ${callId} (${call.name}) of ${model.provider}:${model.modelId} was cut off; it is not executed`)
       }
-      case 'tool-call-end': {
-        const call = calls[indexOfCall(calls, part.id)]
-        if (call) call.ended = true
-        break
+      let pending: PendingCall
+      try {
+        pending = { callId, toolName: call.name, args: JSON.parse(call.args.trim() === '' ? '{}' : call.args) as JsonValue }
+      } catch (error) {
+        pending = { callId, toolName: call.name, args: call.args, argsError: (error as Error).message }
       }
-      case 'usage':
-        usage = part.usage
-        break
-      case 'finish':
-        finishReason = part.finishReason
-        if (part.usage) usage = part.usage
-        break
-      case 'error':
-        throw part.error instanceof Error ? part.error : new ProviderError(`[spindle/core] the model stream reported an error: ${String(part.error)}`)
-      default:
-        break
+      toolCalls.push(pending)
+      content.push({ type: 'tool-call', toolCallId: callId, toolName: call.name, args: pending.args })
+      emit({ type: 'tool.call', step, callId, toolName: call.name, args: pending.args, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     }
-    const pressure = options.pressure()
-    if (pressure) await pressure
+    return { message: { role: 'assistant', content }, text, toolCalls, finishReason, usage }
+
+  } catch (error) {
+    return retryOrThrow(model, request, options, attempt, error, produced)
   }
-  if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
-  if (finishReason === undefined) {
-    throw new StreamInterruptedError(`[spindle/core] the stream of ${model.provider}:${model.modelId} ended without a finish part`, { provider: model.provider })
-  }
-  const toolCalls: PendingCall[] = []
-  const content: AssistantMessage['content'] = []
-  if (reasoning || signature || redacted) {
-    content.push({ type: 'reasoning', text: reasoning, ...(signature ? { signature } : {}), ...(redacted ? { redacted } : {}) })
-  }
-  if (text) content.push({ type: 'text', text })
-  for (const call of calls) {
-    const callId = call.id
-    if (!call.ended) {
-      throw new StreamInterruptedError(`[spindle/core] tool call ${callId} (${call.name}) of ${model.provider}:${model.modelId} was cut off; it is not executed`)
-    }
-    const pending: PendingCall = { callId, toolName: call.name, args: {} }
-    const raw = call.args.trim() === '' ? '{}' : call.args
-    try {
-      pending.args = JSON.parse(raw) as JsonValue
-    } catch (error) {
-      pending.args = call.args
-      pending.argsError = (error as Error).message
-    }
-    toolCalls.push(pending)
-    content.push({ type: 'tool-call', toolCallId: callId, toolName: call.name, args: pending.args })
-    emit({ type: 'tool.call', step, callId, toolName: call.name, args: pending.args, runId: '', sessionId: '', seq: 0, timestamp: 0 })
-  }
-  return { message: { role: 'assistant', content }, text, toolCalls, finishReason, usage }
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

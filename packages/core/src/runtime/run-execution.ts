@@ -20,7 +20,7 @@ import type { Stores } from '../spec/stores.js'
 import type { ExecuteCallsResult, ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import type { NestedRunHost } from '../tools/tool.js'
-import { callModel } from './model-step.js'
+import { callModel, type ModelStepOptions } from './model-step.js'
 import type { AgentSpec, RunOutput } from './run-request.js'
 import { initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
 import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
@@ -207,6 +207,15 @@ export class RunExecution {
     if (signal.aborted) throw signal.reason ?? new AbortedError()
   }
 
+  /** The options of the run's model calls: one object per run (calls never overlap), its step set before each call. */
+  #modelOptions: ModelStepOptions | undefined = undefined
+
+  #modelCallOptions(step: number): ModelStepOptions {
+    const options = (this.#modelOptions ??= { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, emitDelta: this.emitDelta, pressure: this.#pressure })
+    options.step = step
+    return options
+  }
+
   async #modelStep(continuation: boolean): Promise<Next> {
     this.#checkAbort()
     const step = this.state.step + 1
@@ -223,14 +232,14 @@ export class RunExecution {
     }
     let result
     try {
-      result = await callModel(model, built.request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, emitDelta: this.emitDelta, pressure: this.#pressure })
+      result = await callModel(model, built.request, this.#modelCallOptions(step))
     } catch (error) {
       if (!(error instanceof ContextOverflowError) && !(SpindleError.isInstance(error) && error.code === 'context_overflow')) throw error
       // Reactive compaction: shrink the window hard, then retry once.
       const compacted = await this.#compact(step, Math.floor(budget * this.#deps.policy.compaction.target * 0.5), true)
       if (!compacted) throw error
       built = await this.#buildRequest(step, continuation)
-      result = await callModel(model, built.request, { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, emitDelta: this.emitDelta, pressure: this.#pressure })
+      result = await callModel(model, built.request, this.#modelCallOptions(step))
     }
     // A calibrating tokenizer learns from what the provider counted for the request it was sent.
     if (result.usage?.inputTokens) this.#deps.context.tokenizer.observe?.(built.tokens, result.usage.inputTokens)
@@ -472,13 +481,11 @@ export class RunExecution {
 
   #appendResults(outcomes: ToolCallOutcome[]): void {
     if (!outcomes.length) return
-    const content: ToolResultPart[] = outcomes.map((outcome) => ({
-      type: 'tool-result',
-      toolCallId: outcome.callId,
-      toolName: outcome.toolName,
-      result: outcome.result,
-      ...(outcome.isError ? { isError: true } : {}),
-    }))
+    const content: ToolResultPart[] = outcomes.map((outcome) =>
+      outcome.isError
+        ? { type: 'tool-result', toolCallId: outcome.callId, toolName: outcome.toolName, result: outcome.result, isError: true }
+        : { type: 'tool-result', toolCallId: outcome.callId, toolName: outcome.toolName, result: outcome.result },
+    )
     this.#appendLater([{ kind: 'message', message: { role: 'tool', content }, runId: this.runId }])
   }
 

@@ -1,0 +1,90 @@
+// callModel's retries: a retryable failure before any output is retried with backoff up to `maxRetries`; a
+// failure after output, a non-retryable one or an abort during the backoff is not.
+import { describe, expect, it } from 'vitest'
+import { ProviderError } from '../errors/errors.js'
+import { createRuntimePolicy } from '../policy/runtime-policy.js'
+import type { LanguageModel, StreamPart } from '../spec/language-model.js'
+import { callModel, type ModelStepOptions } from './model-step.js'
+
+/** A model whose attempt i streams `script[i]` (parts, then the error to throw if any); counts its calls. */
+function scripted(script: Array<{ parts: StreamPart[]; error?: Error }>): LanguageModel & { attempts: number } {
+  const model = {
+    specificationVersion: 'v1' as const,
+    provider: 'test',
+    modelId: 'scripted',
+    capabilities: { contextWindow: 1_000, maxOutputTokens: 100, tools: true, parallelTools: true, reasoning: false, structuredOutput: false },
+    attempts: 0,
+    async *stream() {
+      const turn = script[model.attempts++]!
+      for (const part of turn.parts) yield part
+      if (turn.error) throw turn.error
+    },
+  }
+  return model
+}
+
+function options(signal = new AbortController().signal, maxRetries = 2): ModelStepOptions & { events: unknown[] } {
+  const events: unknown[] = []
+  return {
+    step: 1,
+    signal,
+    policy: createRuntimePolicy({ modelRetry: { maxRetries, initialDelayMs: 1, maxDelayMs: 2 } }),
+    emit: (event) => void events.push(event),
+    pressure: () => undefined,
+    events,
+  }
+}
+
+const overloaded = () => new ProviderError('overloaded', { status: 503 })
+const finish: StreamPart = { type: 'finish', finishReason: 'stop' }
+
+describe('callModel retries', () => {
+  it('retries a retryable failure before any output, then returns the answer', async () => {
+    const model = scripted([{ parts: [], error: overloaded() }, { parts: [], error: overloaded() }, { parts: [{ type: 'text-delta', delta: 'ok' }, finish] }])
+    const result = await callModel(model, { messages: [] }, options())
+    expect(result).toMatchObject({ text: 'ok', finishReason: 'stop', message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }] } })
+    expect(model.attempts).toBe(3)
+  })
+
+  it('gives up after maxRetries with the last error', async () => {
+    const model = scripted([{ parts: [], error: overloaded() }, { parts: [], error: overloaded() }, { parts: [], error: new ProviderError('still overloaded', { status: 503 }) }])
+    await expect(callModel(model, { messages: [] }, options(undefined, 2))).rejects.toThrow('still overloaded')
+    expect(model.attempts).toBe(3)
+  })
+
+  it('does not retry once output was produced, nor a non-retryable error', async () => {
+    const afterText = scripted([{ parts: [{ type: 'text-delta', delta: 'half' }], error: overloaded() }, { parts: [finish] }])
+    await expect(callModel(afterText, { messages: [] }, options())).rejects.toThrow('overloaded')
+    expect(afterText.attempts).toBe(1)
+    const badRequest = scripted([{ parts: [], error: new ProviderError('bad request', { status: 400 }) }, { parts: [finish] }])
+    await expect(callModel(badRequest, { messages: [] }, options())).rejects.toThrow('bad request')
+    expect(badRequest.attempts).toBe(1)
+  })
+
+  it('an abort during the backoff rejects with its reason and makes no further attempt', async () => {
+    const controller = new AbortController()
+    const model = scripted([{ parts: [], error: new ProviderError('slow down', { status: 429, retryAfterMs: 60_000 }) }, { parts: [finish] }])
+    const calling = callModel(model, { messages: [] }, options(controller.signal))
+    setTimeout(() => controller.abort(new Error('cancelled by the caller')), 5)
+    await expect(calling).rejects.toThrow('cancelled by the caller')
+    expect(model.attempts).toBe(1)
+  })
+
+  it('a tool call whose arguments are not JSON comes back with the raw text and the parse error', async () => {
+    const model = scripted([
+      {
+        parts: [
+          { type: 'tool-call-start', id: 'c1', name: 'add' },
+          { type: 'tool-call-delta', id: 'c1', argsDelta: '{"a": 1,' },
+          { type: 'tool-call-end', id: 'c1' },
+          { type: 'tool-call-start', id: 'c2', name: 'add' },
+          { type: 'tool-call-end', id: 'c2' },
+          { type: 'finish', finishReason: 'tool-calls' },
+        ],
+      },
+    ])
+    const result = await callModel(model, { messages: [] }, options())
+    expect(result.toolCalls[0]).toMatchObject({ callId: 'c1', toolName: 'add', args: '{"a": 1,', argsError: expect.stringMatching(/JSON/) })
+    expect(result.toolCalls[1]).toEqual({ callId: 'c2', toolName: 'add', args: {} })
+  })
+})
