@@ -85,6 +85,18 @@ describe('transition: start and the basic loop', () => {
     expect(afterTools.state).toMatchObject({ phase: 'model', pending: [], toolCalls: 2, step: 1 })
   })
 
+  it('a next without per-call data is one shared frozen object (a step allocates none); a finish is its own', () => {
+    const first = play([{ type: 'continue' }, model({ toolCalls: [call('a')] }), { type: 'tools', executed: 1 }, model({ toolCalls: [call('b')] }), { type: 'tools', executed: 1 }])
+    const [start, tools1, model1, tools2, model2] = first.steps.map((step) => step.next)
+    expect(model1).toBe(start)
+    expect(model2).toBe(start)
+    expect(tools2).toBe(tools1)
+    for (const next of [start, tools1]) expect(Object.isFrozen(next)).toBe(true)
+    const finished = play([model({ text: 'a' })]).last.next
+    expect(Object.isFrozen(finished)).toBe(false)
+    expect(finished).not.toBe(play([model({ text: 'b' })]).last.next)
+  })
+
   it('a three-step run: tool, tool, answer', () => {
     const { steps, state } = play([
       { type: 'continue' },

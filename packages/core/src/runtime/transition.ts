@@ -22,12 +22,21 @@ export type Outcome =
   | { type: 'aborted'; reason: 'cancelled' | 'timeout' }
   | { type: 'violation'; message: string }
 
+/** What the run does next. The actions without per-call data are shared frozen objects (compare `action`, never identity). */
 export type Next =
   | { action: 'call-model'; continuation: boolean }
   | { action: 'run-tools' }
   | { action: 'await-approval' }
   /** `unanswered`: tool calls that must get an error result before the run ends, so the history never holds a call without a result. */
   | { action: 'finish'; reason: FinishReason; unanswered: PendingCall[] }
+
+/**
+ * The actions that carry no per-call data, one frozen object each: a step's two transitions allocate no `next`.
+ */
+const callModel: Next = Object.freeze({ action: 'call-model', continuation: false })
+const continueModel: Next = Object.freeze({ action: 'call-model', continuation: true })
+const runTools: Next = Object.freeze({ action: 'run-tools' })
+const awaitApproval: Next = Object.freeze({ action: 'await-approval' })
 
 export interface Transition {
   state: RunState
@@ -62,13 +71,13 @@ function resumeFrom(state: RunState, limits: TransitionLimits): Transition {
 function beforeModel(state: RunState, limits: TransitionLimits, continuation: boolean): Transition {
   if (state.step >= limits.maxSteps) return finish(state, 'max_steps')
   if (overBudget(state.usage, limits)) return finish(state, 'budget')
-  return { state, next: { action: 'call-model', continuation } }
+  return { state, next: continuation ? continueModel : callModel }
 }
 
 function beforeTools(state: RunState, limits: TransitionLimits): Transition {
   if (state.toolCalls + state.pending.length > limits.maxToolCalls) return finish(state, 'max_tool_calls')
-  if (state.pending.some((call) => call.approval === 'required')) return { state, next: { action: 'await-approval' } }
-  return { state, next: { action: 'run-tools' } }
+  if (state.pending.some((call) => call.approval === 'required')) return { state, next: awaitApproval }
+  return { state, next: runTools }
 }
 
 function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }>, limits: TransitionLimits): Transition {
@@ -92,7 +101,7 @@ function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }
   switch (outcome.finishReason) {
     case 'length':
       if (state.lengthContinuations < limits.maxLengthContinuations && !overBudget(usage, limits) && base.step < limits.maxSteps) {
-        return { state: withState(answered, { phase: 'model', lengthContinuations: state.lengthContinuations + 1 }), next: { action: 'call-model', continuation: true } }
+        return { state: withState(answered, { phase: 'model', lengthContinuations: state.lengthContinuations + 1 }), next: continueModel }
       }
       return finish(answered, 'length')
     case 'content-filter':
