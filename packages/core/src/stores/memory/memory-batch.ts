@@ -25,7 +25,12 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
     for (let index = 0; index < writes.length; index++) if (this.#store(writes[index]!) === undefined) return undefined
     // A write that throws has written nothing, so the last one needs no undo (nor does a batch of one write).
     const last = writes.length - 1
-    const undo = last > 0 ? new UndoLog() : undefined
+    let undo: UndoLog | undefined
+    if (last > 0) {
+      // The batch's own log, unless a write re-entered this batch while it is in use (a getter on a value copied).
+      undo = this.#undo ?? new UndoLog()
+      this.#undo = undefined
+    }
     const results: StoreWriteResult[] = []
     try {
       for (let index = 0; index <= last; index++) {
@@ -36,9 +41,17 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
     } catch (error) {
       undo?.rollback()
       throw error
+    } finally {
+      if (undo !== undefined) {
+        undo.clear()
+        this.#undo = undo
+      }
     }
     return results
   }
+
+  /** The undo log synchronous batches reuse (undefined while one is using it). */
+  #undo: UndoLog | undefined = new UndoLog()
 
   /** A batch with a replaced method: each write goes through the method that handles it, with undos for the others. */
   async #writeThrough(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
