@@ -1,6 +1,6 @@
 // The harness math (median / min / max, the balanced round order) and a quick kernel run of the Spindle variants, asserted.
 import { describe, expect, it } from 'vitest'
-import { measure, roundOrder, summarize } from './harness.js'
+import { allocatedByArea, allocatedPerUnit, measure, roundOrder, summarize } from './harness.js'
 import { spindleVariants } from './suites/kernel.js'
 import { bareLoop, memoryRuntime, spindleRun, toolCounter } from './workload.js'
 
@@ -69,6 +69,32 @@ describe('harness', () => {
       expect(wall * runs[index]!).toBeGreaterThanOrEqual(12_000)
     })
     expect(runs.every((count) => count >= 1)).toBe(true)
+  })
+
+  it('splits allocation by the innermost area on the stack (a helper counts for its caller) and adds up to the total', async () => {
+    const kept: unknown[] = []
+    // 64 arrays of 256 numbers per call: about 2 KB each (a double array's backing store).
+    const rows = (count: number) => {
+      for (let index = 0; index < count; index++) kept.push(new Array<number>(256).fill(index + 0.5))
+    }
+    const areaA = () => rows(64)
+    const areaB = () => rows(192)
+    const operation = () => {
+      kept.length = 0
+      areaA()
+      areaB()
+    }
+    const area = ({ functionName }: { functionName: string }) => (functionName === 'areaA' ? 'a' : functionName === 'areaB' ? 'b' : undefined)
+    const split = await allocatedByArea(operation, { repeat: 40, unitsPerRun: 1, samplingInterval: 256, area, rest: 'rest' })
+    const total = await allocatedPerUnit(operation, { repeat: 40, unitsPerRun: 1, samplingInterval: 256 })
+    const [a, b, rest] = [split.get('a') ?? 0, split.get('b') ?? 0, split.get('rest') ?? 0]
+    // `rows` has no area of its own: what it allocates goes to its caller, three times as much for b.
+    expect(a).toBeGreaterThan(64 * 2_000 * 0.7)
+    expect(b / a).toBeGreaterThan(2.4)
+    expect(b / a).toBeLessThan(3.6)
+    expect(rest).toBeLessThan((a + b) * 0.1)
+    expect((a + b + rest) / total).toBeGreaterThan(0.8)
+    expect((a + b + rest) / total).toBeLessThan(1.25)
   })
 })
 

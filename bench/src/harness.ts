@@ -130,6 +130,7 @@ async function profiler(): Promise<Session> {
 }
 
 interface SamplingNode {
+  callFrame: { functionName: string; url: string }
   selfSize: number
   children: SamplingNode[]
 }
@@ -140,33 +141,63 @@ function totalSelfSize(node: SamplingNode): number {
   return total
 }
 
+/** The sampling heap profile of `repeat` runs of `operation`, counting what GCs already collected. */
+async function allocationProfile(operation: () => Promise<void> | void, repeat: number, samplingInterval: number): Promise<SamplingNode> {
+  const session = await profiler()
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as never)
+  // An inspector reply does not keep the event loop alive: for a large profile (N = 1,000 steps) the loop could
+  // empty while it is being built, and the process ended with exit code 13 (an unsettled top-level await).
+  const keepAlive = setInterval(() => {}, 1_000)
+  let head: SamplingNode | undefined
+  try {
+    for (let index = 0; index < repeat; index++) await operation()
+  } finally {
+    try {
+      head = ((await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } }).profile.head
+    } finally {
+      clearInterval(keepAlive)
+    }
+  }
+  return head
+}
+
 /**
  * Bytes allocated per unit, measured with V8's sampling heap profiler including objects that minor and major
  * GCs already collected (Node 20 has no `total_allocated_bytes`): an unbiased estimate of everything allocated
  * while `operation` ran, whether it survived or not. One sample per call of `repeat` operations.
  */
 export async function allocatedPerUnit(operation: () => Promise<void> | void, options: { repeat: number; unitsPerRun: number; samplingInterval?: number }): Promise<number> {
-  const session = await profiler()
-  await session.post('HeapProfiler.startSampling', {
-    samplingInterval: options.samplingInterval ?? 512,
-    includeObjectsCollectedByMajorGC: true,
-    includeObjectsCollectedByMinorGC: true,
-  } as never)
-  let bytes = 0
-  // An inspector reply does not keep the event loop alive: for a large profile (N = 1,000 steps) the loop could
-  // empty while it is being built, and the process ended with exit code 13 (an unsettled top-level await).
-  const keepAlive = setInterval(() => {}, 1_000)
-  try {
-    for (let index = 0; index < options.repeat; index++) await operation()
-  } finally {
-    try {
-      const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } }
-      bytes = totalSelfSize(profile.head)
-    } finally {
-      clearInterval(keepAlive)
-    }
+  const head = await allocationProfile(operation, options.repeat, options.samplingInterval ?? 512)
+  return totalSelfSize(head) / (options.repeat * options.unitsPerRun)
+}
+
+/** Names the area a stack frame belongs to, or undefined when the frame is not in any. */
+export type AllocationArea = (frame: { functionName: string; url: string }) => string | undefined
+
+/**
+ * Bytes allocated per unit, split by area: an allocation belongs to the area of the innermost frame on its stack
+ * that is in one (a helper such as a deep copy counts for the store that called it); the rest goes to `rest`.
+ * Stacks are complete for synchronous calls; after an `await` a frame's callers are gone, so only code that runs
+ * synchronously inside an area's frames is attributed to it.
+ */
+export async function allocatedByArea(
+  operation: () => Promise<void> | void,
+  options: { repeat: number; unitsPerRun: number; samplingInterval?: number; area: AllocationArea; rest: string },
+): Promise<Map<string, number>> {
+  const head = await allocationProfile(operation, options.repeat, options.samplingInterval ?? 512)
+  const bytes = new Map<string, number>()
+  const walk = (node: SamplingNode, inherited: string): void => {
+    const area = options.area(node.callFrame) ?? inherited
+    if (node.selfSize) bytes.set(area, (bytes.get(area) ?? 0) + node.selfSize)
+    for (const child of node.children) walk(child, area)
   }
-  return bytes / (options.repeat * options.unitsPerRun)
+  walk(head, options.rest)
+  const units = options.repeat * options.unitsPerRun
+  return new Map([...bytes].map(([area, total]) => [area, total / units]))
 }
 
 /** Full GC (the process runs with --expose-gc), then the used heap in bytes. */
