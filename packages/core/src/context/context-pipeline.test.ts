@@ -203,6 +203,23 @@ describe('ContextPipeline', () => {
     expect(built.request.messages[0]).toEqual({ role: 'system', content: 'late section' })
   })
 
+  it('takes the adapters from a function on every build, an async adapter in the middle included', async () => {
+    let current: ContextAdapter[] = [historyAdapter]
+    const pipeline = new ContextPipeline({ adapters: () => current })
+    const window = windowOf(history)
+    expect((await pipeline.build(input(), window.messages, window.tokens)).request.messages).toHaveLength(3)
+    current = [
+      { name: 'first', apply: (draft) => void draft.system.push('one') },
+      { name: 'slow', apply: async (draft) => void draft.system.push(await Promise.resolve('two')) },
+      historyAdapter,
+      { name: 'last', apply: (draft) => void draft.messages.push({ role: 'user', content: 'after' }) },
+    ]
+    const built = await pipeline.build(input(), window.messages, window.tokens)
+    expect(built.request.messages[0]).toEqual({ role: 'system', content: 'one\n\ntwo' })
+    expect(built.request.messages.at(-1)).toEqual({ role: 'user', content: 'after' })
+    expect(pipeline.adapters.map((adapter) => adapter.name)).toEqual(['first', 'slow', 'history', 'last'])
+  })
+
   it('awaits async adapters that read the input', async () => {
     const pipeline = new ContextPipeline({
       adapters: [

@@ -7,8 +7,11 @@ import { countMessageTokens, estimateTokenizer, type Tokenizer } from './tokeniz
 import { asPromise } from '../runtime/as-promise.js'
 
 export interface ContextPipelineOptions {
-  /** Ordered adapters; any iterable (a live view is re-read on every build). */
-  adapters?: Iterable<ContextAdapter>
+  /**
+   * Ordered adapters: any iterable, or a function returning the current list (a live view: either is re-read on
+   * every build). A function hands over its array as it is, without an iteration per build.
+   */
+  adapters?: Iterable<ContextAdapter> | (() => readonly ContextAdapter[])
   tokenizer?: Tokenizer
 }
 
@@ -20,7 +23,7 @@ export interface BuiltContext {
 
 export class ContextPipeline {
   readonly tokenizer: Tokenizer
-  readonly #adapters: Iterable<ContextAdapter>
+  readonly #adapters: Iterable<ContextAdapter> | (() => readonly ContextAdapter[])
   readonly #toolTokenCache = new WeakMap<ToolSpecification[], number>()
   readonly #specTokenCache = new WeakMap<ToolSpecification, number>()
 
@@ -30,7 +33,13 @@ export class ContextPipeline {
   }
 
   get adapters(): readonly ContextAdapter[] {
-    return [...this.#adapters]
+    return [...this.#list()]
+  }
+
+  /** The adapters of this build, in order (an array or a function's list as they are; another iterable copied). */
+  #list(): readonly ContextAdapter[] {
+    const adapters = this.#adapters
+    return typeof adapters === 'function' ? adapters() : Array.isArray(adapters) ? adapters : [...adapters]
   }
 
   /**
@@ -50,19 +59,19 @@ export class ContextPipeline {
     // A copy, so an adapter that pushes a tool never grows the run's cached tool list step after step.
     const draft: ContextDraft = { system: [], messages: [], tools: [...input.tools] }
     const build: PendingBuild = { input, draft, beforeHistory: undefined, extraTokens: 0, windowMessages, windowTokens }
-    const applying = this.#applyAdapters(this.#adapters[Symbol.iterator](), build)
+    const applying = this.#applyAdapters(this.#list(), 0, build)
     return applying === undefined ? this.#request(build) : applying.then(() => this.#request(build))
   }
 
   /**
-   * Applies the adapters the iterator has left, in order: undefined once all have applied synchronously, else a
-   * promise that applies the rest after the first asynchronous one. `draft.messages` holds what adapters add; the
+   * Applies the adapters from `from` on, in order: undefined once all have applied synchronously, else a promise
+   * that applies the rest after the first asynchronous one. `draft.messages` holds what adapters add; the
    * history window goes where the history adapter stands, so the history is never copied or re-counted here.
    */
-  #applyAdapters(adapters: Iterator<ContextAdapter>, build: PendingBuild): Promise<void> | undefined {
+  #applyAdapters(adapters: readonly ContextAdapter[], from: number, build: PendingBuild): Promise<void> | undefined {
     const { draft } = build
-    for (let next = adapters.next(); next.done !== true; next = adapters.next()) {
-      const adapter = next.value
+    for (let index = from; index < adapters.length; index++) {
+      const adapter = adapters[index]!
       if (adapter === historyAdapter) {
         build.beforeHistory = draft.messages
         draft.messages = []
@@ -73,7 +82,7 @@ export class ContextPipeline {
       if (applied) {
         return applied.then(() => {
           this.#countAdded(build, before)
-          return this.#applyAdapters(adapters, build)
+          return this.#applyAdapters(adapters, index + 1, build)
         })
       }
       this.#countAdded(build, before)

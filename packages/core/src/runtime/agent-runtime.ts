@@ -4,6 +4,7 @@ import { CompactionService } from '../compaction/compaction-service.js'
 import { truncateCompaction } from '../compaction/truncate-compaction.js'
 import { instructionsAdapter, historyAdapter } from '../context/builtin-adapters.js'
 import { ContextPipeline } from '../context/context-pipeline.js'
+import type { ContextAdapter } from '../context/context-adapter.js'
 import { ContextWindow } from '../context/context-window.js'
 import type { Tokenizer } from '../context/tokenizer.js'
 import { AbortedError, ConfigurationError, NotFoundError, SessionBusyError, StoreError, TimeoutError } from '../errors/errors.js'
@@ -95,10 +96,11 @@ export class AgentRuntime {
     this.#defaultStores = memoryStores()
     this.#readArtifact = options.readArtifact === false ? undefined : readArtifactTool(options.readArtifact || {})
     const adapters = extensions.context
+    let current: readonly ContextAdapter[] = [instructionsAdapter, historyAdapter]
     this.context = new ContextPipeline({
       tokenizer: options.tokenizer,
-      // A live view: adapters added to the extensions later are used too.
-      adapters: { [Symbol.iterator]: () => [instructionsAdapter, historyAdapter, ...adapters][Symbol.iterator]() },
+      // A live view: adapters added to the extensions later are used too. The list is rebuilt only when they changed.
+      adapters: () => (withBuiltins(current, adapters) ? current : (current = [instructionsAdapter, historyAdapter, ...adapters])),
     })
   }
 
@@ -680,3 +682,9 @@ function linkSignals(controller: AbortController, signals: Array<AbortSignal | u
   }
 }
 
+/** Whether `list` is the built-in adapters followed by exactly `added`, in order. */
+function withBuiltins(list: readonly ContextAdapter[], added: readonly ContextAdapter[]): boolean {
+  if (list.length !== added.length + 2) return false
+  for (let index = 0; index < added.length; index++) if (list[index + 2] !== added[index]) return false
+  return true
+}

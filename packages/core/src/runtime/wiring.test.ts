@@ -108,9 +108,20 @@ describe('wiring', () => {
     const extensions = new Extensions()
     const runtime = new AgentRuntime(extensions)
     extensions.addContextAdapter({ name: 'late', apply: (draft) => void draft.system.push('LATE ADAPTER') })
-    const model = mockModel([{ text: 'ok' }])
+    const model = mockModel([{ text: 'ok' }, { text: 'ok' }, { text: 'ok' }, { text: 'ok' }])
     await runtime.run({ agent: { name: 'a', model }, input: 'x' })
     expect(JSON.stringify(model.calls[0]?.messages)).toContain('LATE ADAPTER')
+    // The list the runtime builds from is kept between builds, and rebuilt when the extensions' list changes.
+    await runtime.run({ agent: { name: 'a', model }, input: 'y' })
+    expect(JSON.stringify(model.calls[1]?.messages)).toContain('LATE ADAPTER')
+    extensions.context.splice(0, 1, { name: 'other', apply: (draft) => void draft.system.push('OTHER ADAPTER') })
+    await runtime.run({ agent: { name: 'a', model }, input: 'z' })
+    expect(JSON.stringify(model.calls[2]?.messages)).not.toContain('LATE ADAPTER')
+    expect(JSON.stringify(model.calls[2]?.messages)).toContain('OTHER ADAPTER')
+    extensions.context.length = 0
+    await runtime.run({ agent: { name: 'a', model }, input: 'w' })
+    expect(JSON.stringify(model.calls[3]?.messages)).not.toContain('ADAPTER')
+    expect(runtime.context.adapters.map((adapter) => adapter.name)).toEqual(['instructions', 'history'])
   })
 
   it('a long session is compacted: requests stay within the window, a tool call is never split from its result', async () => {
