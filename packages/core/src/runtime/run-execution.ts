@@ -19,7 +19,7 @@ import type { SessionEntry, SessionEntryInput } from '../spec/session-store.js'
 import type { Stores } from '../spec/stores.js'
 import type { ExecuteCallsResult, ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
-import type { NestedRunHost } from '../tools/tool.js'
+import type { NestedRunHost, Tool } from '../tools/tool.js'
 import { callModel, type ModelStepOptions } from './model-step.js'
 import type { AgentSpec, RunOutput } from './run-request.js'
 import { initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
@@ -322,11 +322,12 @@ export class RunExecution {
   #prepareCalls(calls: PendingCall[]): PendingCall[] | Promise<PendingCall[]> {
     if (!calls.length) return calls
     const { requireApproval } = this.#deps.policy
-    if (typeof requireApproval !== 'function' && !calls.some((call) => typeof this.#init.scope.get(call.toolName)?.needsApproval === 'function')) {
+    // Loops rather than `some()` with arrow functions: this runs every step, and each arrow was an allocation.
+    if (typeof requireApproval !== 'function' && !this.#anyApprovalHook(calls)) {
       for (const call of calls) {
         const tool = this.#init.scope.get(call.toolName)
         if (!tool || call.argsError) continue
-        const needed = requireApproval.some((entry) => entry === call.toolName || entry === tool.id || (isEffectClass(entry) && entry === tool.effect)) || tool.needsApproval === true
+        const needed = tool.needsApproval === true || listedForApproval(requireApproval, call.toolName, tool)
         if (needed) {
           call.approval = 'required'
           call.argsHash = hashArgs(call.args)
@@ -337,13 +338,19 @@ export class RunExecution {
     return this.#prepareCallsAsync(calls, requireApproval)
   }
 
+  /** Whether a called tool decides its approval with a function (then the calls are prepared asynchronously). */
+  #anyApprovalHook(calls: PendingCall[]): boolean {
+    for (const call of calls) if (typeof this.#init.scope.get(call.toolName)?.needsApproval === 'function') return true
+    return false
+  }
+
   async #prepareCallsAsync(calls: PendingCall[], requireApproval: RuntimePolicy['requireApproval']): Promise<PendingCall[]> {
     for (const call of calls) {
       const tool = this.#init.scope.get(call.toolName)
       if (!tool || call.argsError) continue
       let needed = false
       if (typeof requireApproval === 'function') needed = await requireApproval({ toolName: call.toolName, tool, args: call.args })
-      else needed = requireApproval.some((entry) => entry === call.toolName || entry === tool.id || (isEffectClass(entry) && entry === tool.effect))
+      else needed = listedForApproval(requireApproval, call.toolName, tool)
       if (!needed && tool.needsApproval !== undefined) {
         needed =
           typeof tool.needsApproval === 'function'
@@ -875,3 +882,9 @@ export const runExecutionShapeKeeper = new RunExecution(
   runExecutionDeps({ stores: { sessions: {} }, policy: {} } as unknown as RunExecutionDeps),
   runExecutionInit({ state: withState(initialRunState('', '', 1), {}), agent: { name: '' } } as unknown as RunExecutionStart),
 )
+
+/** Whether the policy's `requireApproval` list names the tool (by the name called, its id, or its effect class). */
+function listedForApproval(requireApproval: readonly string[], toolName: string, tool: Tool): boolean {
+  for (const entry of requireApproval) if (entry === toolName || entry === tool.id || (isEffectClass(entry) && entry === tool.effect)) return true
+  return false
+}
