@@ -68,6 +68,9 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
   const kernelOnly = variants.filter((variant) => !variant.peer)
   await warmUp(kernelOnly)
   const growth = config.quick ? undefined : await growthWithoutPeers(kernelOnly)
+  // Profiled before any peer has run: a peer's leftover background work (timers, exporters) allocates during
+  // whatever is profiled next, and all of it would count as the bare loop's own (25.5 KB/step instead of 2.7).
+  const split = config.quick ? undefined : await allocationSplit(kernelOnly)
   await warmUp(variants.filter((variant) => variant.peer))
   for (const steps of sizes) {
     const active = variants.filter((variant) => {
@@ -136,7 +139,7 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
     ratioLines,
     'The first rows come from rounds of the kernel variants alone, before any peer has run: interleaved with the peers, an AI SDK sample of 1,000 steps leaves over a gigabyte of garbage, and whichever sample follows pays for collecting it (in one full run on 2026-11-30 the bare loop itself measured 38.8 µs/step at N=1,000 there against 7.4 at N=10). What can grow in the Spindle rows is garbage collection, not the loop: with in-memory stores a run keeps every event, snapshot, journal record and message copy, so a 1,000-step run carries more live data through V8\'s young-generation collections than a 10-step one. Measured on 2026-12-01 before that day\'s allocation cuts, a 1,000-step run (new runtime each run) took 22.7–25.5 µs/step with Node\'s defaults and 15.0–18.8 with `--max-semi-space-size=64`; after them (about 20 instead of 25 KB allocated per step, no async round in a tool step), 13.1–14.6 against 13.5–18.4: no difference left.',
   )
-  if (!config.quick) await allocationSplit(variants.filter((variant) => !variant.peer), report)
+  if (split) reportAllocationSplit(split, report)
   await retainedGrowth(config, report)
 }
 
@@ -144,37 +147,48 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
 const allocationArea: AllocationArea = ({ url }) =>
   url.includes('/providers/mock-model.') ? 'scripted model' : url.includes('/stores/memory/') ? 'memory stores' : undefined
 
+type AllocationSplit = Array<{ variant: string; areas: Map<string, number[]>; totals: number[] }>
+
+const splitAreas = ['scripted model', 'memory stores', 'rest'] as const
+
 /**
  * Where a step's allocation goes at N = 100: the scripted model's parts and promises (every variant pays them),
  * the in-memory stores' writes (their copies, records and logs), and the rest — the kernel's own work, or the
- * bare loop's. Measured with the same sampling profiler as the table above, at a 64-byte interval.
+ * bare loop's. Measured with the same sampling profiler as the table above, at a 64-byte interval, 3 profiles.
  */
-export async function allocationSplit(variants: KernelVariant[], report: Report): Promise<void> {
+export async function allocationSplit(variants: KernelVariant[]): Promise<AllocationSplit> {
   const steps = 100
-  const areas = ['scripted model', 'memory stores', 'rest'] as const
-  const lines: Array<Array<string | number>> = []
+  const split: AllocationSplit = []
   for (const variant of variants) {
-    const samples = new Map<string, number[]>(areas.map((area) => [area, []]))
+    const areas = new Map<string, number[]>(splitAreas.map((area) => [area, []]))
     const totals: number[] = []
     for (let index = 0; index < 3; index++) {
       variant.fresh?.(steps)
-      const split = await allocatedByArea(() => variant.run(steps).then(() => {}), { repeat: 20, unitsPerRun: steps, samplingInterval: 64, area: allocationArea, rest: 'rest' })
+      const bytes = await allocatedByArea(() => variant.run(steps).then(() => {}), { repeat: 20, unitsPerRun: steps, samplingInterval: 64, area: allocationArea, rest: 'rest' })
       let total = 0
-      for (const area of areas) {
-        samples.get(area)!.push((split.get(area) ?? 0) / 1024)
-        total += split.get(area) ?? 0
+      for (const area of splitAreas) {
+        areas.get(area)!.push((bytes.get(area) ?? 0) / 1024)
+        total += bytes.get(area) ?? 0
       }
       totals.push(total / 1024)
     }
-    const base = { suite: 'kernel', case: 'allocation per step by area, N=100', variant: variant.name, n: steps, unit: 'KB' }
-    const cells = areas.map((area) => cell(report.add({ ...base, metric: `allocated per step: ${area}` }, samples.get(area)!)))
-    lines.push([variant.name, ...cells, cell(report.add({ ...base, metric: 'allocated per step: total' }, totals))])
+    split.push({ variant: variant.name, areas, totals })
+  }
+  return split
+}
+
+function reportAllocationSplit(split: AllocationSplit, report: Report): void {
+  const lines: Array<Array<string | number>> = []
+  for (const { variant, areas, totals } of split) {
+    const base = { suite: 'kernel', case: 'allocation per step by area, N=100', variant, n: 100, unit: 'KB' }
+    const cells = splitAreas.map((area) => cell(report.add({ ...base, metric: `allocated per step: ${area}` }, areas.get(area)!)))
+    lines.push([variant, ...cells, cell(report.add({ ...base, metric: 'allocated per step: total' }, totals))])
   }
   report.table(
-    'Kernel: where a step’s allocation goes (N = 100, KB/step, median (min–max) of 3 profiles)',
+    'Kernel: where a step’s allocation goes (N = 100, KB/step, median (min–max) of 3 profiles, before any peer has run)',
     ['variant', 'scripted model', 'memory stores', 'kernel (the bare loop: its own code)', 'total'],
     lines,
-    'An allocation counts for the innermost frame on its stack that is in the scripted model (`mockModel`) or the memory stores (`@spindle/core` stores/memory: their copies, records, logs and undo log); everything else is the kernel (for the bare loop, its own code). The split is approximate: V8 records one frame per optimized function, so a store function inlined into a kernel function counts for the kernel, and after an `await` a frame’s callers are not on the stack.',
+    'An allocation counts for the innermost frame on its stack that is in the scripted model (`mockModel`) or the memory stores (`@spindle/core` stores/memory: their copies, records, logs and undo log); everything else is the kernel (for the bare loop, its own code). The split is approximate: V8 records one frame per optimized function, so a store function inlined into a kernel function counts for the kernel, and after an `await` a frame’s callers are not on the stack. Profiled at a 64-byte interval before the peers run (their background work would be counted), so the totals can differ a little from the table above (512-byte interval, after the peers).',
   )
 }
 
