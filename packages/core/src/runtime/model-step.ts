@@ -9,6 +9,7 @@ import type { LanguageModel, ModelFinishReason, ModelRequest } from '../spec/lan
 import type { AssistantMessage, Usage } from '../spec/messages.js'
 import type { PendingCall } from './run-state.js'
 import { isAborted } from './is-aborted.js'
+import { sizedArray } from './sized-array.js'
 
 export interface ModelStepResult {
   message: AssistantMessage
@@ -79,8 +80,9 @@ async function streamOnce(
     let redacted: string | undefined
     let finishReason: ModelFinishReason | undefined
     let usage: Usage | undefined
-    // Tool calls in the order they started (a handful per answer: a list searched from its end costs less than a Map).
-    const calls: StreamedCall[] = []
+    // Tool calls in the order they started (a handful per answer: a list searched from its end costs less than a
+    // Map). Created with its first call: an empty array grown by push reserves 17 slots.
+    let calls: StreamedCall[] | undefined
     for await (const part of model.stream(request, { signal: options.signal })) {
       switch (part.type) {
         case 'text-delta':
@@ -99,18 +101,22 @@ async function streamOnce(
         case 'tool-call-start': {
           produced = true
           const started: StreamedCall = { id: part.id, name: part.name, args: '', ended: false }
+          if (calls === undefined) {
+            calls = [started]
+            break
+          }
           const index = indexOfCall(calls, part.id)
           if (index < 0) calls.push(started)
           else calls[index] = started
           break
         }
         case 'tool-call-delta': {
-          const call = calls[indexOfCall(calls, part.id)]
+          const call = calls?.[indexOfCall(calls, part.id)]
           if (call) call.args += part.argsDelta
           break
         }
         case 'tool-call-end': {
-          const call = calls[indexOfCall(calls, part.id)]
+          const call = calls?.[indexOfCall(calls, part.id)]
           if (call) call.ended = true
           break
         }
@@ -133,13 +139,18 @@ async function streamOnce(
     if (finishReason === undefined) {
       throw new StreamInterruptedError(`[spindle/core] the stream of ${model.provider}:${model.modelId} ended without a finish part`, { provider: model.provider })
     }
-    const toolCalls: PendingCall[] = []
-    const content: AssistantMessage['content'] = []
-    if (reasoning || signature || redacted) {
-      content.push({ type: 'reasoning', text: reasoning, ...(signature ? { signature } : {}), ...(redacted ? { redacted } : {}) })
+    // Both arrays sized once.
+    const callCount = calls === undefined ? 0 : calls.length
+    const toolCalls: PendingCall[] = sizedArray(callCount)
+    const hasReasoning = reasoning !== '' || signature !== undefined || redacted !== undefined
+    const content: AssistantMessage['content'] = sizedArray((hasReasoning ? 1 : 0) + (text ? 1 : 0) + callCount)
+    let at = 0
+    if (hasReasoning) {
+      content[at++] = { type: 'reasoning', text: reasoning, ...(signature ? { signature } : {}), ...(redacted ? { redacted } : {}) }
     }
-    if (text) content.push({ type: 'text', text })
-    for (const call of calls) {
+    if (text) content[at++] = { type: 'text', text }
+    for (let index = 0; index < callCount; index++) {
+      const call = calls![index]!
       const callId = call.id
       if (!call.ended) {
         throw new StreamInterruptedError(`[spindle/core] tool call ${callId} (${call.name}) of ${model.provider}:${model.modelId} was cut off; it is not executed`)
@@ -150,8 +161,8 @@ async function streamOnce(
       } catch (error) {
         pending = { callId, toolName: call.name, args: call.args, argsError: (error as Error).message }
       }
-      toolCalls.push(pending)
-      content.push({ type: 'tool-call', toolCallId: callId, toolName: call.name, args: pending.args })
+      toolCalls[index] = pending
+      content[at++] = { type: 'tool-call', toolCallId: callId, toolName: call.name, args: pending.args }
       emit({ type: 'tool.call', step, callId, toolName: call.name, args: pending.args, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     }
     return { message: { role: 'assistant', content }, text, toolCalls, finishReason, usage }

@@ -3,7 +3,7 @@
 import type { ModelFinishReason } from '../spec/language-model.js'
 import type { Usage } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
-import { addUsage, type PendingCall, type RunState, withState } from './run-state.js'
+import { addUsage, copyState, type PendingCall, type RunState, withState } from './run-state.js'
 
 export interface TransitionLimits {
   maxSteps: number
@@ -50,7 +50,10 @@ export function transition(state: RunState, outcome: Outcome, limits: Transition
     case 'model':
       return afterModel(state, outcome, limits)
     case 'tools': {
-      const next: RunState = withState(state, { toolCalls: state.toolCalls + outcome.executed, pending: [], phase: 'model' })
+      const next = copyState(state)
+      next.toolCalls = state.toolCalls + outcome.executed
+      next.pending = []
+      next.phase = 'model'
       return beforeModel(next, limits, false)
     }
     case 'error':
@@ -76,17 +79,24 @@ function beforeModel(state: RunState, limits: TransitionLimits, continuation: bo
 
 function beforeTools(state: RunState, limits: TransitionLimits): Transition {
   if (state.toolCalls + state.pending.length > limits.maxToolCalls) return finish(state, 'max_tool_calls')
-  if (state.pending.some((call) => call.approval === 'required')) return { state, next: awaitApproval }
+  for (const call of state.pending) if (call.approval === 'required') return { state, next: awaitApproval }
   return { state, next: runTools }
 }
 
 function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }>, limits: TransitionLimits): Transition {
   const usage = addUsage(state.usage, outcome.usage)
-  const base: RunState = withState(state, { step: state.step + 1, usage })
+  const base = copyState(state)
+  base.step = state.step + 1
+  base.usage = usage
   if (outcome.toolCalls.length) {
     const signature = callSignature(outcome.toolCalls)
     const repeatCount = signature === state.lastCallSignature ? state.repeatCount + 1 : 1
-    const withCalls: RunState = Object.assign(base, { phase: 'tools' as const, pending: outcome.toolCalls, lastCallSignature: signature, repeatCount, text: '' })
+    const withCalls = base
+    withCalls.phase = 'tools'
+    withCalls.pending = outcome.toolCalls
+    withCalls.lastCallSignature = signature
+    withCalls.repeatCount = repeatCount
+    withCalls.text = ''
     if (repeatCount >= limits.doomLoopThreshold) {
       return finish(
         withState(withCalls, { error: { code: 'doom_loop', message: `the model repeated the same tool call ${repeatCount} times in a row` } }),
