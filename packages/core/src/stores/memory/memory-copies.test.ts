@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { SessionEntryInput } from '../../spec/session-store.js'
 import type { RunSnapshot } from '../../spec/snapshot-store.js'
 import { cloneValue } from '../clone-value.js'
-import { copyEntries, copySnapshot } from './memory-copies.js'
+import { copySnapshot, storedEntries } from './memory-copies.js'
 
 /** Every object and array reachable from `value`, with its path. */
 function objectsIn(value: unknown, path = '$', found: Array<[string, object]> = []): Array<[string, object]> {
@@ -43,7 +43,7 @@ describe('memory store copies', () => {
     expect([...(copied.state as unknown as { bytes: Uint8Array }).bytes]).toEqual([1, 2])
   })
 
-  it('copyEntries copies entries, their messages and parts at every depth', () => {
+  it('storedEntries builds each entry on a copy of its message or compaction, parts copied at every depth', () => {
     const entries: SessionEntryInput[] = [
       { kind: 'message', message: { role: 'user', content: 'hi' }, runId: 'r' },
       { kind: 'message', message: { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'file', mediaType: 'image/png', data: new Uint8Array([7]) } as never] } },
@@ -52,8 +52,13 @@ describe('memory store copies', () => {
       { kind: 'compaction', compaction: { summary: 'earlier', throughSeq: 4 } as never, runId: 'r' },
       { kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'x', providerOptions: { cache: { ttl: 5 } } } as never], ...({ metadata: { tags: ['t'] } } as object) } },
     ]
-    const copies = copyEntries(entries)
-    expect(copies).not.toBe(entries)
-    expectDeepCopy(copies, entries)
+    const stored = storedEntries(entries, 's', 7, 1234)
+    expect(stored.map(({ kind, runId, sessionId, seq, createdAt }) => ({ kind, runId, sessionId, seq, createdAt }))).toEqual(
+      entries.map((entry, index) => ({ kind: entry.kind, runId: entry.runId, sessionId: 's', seq: 7 + index, createdAt: 1234 })),
+    )
+    expectDeepCopy(
+      stored.map((entry) => (entry.kind === 'message' ? entry.message : entry.compaction)),
+      entries.map((entry) => (entry.kind === 'message' ? entry.message : entry.compaction)),
+    )
   })
 })

@@ -1,6 +1,7 @@
 // In-memory SessionStore: sessions and their append-only log, gap-free sequence numbers and fencing.
 import { cloneValue } from '../clone-value.js'
-import { copyEntries } from './memory-copies.js'
+import { appendedEntry, storedEntries } from './memory-copies.js'
+import { sizedArray } from '../../runtime/sized-array.js'
 import { randomUUID } from 'node:crypto'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
 import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
@@ -95,24 +96,23 @@ export class MemorySessionStore implements SessionStore {
         `[spindle/store-memory] Append to session "${sessionId}" expected lastSeq ${write.expectedLastSeq}, found ${state.record.lastSeq}: another writer appended first; re-read the log and retry`,
       )
     }
+    const { record } = state
+    const now = Date.now()
     // Copy first, so a value that cannot be cloned fails before anything (the fence included) is written.
-    const copies = copyEntries(entries)
+    const stored = storedEntries(entries, sessionId, record.lastSeq + 1, now)
     if (fence !== undefined && state.fence !== undefined && fence < state.fence) {
       throw new StaleFenceError(
         `[spindle/store-memory] Append to session "${sessionId}" carries fence ${fence}, older than ${state.fence}: this writer lost its session lease; stop writing and re-acquire the session`,
       )
     }
-    const { record } = state
     undo?.record(this, write, state.fence, record.updatedAt, entries.length)
     if (fence !== undefined) state.fence = fence
-    const now = Date.now()
     // The caller gets entries built on its own input objects (never on the stored copies), so nothing it
     // does with them can reach the store, and nothing is copied twice.
-    const appended: SessionEntry[] = []
+    const appended: SessionEntry[] = sizedArray(entries.length)
     for (let index = 0; index < entries.length; index++) {
-      const seq = record.lastSeq + index + 1
-      state.entries.push(toEntry(copies[index]!, sessionId, seq, now))
-      appended.push(toEntry(entries[index]!, sessionId, seq, now))
+      state.entries.push(stored[index]!)
+      appended[index] = appendedEntry(entries[index]!, sessionId, stored[index]!.seq, now)
     }
     if (entries.length > 0) {
       record.lastSeq += entries.length
@@ -150,11 +150,4 @@ export class MemorySessionStore implements SessionStore {
     if (state === undefined) throw new NotFoundError(`[spindle/store-memory] Session "${id}" does not exist; create it with createSession first`)
     return state
   }
-}
-
-/** Written out field by field: `{ ...entry, seq }` takes a slow path in V8 (a spread, then keys it lacks). */
-function toEntry(entry: SessionEntryInput, sessionId: string, seq: number, createdAt: number): SessionEntry {
-  return entry.kind === 'message'
-    ? { kind: 'message', message: entry.message, runId: entry.runId, sessionId, seq, createdAt }
-    : { kind: 'compaction', compaction: entry.compaction, runId: entry.runId, sessionId, seq, createdAt }
 }
