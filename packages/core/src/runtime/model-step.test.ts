@@ -1,7 +1,12 @@
 // callModel's retries: a retryable failure before any output is retried with backoff up to `maxRetries`; a
 // failure after output, a non-retryable one or an abort during the backoff is not.
 import { describe, expect, it } from 'vitest'
-import { ProviderError } from '../errors/errors.js'
+import { z } from 'zod'
+import { ContextOverflowError, ProviderError } from '../errors/errors.js'
+import { Extensions } from '../extensions/extensions.js'
+import { mockModel } from '../providers/mock-model.js'
+import { defineTool } from '../tools/define-tool.js'
+import { AgentRuntime } from './agent-runtime.js'
 import { createRuntimePolicy } from '../policy/runtime-policy.js'
 import type { LanguageModel, StreamPart } from '../spec/language-model.js'
 import { callModel, type ModelStepOptions } from './model-step.js'
@@ -86,5 +91,55 @@ describe('callModel retries', () => {
     const result = await callModel(model, { messages: [] }, options())
     expect(result.toolCalls[0]).toMatchObject({ callId: 'c1', toolName: 'add', args: '{"a": 1,', argsError: expect.stringMatching(/JSON/) })
     expect(result.toolCalls[1]).toEqual({ callId: 'c2', toolName: 'add', args: {} })
+  })
+})
+
+describe('a run\'s model steps', () => {
+  it('the assistant message holds reasoning, text and every tool call in order, with the calls as pending calls', async () => {
+    const model = scripted([
+      {
+        parts: [
+          { type: 'reasoning-delta', delta: 'think', signature: 'sig' },
+          { type: 'text-delta', delta: 'on it' },
+          { type: 'tool-call-start', id: 'c1', name: 'add' },
+          { type: 'tool-call-delta', id: 'c1', argsDelta: '{"a":1}' },
+          { type: 'tool-call-end', id: 'c1' },
+          { type: 'tool-call-start', id: 'c2', name: 'mul' },
+          { type: 'tool-call-end', id: 'c2' },
+          { type: 'finish', finishReason: 'tool-calls' },
+        ],
+      },
+    ])
+    const result = await callModel(model, { messages: [] }, options())
+    expect(result.message.content).toEqual([
+      { type: 'reasoning', text: 'think', signature: 'sig' },
+      { type: 'text', text: 'on it' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'add', args: { a: 1 } },
+      { type: 'tool-call', toolCallId: 'c2', toolName: 'mul', args: {} },
+    ])
+    expect(Object.keys(result.message.content)).toHaveLength(4)
+    expect(result.toolCalls).toEqual([
+      { callId: 'c1', toolName: 'add', args: { a: 1 } },
+      { callId: 'c2', toolName: 'mul', args: {} },
+    ])
+  })
+
+  it('a calibrating tokenizer observes each answered request once: not the call that overflowed, but its retry', async () => {
+    const observed: Array<[number, number]> = []
+    const tokenizer = { name: 'spy', count: (text: string) => Math.ceil(text.length / 4), observe: (estimated: number, actual: number) => void observed.push([estimated, actual]) }
+    const model = mockModel(
+      [
+        { toolCalls: [{ name: 'echo', args: { value: 'a'.repeat(400) } }], usage: { inputTokens: 111 } },
+        { error: new ContextOverflowError('prompt is too long', { status: 400 }) },
+        { text: 'fits now', usage: { inputTokens: 222 } },
+      ],
+      { capabilities: { contextWindow: 100_000, maxOutputTokens: 1_000 } },
+    )
+    const echo = defineTool({ name: 'echo', description: 'echo', inputSchema: z.object({ value: z.string() }), execute: ({ value }) => value })
+    const runtime = new AgentRuntime(new Extensions(), {}, { tokenizer })
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { echo } }, input: 'first question' })
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'fits now', steps: 2 })
+    expect(observed.map(([, actual]) => actual)).toEqual([111, 222])
+    for (const [estimated] of observed) expect(estimated).toBeGreaterThan(0)
   })
 })

@@ -20,9 +20,9 @@ import type { Stores } from '../spec/stores.js'
 import type { ExecuteCallsResult, ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import type { NestedRunHost, Tool } from '../tools/tool.js'
-import { callModel, type ModelStepOptions } from './model-step.js'
+import { callModel, type ModelStepOptions, type ModelStepResult } from './model-step.js'
 import type { AgentSpec, RunOutput } from './run-request.js'
-import { initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
+import { copyState, initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
 import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
 import { hashArgs } from './hash-args.js'
 import { StepWriter } from './step-writer.js'
@@ -183,8 +183,22 @@ export class RunExecution {
       step = this.#advance({ type: 'continue' })
       for (;;) {
         if (step.action !== 'finish') this.#checkAbort()
-        if (step.action === 'call-model') step = await this.#modelStep(step.continuation)
-        else if (step.action === 'run-tools') {
+        if (step.action === 'call-model') {
+          // The model step runs in this frame (an async method of its own cost every step a frame, a promise and an
+          // await): its prelude and its end are synchronous whenever the context build and the approvals are.
+          const continuation = step.continuation
+          const begun = this.#beginModelStep(continuation)
+          const built = begun instanceof Promise ? await begun : begun
+          let result: ModelStepResult
+          try {
+            result = await callModel(this.#init.model, built.request, this.#modelCallOptions(this.#modelStepNumber))
+            this.#observeTokens(built, result)
+          } catch (error) {
+            result = await this.#afterModelError(error, continuation)
+          }
+          const next = this.#endModelStep(result)
+          step = next instanceof Promise ? await next : next
+        } else if (step.action === 'run-tools') {
           const next = this.#toolStep()
           step = next instanceof Promise ? await next : next
         }
@@ -216,40 +230,61 @@ export class RunExecution {
     return options
   }
 
-  async #modelStep(continuation: boolean): Promise<Next> {
+  /** The step the model step in progress runs as, and when it started (set by `#beginModelStep`). */
+  #modelStepNumber = 0
+  #modelStepStarted = 0
+
+  /** A model step's prelude: `step.started`, then the request (compacted first when it is over the threshold). */
+  #beginModelStep(continuation: boolean): BuiltContext | Promise<BuiltContext> {
     this.#checkAbort()
     const step = this.state.step + 1
-    const stepStarted = performance.now()
+    this.#modelStepNumber = step
+    this.#modelStepStarted = performance.now()
     this.emit({ type: 'step.started', step, runId: '', sessionId: '', seq: 0, timestamp: 0 })
-    const { model } = this.#init
-    const budget = this.#contextBudget()
     const building = this.#buildRequest(step, continuation)
-    let built = building instanceof Promise ? await building : building
-    if (built.tokens > budget * this.#deps.policy.compaction.threshold) {
-      // Proactive compaction: the window shrinks so that the whole request (instructions, tools included) fits the target.
-      const overhead = built.tokens - this.#init.window.tokens
-      if (await this.#compact(step, Math.max(0, Math.floor(budget * this.#deps.policy.compaction.target) - overhead))) built = await this.#buildRequest(step, continuation)
-    }
-    let result
-    try {
-      result = await callModel(model, built.request, this.#modelCallOptions(step))
-    } catch (error) {
-      if (!(error instanceof ContextOverflowError) && !(SpindleError.isInstance(error) && error.code === 'context_overflow')) throw error
-      // Reactive compaction: shrink the window hard, then retry once.
-      const compacted = await this.#compact(step, Math.floor(budget * this.#deps.policy.compaction.target * 0.5), true)
-      if (!compacted) throw error
-      built = await this.#buildRequest(step, continuation)
-      result = await callModel(model, built.request, this.#modelCallOptions(step))
-    }
-    // A calibrating tokenizer learns from what the provider counted for the request it was sent.
-    if (result.usage?.inputTokens) this.#deps.context.tokenizer.observe?.(built.tokens, result.usage.inputTokens)
+    if (building instanceof Promise) return building.then((built) => this.#compactIfOver(built, step, continuation))
+    return this.#compactIfOver(building, step, continuation)
+  }
+
+  /** Proactive compaction: the window shrinks so that the whole request (instructions, tools included) fits the target. */
+  #compactIfOver(built: BuiltContext, step: number, continuation: boolean): BuiltContext | Promise<BuiltContext> {
+    const budget = this.#contextBudget()
+    if (built.tokens <= budget * this.#deps.policy.compaction.threshold) return built
+    const overhead = built.tokens - this.#init.window.tokens
+    return this.#compact(step, Math.max(0, Math.floor(budget * this.#deps.policy.compaction.target) - overhead)).then((compacted) =>
+      compacted ? this.#buildRequest(step, continuation) : built,
+    )
+  }
+
+  /** A failed model call: on a context overflow, the window is compacted hard and the call made once more; anything else is rethrown. */
+  async #afterModelError(error: unknown, continuation: boolean): Promise<ModelStepResult> {
+    if (!(error instanceof ContextOverflowError) && !(SpindleError.isInstance(error) && error.code === 'context_overflow')) throw error
+    const step = this.#modelStepNumber
+    const compacted = await this.#compact(step, Math.floor(this.#contextBudget() * this.#deps.policy.compaction.target * 0.5), true)
+    if (!compacted) throw error
+    const built = await this.#buildRequest(step, continuation)
+    const result = await callModel(this.#init.model, built.request, this.#modelCallOptions(step))
+    this.#observeTokens(built, result)
+    return result
+  }
+
+  /** A model step's end: the answer queued for the next commit, its calls prepared, the state advanced. */
+  #endModelStep(result: ModelStepResult): Next | Promise<Next> {
     // Written with the step's next commit: the first journal start, or the snapshot.
     this.#appendLater([{ kind: 'message', message: result.message, runId: this.runId }])
     const prepared = this.#prepareCalls(result.toolCalls)
-    const toolCalls = Array.isArray(prepared) ? prepared : await prepared
-    const next = this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: this.#priced(result.usage, model) })
-    if (next.action !== 'run-tools') this.#stepFinished(step, result.finishReason, stepStarted)
+    return Array.isArray(prepared) ? this.#modelAnswered(result, prepared) : prepared.then((toolCalls) => this.#modelAnswered(result, toolCalls))
+  }
+
+  #modelAnswered(result: ModelStepResult, toolCalls: PendingCall[]): Next {
+    const next = this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: this.#priced(result.usage, this.#init.model) })
+    if (next.action !== 'run-tools') this.#stepFinished(this.#modelStepNumber, result.finishReason, this.#modelStepStarted)
     return next
+  }
+
+  /** A calibrating tokenizer learns from what the provider counted for the request it was sent. */
+  #observeTokens(built: BuiltContext, result: ModelStepResult): void {
+    if (result.usage?.inputTokens) this.#deps.context.tokenizer.observe?.(built.tokens, result.usage.inputTokens)
   }
 
   /** A step's tool calls: synchronous when the calls and the commits were (a synchronous tool on the memory stores). */
@@ -387,7 +422,7 @@ export class RunExecution {
   /** The step's request: synchronous when nothing is queued and every context adapter is (no async round per step then). */
   #buildRequest(step: number, continuation: boolean): BuiltContext | Promise<BuiltContext> {
     // The window must hold every message of the run (a length continuation follows its answer directly).
-    if (this.#writer.queued.length) return this.#writer.commit().then(() => this.#buildRequest(step, continuation))
+    if (this.#writer.queuedCount) return this.#writer.commit().then(() => this.#buildRequest(step, continuation))
     const { window } = this.#init
     const built = this.#deps.context.buildNow(
       {
@@ -520,7 +555,7 @@ export class RunExecution {
   /** Appends messages to the session (the run's input) and records where the run starts in the log. */
   async appendInput(messages: ModelMessage[]): Promise<void> {
     const entries = messages.map((message) => ({ kind: 'message' as const, message, runId: this.runId }))
-    if (this.#writer.batch && entries.length && !this.#writer.queued.length) {
+    if (this.#writer.batch && entries.length && !this.#writer.queuedCount) {
       // Committed with the checkpoint that follows (one commit), at the seqs the snapshot predicts; the
       // conditional append makes a wrong prediction fail that commit, and `#inputSeq` then corrects it.
       const firstSeq = this.#init.window.lastSeq + 1
@@ -597,12 +632,16 @@ export class RunExecution {
     // Every append write is built with an `expectedLastSeq` field (undefined until set here): a field added to an
     // object after its literal gives it a map V8 drops at the next major GC (see `runExecutionShapeKeeper`).
     let lastSeq = this.#init.window.lastSeq
-    for (const write of this.#writer.queued) {
+    for (let index = 0; index < this.#writer.queuedCount; index++) {
+      const write = this.#writer.queuedWrite(index)
       if (write.type !== 'session.append') continue
       write.expectedLastSeq = lastSeq
       lastSeq += write.entries.length
     }
-    this.state = withState(this.state, { eventSeq: this.#seq + 1, lastSeq })
+    const state = copyState(this.state)
+    state.eventSeq = this.#seq + 1
+    state.lastSeq = lastSeq
+    this.state = state
     this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     const events = this.#takeEvents()
     // The run's end: its terminal event is logged by this commit and delivered only once it is written.

@@ -267,6 +267,41 @@ describe('step batching', () => {
     expect(landed).toEqual(['b', 'c', 'd'])
   })
 
+  it('a failed asynchronous commit kept on failure puts its queued writes back in front of those queued meanwhile; the next commit sends them once', async () => {
+    const stores = memoryStores()
+    const sent: string[][] = []
+    let fail = true
+    const flaky: StoreBatch = {
+      specificationVersion: 'v1',
+      stores,
+      write: async (writes) => {
+        sent.push(writes.map((write) => (write.type === 'run.update' ? String(write.patch.step) : write.type)))
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        if (fail) throw new StoreError('[test] the database went away')
+        return writes.map(() => undefined)
+      },
+    }
+    const writer = new StepWriter(stores, flaky)
+    const update = (step: number): StoreWrite => ({ type: 'run.update', runId: 'r', patch: { step } })
+    const results: number[] = []
+    writer.defer(update(1), () => void results.push(1))
+    writer.defer(update(2), () => void results.push(2))
+    const failing = writer.commit([update(3)], true)
+    // Queued while the commit is in flight: after the failure it comes after the two put back.
+    writer.defer(update(4), () => void results.push(4))
+    await expect(failing).rejects.toThrow('went away')
+    expect(writer.queued.map((write) => (write as { patch: { step: number } }).patch.step)).toEqual([1, 2, 4])
+    expect(writer.queuedCount).toBe(3)
+    fail = false
+    await writer.commit([update(5)])
+    expect(sent).toEqual([['1', '2', '3'], ['1', '2', '4', '5']])
+    expect(results).toEqual([1, 2, 4])
+    expect(writer.queued).toEqual([])
+    // A commit after that sends only its own writes.
+    await writer.commit([update(6)])
+    expect(sent[2]).toEqual(['6'])
+  })
+
   it('with the memory stores\' own batch a commit is written and its queued results delivered before commit() returns', async () => {
     const stores = memoryStores()
     await stores.sessions.createSession({ id: 's' })
@@ -331,7 +366,8 @@ describe('step batching', () => {
     // A queued write nobody waits on: its result is not built, but it is written.
     writer.defer({ type: 'execution.finish', key: 'r:1:a', outcome: { status: 'succeeded', result: 3 } })
     const ignored = writer.commitNow([{ type: 'run.update', runId: 'r', patch: { status: 'completed' } }], false, false)
-    expect(ignored).toEqual([undefined])
+    // Not read: not built, and not returned.
+    expect(ignored).toEqual([])
     expect(appended).toEqual([expect.objectContaining({ seq: 1, kind: 'message' })])
     expect(await stores.executions.get('r:1:a')).toMatchObject({ status: 'succeeded', result: 3 })
     expect(await stores.runs.getRun('r')).toMatchObject({ status: 'completed' })

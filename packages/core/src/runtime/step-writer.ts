@@ -3,6 +3,7 @@
 import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '../spec/store-batch.js'
 import type { Stores } from '../spec/stores.js'
 import { asPromise } from './as-promise.js'
+import { sizedArray } from './sized-array.js'
 import { type SynchronousBatch, writeNow } from '../stores/memory/memory-write.js'
 
 type Done = ((result: StoreWriteResult) => void) | undefined
@@ -12,8 +13,14 @@ const ignore = (): void => {}
 export class StepWriter {
   readonly batch: StoreBatch | undefined
   readonly #stores: Stores
+  /**
+   * The queued writes and their callbacks: slots `0 … #size - 1`. The arrays are kept from commit to commit (a
+   * commit empties their slots): a fresh array per commit, grown by its first push to 17 slots, cost about 300
+   * bytes a commit, twice a durable step.
+   */
   #queue: StoreWrite[] = []
   #done: Done[] = []
+  #size = 0
 
   /** The batch, when it applies writes synchronously (the memory stores'): a commit then needs no async round. */
   readonly #now: SynchronousBatch | undefined
@@ -24,15 +31,50 @@ export class StepWriter {
     this.#now = batch !== undefined && typeof (batch as Partial<SynchronousBatch>)[writeNow] === 'function' ? (batch as unknown as SynchronousBatch) : undefined
   }
 
-  /** The queued writes (not yet committed). */
+  /** A copy of the queued writes (not yet committed). */
   get queued(): readonly StoreWrite[] {
-    return this.#queue
+    return this.#queue.slice(0, this.#size)
+  }
+
+  /** How many writes are queued. */
+  get queuedCount(): number {
+    return this.#size
+  }
+
+  /** Queued write `index` (0 ≤ index < `queuedCount`). */
+  queuedWrite(index: number): StoreWrite {
+    return this.#queue[index]!
   }
 
   /** Queues a write for the next `commit()`; `done` receives its result once committed. */
   defer<W extends StoreWrite>(write: W, done?: (result: StoreWriteResult<W>) => void): void {
-    this.#queue.push(write)
-    this.#done.push(done as Done)
+    const at = this.#size++
+    if (at === this.#queue.length) {
+      this.#queue.push(write)
+      this.#done.push(done as Done)
+    } else {
+      this.#queue[at] = write
+      this.#done[at] = done as Done
+    }
+  }
+
+  /** The queued writes, then `writes`, in one new array: what one commit sends. */
+  #withQueued(writes: readonly StoreWrite[]): readonly StoreWrite[] {
+    const size = this.#size
+    if (size === 0) return writes
+    const all: StoreWrite[] = sizedArray(size + writes.length)
+    for (let index = 0; index < size; index++) all[index] = this.#queue[index]!
+    for (let index = 0; index < writes.length; index++) all[size + index] = writes[index]!
+    return all
+  }
+
+  /** Empties the queue (its slots: nothing committed stays referenced). */
+  #clearQueue(): void {
+    for (let index = 0; index < this.#size; index++) {
+      this.#queue[index] = undefined as never
+      this.#done[index] = undefined
+    }
+    this.#size = 0
   }
 
   /**
@@ -47,7 +89,7 @@ export class StepWriter {
    * `commit()`, with the results returned as they are when the batch applied the writes synchronously (the
    * memory stores', with no commit in flight): the caller then continues without an async round. A synchronous
    * failure throws (nothing was written). `resultsWanted: false` when the caller ignores the results of `writes`:
-   * a synchronous batch then need not build them (they come back undefined).
+   * a synchronous batch then need not build them, and returns an empty array for them.
    */
   commitNow(writes: readonly StoreWrite[] = [], keepOnFailure = false, resultsWanted = true): StoreWriteResult[] | Promise<StoreWriteResult[]> {
     // Commits land in call order: parallel tool calls each commit their journal start, and a later one must not
@@ -69,37 +111,40 @@ export class StepWriter {
 
   /** A commit through a synchronous batch; undefined when the batch cannot take these writes synchronously (then the async path runs). */
   #commitSync(batch: SynchronousBatch, writes: readonly StoreWrite[], keepOnFailure: boolean, resultsWanted: boolean): StoreWriteResult[] | undefined {
-    const queued = this.#queue
-    const done = this.#done
-    if (!queued.length && !writes.length) return []
-    const all = withQueued(queued, writes)
+    const size = this.#size
+    if (!size && !writes.length) return []
+    const all = this.#withQueued(writes)
     let results: StoreWriteResult[] | undefined
     try {
       // Only the results someone reads are built: a queued write's when it has a callback, and the others' if wanted.
-      results = batch[writeNow](all, done, resultsWanted)
+      results = batch[writeNow](all, this.#done, size, resultsWanted)
     } catch (error) {
       // The batch wrote nothing: the queued writes stay queued only if asked (as in the async path).
-      if (!keepOnFailure) {
-        this.#queue = []
-        this.#done = []
-      }
+      if (!keepOnFailure) this.#clearQueue()
       throw error
     }
     if (results === undefined) return undefined
-    this.#queue = []
-    this.#done = []
-    return settle(done, results)
+    const done = this.#done
+    for (let index = 0; index < size; index++) {
+      const callback = done[index]
+      done[index] = undefined
+      this.#queue[index] = undefined as never
+      callback?.(results[index]!)
+    }
+    this.#size = 0
+    if (!resultsWanted) return unread
+    return size ? results.slice(size) : results
   }
 
   async #commitNow(previous: Promise<unknown> | undefined, ticket: number, writes: readonly StoreWrite[], keepOnFailure: boolean): Promise<StoreWriteResult[]> {
     try {
       if (previous) await previous.catch(ignore)
-      const queued = this.#queue
-      const done = this.#done
-      if (!queued.length && !writes.length) return []
-      this.#queue = []
-      this.#done = []
-      const all = withQueued(queued, writes)
+      const size = this.#size
+      if (!size && !writes.length) return []
+      const all = this.#withQueued(writes)
+      const queued = this.#queue.slice(0, size)
+      const done = this.#done.slice(0, size)
+      this.#clearQueue()
       if (!this.batch) {
         // One call per write: each queued write's result is delivered as soon as it is written.
         const results: StoreWriteResult[] = []
@@ -115,8 +160,10 @@ export class StepWriter {
         results = await this.batch.write(all)
       } catch (error) {
         if (keepOnFailure) {
-          this.#queue = queued.concat(this.#queue)
-          this.#done = done.concat(this.#done)
+          // Back in front of whatever was queued since.
+          this.#queue = queued.concat(this.#queue.slice(0, this.#size))
+          this.#done = done.concat(this.#done.slice(0, this.#size))
+          this.#size = this.#queue.length
         }
         throw error
       }
@@ -127,10 +174,8 @@ export class StepWriter {
   }
 }
 
-/** The queued writes, then `writes`: what one commit sends. */
-function withQueued(queued: StoreWrite[], writes: readonly StoreWrite[]): readonly StoreWrite[] {
-  return queued.length ? (writes.length ? queued.concat(writes) : queued) : writes
-}
+/** What a commit returns when its caller does not read the results. */
+const unread: StoreWriteResult[] = Object.freeze([]) as unknown as StoreWriteResult[]
 
 /** Hands each queued write its result (`done` has one entry per queued write) and returns the results of the others. */
 function settle(done: Done[], results: StoreWriteResult[]): StoreWriteResult[] {

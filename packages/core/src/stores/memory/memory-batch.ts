@@ -4,6 +4,7 @@ import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '..
 import { applyStoreWrite } from '../../runtime/step-writer.js'
 import { applyWrite, type BatchableMemoryStore, type SynchronousBatch, UndoLog, writeNow } from './memory-write.js'
 import { MemoryExecutionStore } from './memory-execution-store.js'
+import { sizedArray } from '../../runtime/sized-array.js'
 import { MemoryRunStore } from './memory-run-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySnapshotStore } from './memory-snapshot-store.js'
@@ -21,7 +22,7 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
   }
 
   /** The writes applied synchronously through the stores' own logic (all or nothing), or undefined when a method was replaced. */
-  [writeNow](writes: readonly StoreWrite[], callbacks?: readonly unknown[], restWanted = true): StoreWriteResult[] | undefined {
+  [writeNow](writes: readonly StoreWrite[], callbacks?: readonly unknown[], callbackCount = 0, restWanted = true): StoreWriteResult[] | undefined {
     for (let index = 0; index < writes.length; index++) if (this.#store(writes[index]!) === undefined) return undefined
     // A write that throws has written nothing, so the last one needs no undo (nor does a batch of one write).
     const last = writes.length - 1
@@ -31,12 +32,13 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
       undo = this.#undo ?? new UndoLog()
       this.#undo = undefined
     }
-    const results: StoreWriteResult[] = []
+    // Sized once (an empty array grown by push reserves 17 slots).
+    const results: StoreWriteResult[] = sizedArray(writes.length)
     try {
       for (let index = 0; index <= last; index++) {
         const write = writes[index]!
-        const wanted = callbacks === undefined || (index < callbacks.length ? callbacks[index] !== undefined : restWanted)
-        results.push(this.#store(write)![applyWrite](write, wanted, index < last ? undo : undefined))
+        const wanted = callbacks === undefined || (index < callbackCount ? callbacks[index] !== undefined : restWanted)
+        results[index] = this.#store(write)![applyWrite](write, wanted, index < last ? undo : undefined)
       }
     } catch (error) {
       undo?.rollback()

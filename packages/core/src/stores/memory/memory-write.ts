@@ -72,8 +72,8 @@ export const writeNow = Symbol('spindle.memory.writeNow')
 
 export interface SynchronousBatch {
   /**
-   * `callbacks` (when given) says whose results are read: write i's when `callbacks[i]` is defined, and the
-   * writes past `callbacks.length` when `restWanted`. The others' results may be left undefined.
+   * `callbacks` (when given) says whose results are read: write i's, for i < `callbackCount`, when `callbacks[i]`
+   * is defined, and the writes from `callbackCount` on when `restWanted`. The others' results may be left undefined.
    */
-  [writeNow](writes: readonly StoreWrite[], callbacks?: readonly unknown[], restWanted?: boolean): StoreWriteResult[] | undefined
+  [writeNow](writes: readonly StoreWrite[], callbacks?: readonly unknown[], callbackCount?: number, restWanted?: boolean): StoreWriteResult[] | undefined
 }
