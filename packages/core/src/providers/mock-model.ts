@@ -4,6 +4,7 @@ import { SpindleError } from '../errors/spindle-error.js'
 import type { JsonValue } from '../spec/json.js'
 import type { LanguageModel, ModelCallOptions, ModelCapabilities, ModelFinishReason, ModelRequest, StreamPart } from '../spec/language-model.js'
 import type { Usage } from '../spec/messages.js'
+import { sizedArray } from '../runtime/sized-array.js'
 
 export interface MockTurn {
   text?: string
@@ -65,20 +66,24 @@ export function mockModel(script: MockScript, options: MockModelOptions = {}): M
       return index
     },
     stream(request: ModelRequest, callOptions?: ModelCallOptions): AsyncIterable<StreamPart> {
-      return new MockStream(() => {
-        const turnIndex = index++
-        // A copy of the messages: the runtime appends the next step's messages to the array it sent.
-        if (options.recordCalls !== false) calls.push({ ...request, messages: request.messages.slice() })
-        if (typeof script === 'function') return { turn: script(request, turnIndex), turnIndex }
-        const turn = script[turnIndex]
-        if (!turn) {
-          throw new SpindleError(
-            'script_exhausted',
-            `[spindle/core] mockModel: the script has ${script.length} turn(s) but turn index ${turnIndex} was requested. Add a turn or check why the run made another model call.`,
-          )
-        }
-        return { turn, turnIndex }
-      }, callOptions?.signal)
+      return new MockStream(loader, request, callOptions?.signal)
+    },
+  }
+  // One loader per model (a closure per call would cost each call a context and a function).
+  const loader: TurnLoader = {
+    load(request: ModelRequest): LoadedTurn {
+      const turnIndex = index++
+      // A copy of the messages: the runtime appends the next step's messages to the array it sent.
+      if (options.recordCalls !== false) calls.push({ ...request, messages: request.messages.slice() })
+      if (typeof script === 'function') return { turn: script(request, turnIndex), turnIndex }
+      const turn = script[turnIndex]
+      if (!turn) {
+        throw new SpindleError(
+          'script_exhausted',
+          `[spindle/core] mockModel: the script has ${script.length} turn(s) but turn index ${turnIndex} was requested. Add a turn or check why the run made another model call.`,
+        )
+      }
+      return { turn, turnIndex }
     },
   }
   return model
@@ -88,38 +93,73 @@ export function mockModel(script: MockScript, options: MockModelOptions = {}): M
 const pause = null
 type Item = StreamPart | typeof pause
 type LoadedTurn = { turn: MockTurn | Promise<MockTurn>; turnIndex: number }
+/** Takes a model's next turn for a request. */
+interface TurnLoader {
+  load(request: ModelRequest): LoadedTurn
+}
+
+/** Every ended stream's last read: one settled promise, shared (its result is frozen). */
+const endOfStream: Promise<IteratorResult<StreamPart>> = Promise.resolve(Object.freeze({ value: undefined, done: true as const }))
 
 /** The turn's parts in order, with a pause after each reasoning or text chunk and after each tool call. */
 function turnItems(turn: MockTurn, turnIndex: number): { items: Item[]; chunks: number } {
   const chunkSize = Math.max(1, turn.chunkSize ?? 8)
-  const textChunks = chunk(turn.text ?? '', chunkSize)
-  const reasoningChunks = chunk(turn.reasoning ?? '', chunkSize)
-  const toolCalls = turn.toolCalls ?? []
-  const items: Item[] = []
-  for (const delta of reasoningChunks) items.push({ type: 'reasoning-delta', delta }, pause)
-  for (const delta of textChunks) items.push({ type: 'text-delta', delta }, pause)
-  const chunks = textChunks.length + reasoningChunks.length + toolCalls.length
-  if (turn.error !== undefined) {
-    items.push({ type: 'error', error: toError(turn.error) })
+  const text = turn.text ?? ''
+  const reasoning = turn.reasoning ?? ''
+  const toolCalls = turn.toolCalls ?? noCalls
+  const textChunks = Math.ceil(text.length / chunkSize)
+  const reasoningChunks = Math.ceil(reasoning.length / chunkSize)
+  const chunks = textChunks + reasoningChunks + toolCalls.length
+  const failing = turn.error !== undefined
+  // Sized once: each text or reasoning chunk and its pause, each call's start, argument deltas, end and pause,
+  // then the finish (or the error part, which ends the turn before any call).
+  let size = 2 * (reasoningChunks + textChunks) + 1
+  const argsTexts = failing ? noArgs : sizedArray<string>(toolCalls.length)
+  for (let index = 0; index < argsTexts.length; index++) {
+    const { args } = toolCalls[index]!
+    const argsText = typeof args === 'string' ? args : JSON.stringify(args ?? {})
+    argsTexts[index] = argsText
+    size += 3 + Math.ceil(argsText.length / argsChunkSize)
+  }
+  const items = sizedArray<Item>(size)
+  let at = 0
+  for (let offset = 0; offset < reasoning.length; offset += chunkSize) {
+    items[at++] = { type: 'reasoning-delta', delta: reasoning.slice(offset, offset + chunkSize) }
+    items[at++] = pause
+  }
+  for (let offset = 0; offset < text.length; offset += chunkSize) {
+    items[at++] = { type: 'text-delta', delta: text.slice(offset, offset + chunkSize) }
+    items[at++] = pause
+  }
+  if (failing) {
+    items[at] = { type: 'error', error: toError(turn.error) }
     return { items, chunks }
   }
   let callIndex = 0
-  for (const call of toolCalls) {
+  for (let index = 0; index < toolCalls.length; index++) {
+    const call = toolCalls[index]!
     const id = call.id ?? `call_${turnIndex}_${callIndex++}`
-    const argsText = typeof call.args === 'string' ? call.args : JSON.stringify(call.args ?? {})
-    items.push({ type: 'tool-call-start', id, name: call.name })
-    for (const argsDelta of chunk(argsText, 16)) items.push({ type: 'tool-call-delta', id, argsDelta })
-    items.push({ type: 'tool-call-end', id }, pause)
+    const argsText = argsTexts[index]!
+    items[at++] = { type: 'tool-call-start', id, name: call.name }
+    for (let offset = 0; offset < argsText.length; offset += argsChunkSize) {
+      items[at++] = { type: 'tool-call-delta', id, argsDelta: argsText.slice(offset, offset + argsChunkSize) }
+    }
+    items[at++] = { type: 'tool-call-end', id }
+    items[at++] = pause
   }
   const usage: Usage = {
     inputTokens: turn.usage?.inputTokens ?? 10,
-    outputTokens: turn.usage?.outputTokens ?? Math.max(1, Math.ceil(((turn.text?.length ?? 0) + (turn.reasoning?.length ?? 0)) / 4)),
+    outputTokens: turn.usage?.outputTokens ?? Math.max(1, Math.ceil((text.length + reasoning.length) / 4)),
     ...(turn.usage?.cachedInputTokens !== undefined ? { cachedInputTokens: turn.usage.cachedInputTokens } : {}),
     ...(turn.usage?.reasoningTokens !== undefined ? { reasoningTokens: turn.usage.reasoningTokens } : {}),
   }
-  items.push({ type: 'finish', finishReason: turn.finishReason ?? (toolCalls.length ? 'tool-calls' : 'stop'), usage })
+  items[at] = { type: 'finish', finishReason: turn.finishReason ?? (toolCalls.length ? 'tool-calls' : 'stop'), usage }
   return { items, chunks }
 }
+
+const argsChunkSize = 16
+const noCalls: NonNullable<MockTurn['toolCalls']> = []
+const noArgs: string[] = []
 
 /**
  * One call's stream: the turn is taken from the script at the first `next()`, then its parts are handed out as
@@ -127,17 +167,19 @@ function turnItems(turn: MockTurn, turnIndex: number): { items: Item[]; chunks: 
  * part, which every benchmark of a loop over this model would count).
  */
 class MockStream implements AsyncIterableIterator<StreamPart> {
-  readonly #load: () => LoadedTurn
+  readonly #loader: TurnLoader
+  /** The call's request, until its turn is loaded. */
+  #request: ModelRequest | undefined
   readonly #signal: AbortSignal | undefined
   #items: Item[] | undefined
   #index = 0
   #delay = 0
   #finished = false
   #pending: Promise<IteratorResult<StreamPart>> | undefined
-  readonly #nextRead = (): Promise<IteratorResult<StreamPart>> => this.next()
 
-  constructor(load: () => LoadedTurn, signal: AbortSignal | undefined) {
-    this.#load = load
+  constructor(loader: TurnLoader, request: ModelRequest, signal: AbortSignal | undefined) {
+    this.#loader = loader
+    this.#request = request
     this.#signal = signal
   }
 
@@ -147,12 +189,17 @@ class MockStream implements AsyncIterableIterator<StreamPart> {
 
   next(): Promise<IteratorResult<StreamPart>> {
     // A read requested while another waits (the protocol allows it) is served after it, whatever it settled to.
-    if (this.#pending) return this.#pending.then(this.#nextRead, this.#nextRead)
-    if (this.#finished) return Promise.resolve({ value: undefined, done: true })
+    if (this.#pending) {
+      const read = (): Promise<IteratorResult<StreamPart>> => this.next()
+      return this.#pending.then(read, read)
+    }
+    if (this.#finished) return endOfStream
     let loaded: LoadedTurn | undefined
     if (this.#items === undefined) {
       try {
-        loaded = this.#load()
+        const request = this.#request!
+        this.#request = undefined
+        loaded = this.#loader.load(request)
         // A scripted turn without a delay starts here, synchronously; an asynchronous script or a delay waits.
         if (!isThenable(loaded.turn) && !loaded.turn.delayMs) this.#begin(loaded.turn, turnItems(loaded.turn, loaded.turnIndex))
       } catch (error) {
@@ -185,7 +232,7 @@ class MockStream implements AsyncIterableIterator<StreamPart> {
 
   #end(): Promise<IteratorResult<StreamPart>> {
     this.#finished = true
-    return Promise.resolve({ value: undefined, done: true })
+    return endOfStream
   }
 
   /** Takes the turn's parts; fails like the call would (aborted, or an error turn without output). */
@@ -221,12 +268,6 @@ class MockStream implements AsyncIterableIterator<StreamPart> {
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null)?.then === 'function'
-}
-
-function chunk(text: string, size: number): string[] {
-  const chunks: string[] = []
-  for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size))
-  return chunks
 }
 
 function toError(error: unknown): unknown {
