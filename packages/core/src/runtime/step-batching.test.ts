@@ -445,3 +445,30 @@ describe('step batching', () => {
     ])
   })
 })
+
+describe('snapshot states are values', () => {
+  it('a state given to a snapshot is never changed afterwards (a store may keep the object it was given)', async () => {
+    const stores = memoryStores()
+    const inner = (stores.sessions as { batch?: StoreBatch }).batch!
+    const kept: Array<{ state: object; json: string }> = []
+    const keeping: StoreBatch = {
+      specificationVersion: 'v1',
+      stores: inner.stores,
+      write: (writes) => {
+        for (const write of writes) if (write.type === 'snapshot.save') kept.push({ state: write.snapshot.state, json: JSON.stringify(write.snapshot.state) })
+        return inner.write(writes)
+      },
+    }
+    for (const store of Object.values(stores)) (store as { batch?: StoreBatch }).batch = keeping
+    const runtime = new AgentRuntime(new Extensions().setStores(stores))
+    const model = mockModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { toolCalls: [{ name: 'add', args: { a: 3, b: 4 } }] }, { text: 'done' }])
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { add } }, input: 'go' })
+    expect(output).toMatchObject({ finishReason: 'stop', steps: 3 })
+    // The input checkpoint, one per tool step, the last one.
+    expect(kept.length).toBeGreaterThanOrEqual(4)
+    for (const { state, json } of kept) expect(JSON.stringify(state)).toBe(json)
+    const seqs = kept.map(({ state }) => (state as { eventSeq: number }).eventSeq)
+    expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+    expect(new Set(kept.map(({ state }) => state)).size).toBe(kept.length)
+  })
+})
