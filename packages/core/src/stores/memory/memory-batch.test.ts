@@ -95,3 +95,18 @@ describe('MemoryStoreBatch rollback', () => {
     expect(appended!.map((entry) => entry.seq)).toEqual([2])
   })
 })
+
+describe('MemoryRunStore event writes', () => {
+  it('an event that cannot be copied fails the write and leaves the log as it was (a new log and an existing one)', async () => {
+    const { stores } = await setup()
+    const uncopyable = { type: 'tool.call', runId: 'old', sessionId: 's', seq: 3, timestamp: 1, step: 1, callId: 'c', toolName: 't', args: new (class Handle { close = () => {} })() } as unknown as AgentEvent
+    await expect(stores.runs.appendEvents('fresh', [event('fresh', 1), { ...uncopyable, runId: 'fresh', seq: 2 }])).rejects.toThrow()
+    expect(await stores.runs.listEvents('fresh')).toEqual([])
+    await stores.runs.appendEvents('old', [event('old', 1), event('old', 2)])
+    await expect(stores.runs.appendEvents('old', [event('old', 3), { ...uncopyable, seq: 4 }, event('old', 5)])).rejects.toThrow()
+    expect((await stores.runs.listEvents('old')).map((stored) => stored.seq)).toEqual([1, 2])
+    // The log still takes the next write.
+    await stores.runs.appendEvents('old', [event('old', 3)])
+    expect((await stores.runs.listEvents('old')).map((stored) => stored.seq)).toEqual([1, 2, 3])
+  })
+})

@@ -87,7 +87,7 @@ export class MemoryRunStore implements RunStore {
   /** Updates a run or appends events (one write of a batch, or the method itself); its undo restores what was. */
   [applyWrite](write: StoreWrite, resultWanted = true, undo?: UndoLog): RunRecord | undefined {
     if (write.type === 'run.events') {
-      const copies = write.events.map(copyEvent)
+      const { events } = write
       let log = this.#events.get(write.runId)
       const created = log === undefined
       if (log === undefined) {
@@ -95,6 +95,20 @@ export class MemoryRunStore implements RunStore {
         this.#events.set(write.runId, log)
       }
       const before = log.length
+      if (followsInOrder(events, before ? log[before - 1]!.seq : Number.NEGATIVE_INFINITY)) {
+        // Every event comes after the log's last (a run's commits): each copy goes straight onto the log, and a
+        // copy that fails takes the ones before it back out, so the write is still all or nothing.
+        try {
+          for (let index = 0; index < events.length; index++) log.push(copyEvent(events[index]!))
+        } catch (error) {
+          log.length = before
+          if (created) this.#events.delete(write.runId)
+          throw error
+        }
+        undo?.record(this, write, log, created ? -1 : before, undefined)
+        return undefined
+      }
+      const copies = events.map(copyEvent)
       let inOrder = true
       for (const event of copies) {
         // The log stays sorted by seq; events arrive in order, so this is a push (a seq already stored is ignored).
@@ -152,6 +166,16 @@ export class MemoryRunStore implements RunStore {
 
 function idempotencyIndex(sessionId: string, key: string): string {
   return JSON.stringify([sessionId, key])
+}
+
+/** Whether the events' seqs increase strictly from after `last`. */
+function followsInOrder(events: readonly AgentEvent[], last: number): boolean {
+  for (let index = 0; index < events.length; index++) {
+    const { seq } = events[index]!
+    if (!(seq > last)) return false
+    last = seq
+  }
+  return true
 }
 
 /** The index of the first event whose seq is greater than `seq` (binary search in a log sorted by seq). */
