@@ -75,7 +75,7 @@ describe('harness', () => {
     const kept: unknown[] = []
     // 64 arrays of 256 numbers per call: about 2 KB each (a double array's backing store).
     const rows = (count: number) => {
-      for (let index = 0; index < count; index++) kept.push(new Array<number>(256).fill(index + 0.5))
+      for (let index = 0; index < count; index++) kept.push(Array.from({ length: 256 }, () => index + 0.5))
     }
     const areaA = () => rows(64)
     const areaB = () => rows(192)
