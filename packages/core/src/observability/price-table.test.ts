@@ -11,6 +11,15 @@ describe('price table', () => {
     expect(findModelPrice(priceTable, 'anthropic', 'gpt-4o')).toBeUndefined()
     expect(findModelPrice({ 'my-model': { input: 1, output: 1 } }, 'any', 'my-model')).toEqual({ input: 1, output: 1 })
     expect(findModelPrice(priceTable, 'openai', 'gpt-4oo')).toBeUndefined()
+    // Dated snapshots of bare entries and of other providers' entries; a provider whose name prefixes another's.
+    const table = { 'acme:m': { input: 1, output: 1 }, 'acme:m-large': { input: 2, output: 2 }, m: { input: 3, output: 3 }, 'acmex:m-large': { input: 4, output: 4 }, 'acme:': { input: 5, output: 5 } }
+    expect(findModelPrice(table, 'acme', 'm-large-2025')).toBe(table['acme:m-large'])
+    expect(findModelPrice(table, 'acme', 'm-small-2025')).toBe(table['acme:m'])
+    expect(findModelPrice(table, 'other', 'm-2025')).toBe(table.m)
+    expect(findModelPrice(table, 'acmex', 'm-large-1')).toBe(table['acmex:m-large'])
+    expect(findModelPrice(table, 'acm', 'm-large-1')).toBe(table.m)
+    expect(findModelPrice(table, 'acme', 'mx')).toBeUndefined()
+    expect(findModelPrice(table, 'acme', '-1')).toBeUndefined()
   })
 
   it('bills cached input at the cached price and keeps a cost the provider reported', () => {

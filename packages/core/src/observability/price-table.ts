@@ -45,15 +45,23 @@ export function findModelPrice(prices: PriceTable, provider: string, modelId: st
   if (exact) return exact
   let best: ModelPrice | undefined
   let bestLength = 0
+  // Compared in place (no string built per key: this runs once per run and model).
+  const prefix = provider.length + 1
   for (const key in prices) {
-    const bare = key.startsWith(`${provider}:`) ? key.slice(provider.length + 1) : key.includes(':') ? undefined : key
-    if (bare && bare.length > bestLength && modelId.startsWith(`${bare}-`)) {
+    const ownEntry = key.length > prefix && key.startsWith(provider) && key.charCodeAt(provider.length) === colon
+    if (!ownEntry && key.includes(':')) continue
+    const from = ownEntry ? prefix : 0
+    const length = key.length - from
+    if (length > bestLength && modelId.length > length && modelId.charCodeAt(length) === dash && modelId.startsWith(from ? key.slice(from) : key)) {
       best = prices[key]
-      bestLength = bare.length
+      bestLength = length
     }
   }
   return best
 }
+
+const colon = 58
+const dash = 45
 
 /** The cost in USD of one usage at a price. Cached input tokens (part of `inputTokens`) are billed at `cachedInput`. */
 export function costOf(usage: Usage, price: ModelPrice): number {

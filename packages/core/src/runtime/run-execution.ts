@@ -26,6 +26,7 @@ import { copyState, initialRunState, type PendingCall, type RunState, withState 
 import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
 import { hashArgs } from './hash-args.js'
 import { StepWriter } from './step-writer.js'
+import { sizedArray } from './sized-array.js'
 import { findStoreBatch, type StoreWrite, type StoreWriteResult } from '../spec/store-batch.js'
 import type { ExecutionOutcome, NewExecution } from '../spec/execution-store.js'
 import type { ToolJournal } from '../tools/tool-runtime.js'
@@ -546,11 +547,13 @@ export class RunExecution {
 
   #appendResults(outcomes: ToolCallOutcome[]): void {
     if (!outcomes.length) return
-    const content: ToolResultPart[] = outcomes.map((outcome) =>
-      outcome.isError
+    const content = sizedArray<ToolResultPart>(outcomes.length)
+    for (let index = 0; index < outcomes.length; index++) {
+      const outcome = outcomes[index]!
+      content[index] = outcome.isError
         ? { type: 'tool-result', toolCallId: outcome.callId, toolName: outcome.toolName, result: outcome.result, isError: true }
-        : { type: 'tool-result', toolCallId: outcome.callId, toolName: outcome.toolName, result: outcome.result },
-    )
+        : { type: 'tool-result', toolCallId: outcome.callId, toolName: outcome.toolName, result: outcome.result }
+    }
     this.#appendLater([{ kind: 'message', message: { role: 'tool', content }, runId: this.runId }])
   }
 
