@@ -232,7 +232,7 @@ export class AgentRuntime {
     }
     const runId = `run_${randomUUID()}`
     const winner = await this.#createRecord(request, input, model, sessionId, runId, 'queued')
-    if (winner) return { runId: winner.id, sessionId }
+    if (typeof winner === 'object') return { runId: winner.id, sessionId }
     this.#agents.set(runId, request.agent)
     await this.queue.enqueue({ runId, sessionId })
     return { runId, sessionId }
@@ -360,14 +360,15 @@ export class AgentRuntime {
         startedAt: Date.now(),
         lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs },
       })
-      if (winner) {
+      if (typeof winner === 'object') {
         // Two identical submits raced past the idempotency check: return the one that won.
         await lease.release()
         lease = undefined
         return this.#existing(winner)
       }
       this.#agents.set(runId, request.agent)
-      const window = await this.#window(sessionId)
+      // A session this run created has nothing to read yet (and the run holds its lease).
+      const window = winner ? this.#emptyWindow(sessionId) : await this.#window(sessionId)
       const execution = this.#execution(policy, {
         state: initialRunState(runId, sessionId, window.lastSeq + 1),
         agent: request.agent,
@@ -541,6 +542,20 @@ export class AgentRuntime {
   }
 
   /** The session's context window: cached between runs, refreshed with only the entries appended since. */
+  /** The window of a session created just now: empty, cached like any other. */
+  #emptyWindow(sessionId: string): ContextWindow {
+    const window = new ContextWindow(this.context.tokenizer)
+    this.#cacheWindow(sessionId, window)
+    return window
+  }
+
+  #cacheWindow(sessionId: string, window: ContextWindow): void {
+    this.#windows.delete(sessionId)
+    this.#windows.set(sessionId, window)
+    const limit = this.#options.windowCacheSize ?? 256
+    while (this.#windows.size > limit) this.#windows.delete(this.#windows.keys().next().value!)
+  }
+
   async #window(sessionId: string): Promise<ContextWindow> {
     const session = await this.sessions.getSession(sessionId)
     const lastSeq = session?.lastSeq ?? 0
@@ -554,14 +569,14 @@ export class AgentRuntime {
     } else if (window.lastSeq < lastSeq) {
       window.add(await this.sessions.listEntries(sessionId, { after: window.lastSeq }))
     }
-    this.#windows.delete(sessionId)
-    this.#windows.set(sessionId, window)
-    const limit = this.#options.windowCacheSize ?? 256
-    while (this.#windows.size > limit) this.#windows.delete(this.#windows.keys().next().value!)
+    this.#cacheWindow(sessionId, window)
     return window
   }
 
-  /** Creates the session when needed and the run record; on an idempotency-key race returns the run that won. */
+  /**
+   * Creates the session when needed and the run record. Returns the run that won an idempotency-key race, else
+   * whether this call created the session (then it has no entries yet).
+   */
   async #createRecord(
     request: RunRequest,
     input: ModelMessage[],
@@ -570,12 +585,17 @@ export class AgentRuntime {
     runId: string,
     status: 'queued' | 'running',
     start?: { startedAt: number; lease: { owner: string; expiresAt: number } },
-  ): Promise<RunRecord | undefined> {
+  ): Promise<RunRecord | boolean> {
+    let createdSession = false
     if (!(await this.sessions.getSession(sessionId))) {
-      await this.sessions.createSession({ id: sessionId, resourceId: request.resourceId, metadata: request.metadata ?? {} }).catch((error: unknown) => {
-        // Another process created it in between: fine.
-        if (!(SpindleError.isInstance(error) && error.code === 'duplicate')) throw error
-      })
+      createdSession = await this.sessions.createSession({ id: sessionId, resourceId: request.resourceId, metadata: request.metadata ?? {} }).then(
+        () => true,
+        (error: unknown) => {
+          // Another process created it in between: fine.
+          if (!(SpindleError.isInstance(error) && error.code === 'duplicate')) throw error
+          return false
+        },
+      )
     }
     let created: RunRecord
     try {
@@ -597,7 +617,7 @@ export class AgentRuntime {
     }
     // A store that predates NewRun's startedAt and lease ignored them: the run is started with an update instead.
     if (start && created.lease?.owner !== start.lease.owner) await this.runs.updateRun(runId, start)
-    return undefined
+    return createdSession
   }
 
   /** A run's tool scope: its tools over the registry, plus `read_artifact` when the run has tools and none is defined. */

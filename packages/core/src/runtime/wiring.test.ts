@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import {
   AgentRuntime,
+  DuplicateError,
   defineTool,
   Extensions,
   InProcessEventBus,
@@ -144,5 +145,46 @@ describe('wiring', () => {
     const entries = await runtime.sessions.listEntries(sessionId!)
     expect(entries.some((entry) => entry.kind === 'compaction')).toBe(true)
     expect(entries.filter((entry) => entry.kind === 'message' && entry.message.role === 'user')).toHaveLength(12)
+  })
+})
+
+describe('the context window of a run', () => {
+  it('a session the run creates is not read back (it has no entries); a session that exists is, with its history', async () => {
+    const stores = memoryStores()
+    let listed = 0
+    const listEntries = stores.sessions.listEntries.bind(stores.sessions)
+    stores.sessions.listEntries = (...args) => {
+      listed++
+      return listEntries(...args)
+    }
+    const runtime = new AgentRuntime(new Extensions().setStores(stores))
+    const first = await runtime.run({ agent: { name: 'a', model: mockModel([{ text: 'one' }]) }, input: 'new session' })
+    await runtime.run({ agent: { name: 'a', model: mockModel([{ text: 'two' }]) }, input: 'named new session', sessionId: 'ses_named' })
+    expect(listed).toBe(0)
+    expect((await stores.sessions.listEntries(first.sessionId)).map((entry) => entry.seq)).toEqual([1, 2])
+    listed = 0
+    // A session created beforehand, with history, on a runtime that has no window cached: read, and sent to the model.
+    await stores.sessions.createSession({ id: 'ses_old' })
+    await stores.sessions.append('ses_old', [{ kind: 'message', message: { role: 'user', content: 'earlier question' } }, { kind: 'message', message: { role: 'assistant', content: 'earlier answer' } }])
+    const model = mockModel([{ text: 'three' }])
+    await new AgentRuntime(new Extensions().setStores(stores)).run({ agent: { name: 'a', model }, input: 'follow-up', sessionId: 'ses_old' })
+    expect(listed).toBeGreaterThan(0)
+    expect(model.calls[0]!.messages.map((message) => message.content)).toEqual(['earlier question', 'earlier answer', 'follow-up'])
+  })
+
+  it('a session another writer created first (a lost create race) is read: its entries reach the model', async () => {
+    const stores = memoryStores()
+    const createSession = stores.sessions.createSession.bind(stores.sessions)
+    stores.sessions.createSession = async (input) => {
+      // The other writer wins: the session exists, with an entry, by the time this create runs.
+      await createSession(input)
+      await stores.sessions.append(input!.id!, [{ kind: 'message', message: { role: 'user', content: 'written by the other writer' } }])
+      throw new DuplicateError('already exists')
+    }
+    const model = mockModel([{ text: 'ok' }])
+    const output = await new AgentRuntime(new Extensions().setStores(stores)).run({ agent: { name: 'a', model }, input: 'mine', sessionId: 'ses_race' })
+    expect(output.finishReason).toBe('stop')
+    expect(model.calls[0]!.messages.map((message) => message.content)).toEqual(['written by the other writer', 'mine'])
+    expect((await stores.sessions.listEntries('ses_race')).map((entry) => entry.seq)).toEqual([1, 2, 3])
   })
 })
