@@ -204,5 +204,7 @@ function sameMessages(a: ModelMessage[], b: ModelMessage[]): boolean {
 }
 
 function sameTools(a: ToolSpecification[], b: ToolSpecification[]): boolean {
-  return a.length === b.length && a.every((tool, index) => tool === b[index])
+  if (a.length !== b.length) return false
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false
+  return true
 }

@@ -139,6 +139,18 @@ describe('tool calls', () => {
     expect(Buffer.from(bytes).toString('utf8')).toBe(big)
   })
 
+  it('output at the byte limit enters the context whole, one byte over is truncated (numbers, ASCII and multi-byte strings)', async () => {
+    const outputs: unknown[] = [12345, 'a'.repeat(40), 'é'.repeat(20), 'é'.repeat(21), 'a'.repeat(41), { list: 'z'.repeat(40) }]
+    const echo = defineTool({ name: 'out', description: 'o', inputSchema: z.object({ index: z.number() }), maxOutputBytes: 40, execute: ({ index }) => outputs[index] as never })
+    const model = mockModel([...outputs.map((_, index) => ({ toolCalls: [{ name: 'out', args: { index } }] })), { text: 'ok' }])
+    const runtime = new AgentRuntime(new Extensions(), { maxSteps: 10, maxToolCalls: 10 })
+    await runtime.run({ agent: { name: 'a', model, tools: { out: echo } }, input: 'x' })
+    const results = outputs.map((_, index) => toolResults(model, index + 1)[0]?.result)
+    // 'é' is 2 bytes in UTF-8: 20 of them are 40 bytes (whole), 21 are 42 (truncated).
+    expect(results.slice(0, 3)).toEqual([12345, 'a'.repeat(40), 'é'.repeat(20)])
+    for (const cut of [results[3], results[4], results[5]]) expect(String(cut)).toMatch(/truncated/)
+  })
+
   it('the journal records started then succeeded with the idempotency key passed to the tool', async () => {
     const keys: string[] = []
     const record = defineTool({ name: 'record', description: 'r', inputSchema: z.object({}), execute: (_input, context) => keys.push(context.idempotencyKey) })

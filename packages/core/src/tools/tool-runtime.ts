@@ -339,6 +339,7 @@ export class ToolRuntime {
   /** The result as it enters the context: as is when it fits (synchronously), else truncated with the whole kept as an artifact. */
   #shape(result: JsonValue, tool: Tool, call: PendingCall, input: ExecuteCallsInput): JsonValue | Promise<JsonValue> {
     const maxBytes = tool.maxOutputBytes ?? input.policy.maxToolOutputBytes
+    if (fitsUnserialized(result, maxBytes)) return result
     const first = truncateOutput(result, maxBytes)
     if (!first.truncated) return result
     return this.#truncated(result, first.serialized, maxBytes, tool, call, input)
@@ -438,4 +439,13 @@ function failed(input: ExecuteCallsInput, call: PendingCall, started: number, co
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
+}
+
+/**
+ * Whether a result fits `maxBytes` without serializing it: a number, boolean or null (at most 24 bytes of JSON),
+ * or a string whose UTF-16 length, at 3 UTF-8 bytes per unit at most, is within the limit.
+ */
+function fitsUnserialized(result: JsonValue, maxBytes: number): boolean {
+  if (typeof result === 'string') return result.length * 3 <= maxBytes
+  return (result === null || typeof result === 'number' || typeof result === 'boolean') && maxBytes >= 24
 }
