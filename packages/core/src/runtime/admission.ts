@@ -10,6 +10,14 @@ import { runRequestSchema, type RunRequest } from './run-request.js'
 export type AdmissionHook = (request: RunRequest) => void | Promise<void>
 
 export async function admitRequest(request: RunRequest, policy: RuntimePolicy, hooks: readonly AdmissionHook[]): Promise<ModelMessage[]> {
+  return admitRequestNow(request, policy, hooks)
+}
+
+/**
+ * `admitRequest()`, synchronous when there are no hooks (the checks are): the input messages, or a promise of them
+ * once a hook runs. A rejection is thrown synchronously then.
+ */
+export function admitRequestNow(request: RunRequest, policy: RuntimePolicy, hooks: readonly AdmissionHook[]): ModelMessage[] | Promise<ModelMessage[]> {
   const parsed = runRequestSchema.safeParse(request)
   if (!parsed.success) throw new AdmissionError(`[spindle/core] invalid run request: ${z.prettifyError(parsed.error)}`, { cause: parsed.error })
   const messages: ModelMessage[] = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input
@@ -21,6 +29,10 @@ export async function admitRequest(request: RunRequest, policy: RuntimePolicy, h
   if (request.idempotencyKey && !request.sessionId) {
     throw new AdmissionError('[spindle/core] an idempotencyKey needs a sessionId: duplicate submits are detected per session')
   }
+  return hooks.length ? runHooks(request, hooks, messages) : messages
+}
+
+async function runHooks(request: RunRequest, hooks: readonly AdmissionHook[], messages: ModelMessage[]): Promise<ModelMessage[]> {
   for (const hook of hooks) {
     try {
       await hook(request)

@@ -31,7 +31,7 @@ import type { Tool } from '../tools/tool.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import { readArtifactTool, type ReadArtifactToolOptions } from '../context/read-artifact-tool.js'
 import { findHandoffTarget } from '../agent/handoff.js'
-import { type AdmissionHook, admitRequest } from './admission.js'
+import { type AdmissionHook, admitRequestNow } from './admission.js'
 import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
 import { initialRunState, type RunState } from './run-state.js'
 import { endNotRecorded, RunExecution, runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-execution.js'
@@ -223,7 +223,8 @@ export class AgentRuntime {
   async enqueue(request: RunRequest): Promise<{ runId: string; sessionId: string }> {
     await this.extensions.ready()
     const policy = mergePolicy(this.policy, request.agent?.policy)
-    const input = await admitRequest(request, policy, this.#options.admission ?? [])
+    const admitted = admitRequestNow(request, policy, this.#options.admission ?? noHooks)
+    const input = admitted instanceof Promise ? await admitted : admitted
     const model = this.#resolveModel(request.model ?? request.agent.model)
     const sessionId = request.sessionId ?? `ses_${randomUUID()}`
     if (request.idempotencyKey) {
@@ -333,7 +334,8 @@ export class AgentRuntime {
   ): Promise<RunOutput> {
     await this.extensions.ready()
     const policy = mergePolicy(this.policy, request.agent?.policy)
-    const input = await admitRequest(request, policy, this.#options.admission ?? [])
+    const admitted = admitRequestNow(request, policy, this.#options.admission ?? noHooks)
+    const input = admitted instanceof Promise ? await admitted : admitted
     const sessionId = request.sessionId ?? `ses_${randomUUID()}`
     if (request.idempotencyKey) {
       const existing = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
@@ -708,3 +710,5 @@ function withBuiltins(list: readonly ContextAdapter[], added: readonly ContextAd
   for (let index = 0; index < added.length; index++) if (list[index + 2] !== added[index]) return false
   return true
 }
+
+const noHooks: readonly AdmissionHook[] = []
