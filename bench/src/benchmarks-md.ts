@@ -64,12 +64,14 @@ function targets(rows: ResultRow[]): string[] {
   )
   const noSdk = find(rows, 'observability', 'otelPlugin, no SDK registered', 100, 'cpu per step')
   const redacted = find(rows, 'observability', 'default (redaction on)', 100, 'cpu per step')
-  // Within noise: the no-SDK median lies inside the default configuration's min–max over the same interleaved rounds.
+  // No overhead beyond noise: the no-SDK median is not above the default configuration's max over the same
+  // interleaved rounds. One-sided: a median below the default's min (the plugin cannot remove work) is the shared
+  // machine's noise, and was reported as a miss by the two-sided check this replaced (-12.3 µs/step on 2026-12-01).
   line(
-    'observability: otelPlugin with no SDK, N=100, within noise of the default kernel (CPU/step median inside its min–max)',
+    'observability: otelPlugin with no SDK, N=100, no overhead beyond noise (CPU/step median not above the default kernel’s max)',
     noSdk && redacted ? noSdk.median - redacted.median : undefined,
     'µs/step',
-    () => noSdk!.median >= redacted!.min && noSdk!.median <= redacted!.max,
+    () => noSdk!.median <= redacted!.max,
   )
   line(
     'playground: page load + first streamed token (demo model, warm) < 300 ms',
