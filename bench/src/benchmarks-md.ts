@@ -82,6 +82,17 @@ function targets(rows: ResultRow[]): string[] {
   return lines
 }
 
+/**
+ * The host's speed in this run, from the bare loop (no framework at all): the wall-time targets are absolute, and
+ * this shared machine is up to 2× slower on some days, for every variant alike (measured 2026-12-01 and 12-02).
+ */
+function hostSpeed(rows: ResultRow[]): string {
+  const bare = find(rows, 'kernel', 'bare loop', 100, 'wall per step')?.median
+  const spindle = find(rows, 'kernel', 'spindle run', 100, 'wall per step')?.median
+  if (bare === undefined || spindle === undefined) return '- Host speed: no kernel figures in this run.'
+  return `- Host speed in this run: the bare loop (no framework) took ${formatNumber(bare)} µs/step at N = 100 and \`spindle run\` ${formatNumber(spindle)} µs/step (${formatNumber(spindle / bare)}× the bare loop). The µs targets are absolute, and this shared host is up to 2× slower on some days for every variant alike: read the wall times next to the bare loop’s.`
+}
+
 export function benchmarksMarkdown(report: Report, seconds: number): string {
   const cpu = cpus()[0]
   const packages = ['@spindle/core', 'ai', '@langchain/core', '@langchain/langgraph', '@langchain/langgraph-checkpoint-sqlite', '@openai/agents', 'openai', '@anthropic-ai/sdk', 'zod', 'better-sqlite3', '@opentelemetry/api', '@opentelemetry/sdk-trace-base']
@@ -104,6 +115,7 @@ export function benchmarksMarkdown(report: Report, seconds: number): string {
     '',
     `- ${cpu?.model ?? 'unknown CPU'}, ${cpus().length} logical cores, ${Math.round(totalmem() / 2 ** 30)} GiB RAM; load average at the end of the run: ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (the machine is shared, so wall times are noisy; CPU times are steadier).`,
     `- Node ${process.version} (${process.platform} ${process.arch}); full run took ${seconds.toFixed(0)} s on ${new Date().toISOString().slice(0, 10)}.`,
+    hostSpeed(report.rows),
     '',
     '## Versions',
     '',
