@@ -12,7 +12,7 @@ import { SpindleError } from '../errors/spindle-error.js'
 import { EventChannel } from '../events/event-channel.js'
 import { InProcessEventBus } from '../events/in-process-event-bus.js'
 import { Extensions } from '../extensions/extensions.js'
-import { InProcessSessionGate } from '../gate/in-process-session-gate.js'
+import { InProcessSessionGate, neverLost } from '../gate/in-process-session-gate.js'
 import { createRuntimePolicy, mergePolicy, type RuntimePolicy, type RuntimePolicyInput } from '../policy/runtime-policy.js'
 import type { ProviderRegistry } from '../providers/provider-registry.js'
 import { RuntimeStore } from '../runtime-store/runtime-store.js'
@@ -523,9 +523,12 @@ export class AgentRuntime {
 
   /** Registers the run as active (for cancel / duplicate resume) and renews its lease while it runs. */
   async #track(runId: string, controller: AbortController, lease: SessionLease, policy: RuntimePolicy, body: () => Promise<RunOutput>): Promise<RunOutput> {
-    const onLeaseLost = () =>
-      controller.abort(new SpindleError('lease_lost', `[spindle/core] the session lease of run "${runId}" was lost: another holder continues the run`))
-    lease.signal.addEventListener('abort', onLeaseLost, { once: true })
+    // A lease that cannot be lost (the in-process gate's) is not listened to.
+    const onLeaseLost =
+      lease.signal === neverLost
+        ? undefined
+        : () => controller.abort(new SpindleError('lease_lost', `[spindle/core] the session lease of run "${runId}" was lost: another holder continues the run`))
+    if (onLeaseLost) lease.signal.addEventListener('abort', onLeaseLost, { once: true })
     const heartbeat = setInterval(() => {
       this.runs.updateRun(runId, { lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs } }).catch(() => {})
     }, Math.max(1_000, Math.floor(policy.leaseMs / 3)))
@@ -538,7 +541,7 @@ export class AgentRuntime {
       return output
     } finally {
       clearInterval(heartbeat)
-      lease.signal.removeEventListener('abort', onLeaseLost)
+      if (onLeaseLost) lease.signal.removeEventListener('abort', onLeaseLost)
       this.#active.delete(runId)
     }
   }

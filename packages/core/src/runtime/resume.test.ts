@@ -1,8 +1,9 @@
 // Durability in-process: approvals, and resume after a simulated crash at precise points (the stores of the
 // "crashed" runtime freeze; a second runtime on the same stores resumes from the snapshot and the log).
+import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, defineTool, Extensions, memoryStores, mockModel, NotFoundError, type Stores, type Tool } from '../index.js'
+import { AgentRuntime, defineTool, Extensions, InProcessSessionGate, memoryStores, mockModel, NotFoundError, type Stores, type Tool } from '../index.js'
 
 /** Wraps stores so that, once `crash()` is called, every call hangs forever — like a dead process. */
 function crashable(stores: Stores, trigger: (store: string, method: string, count: number) => boolean): Stores {
@@ -209,5 +210,38 @@ describe('lease lost', () => {
     const run = await stores.runs.getRun(output.runId)
     expect(run?.status).toBe('running')
     expect((await stores.runs.listEvents(output.runId)).some((event) => event.type === 'run.failed' || event.type === 'run.finished')).toBe(false)
+  })
+
+  it('a lease the gate can never take away (the in-process one) is not listened to; a losable one is, until the run ends', async () => {
+    const gate = new InProcessSessionGate()
+    const lease = await gate.acquire('probe', { owner: 'probe', onContention: 'reject', maxQueue: 0, queueTimeoutMs: 1_000 })
+    await lease.release()
+    const inProcessExtensions = new Extensions()
+    inProcessExtensions.gate = gate
+    const inProcess = new AgentRuntime(inProcessExtensions)
+    const stream = inProcess.stream({ agent: { name: 'a', model: mockModel([{ text: 'slow', chunkSize: 1, delayMs: 200 }]) }, input: 'x' })
+    for await (const event of stream) {
+      if (event.type !== 'text.delta') continue
+      expect(getEventListeners(lease.signal, 'abort')).toHaveLength(0)
+      break
+    }
+    expect((await stream.result).finishReason).toBe('cancelled')
+
+    const lost = new AbortController()
+    const extensions = new Extensions()
+    extensions.gate = {
+      specificationVersion: 'v1',
+      acquire: async (sessionId, options) => ({ sessionId, owner: options.owner, token: 1, signal: lost.signal, release: async () => {} }),
+      state: async (sessionId) => ({ sessionId, queued: 0 }),
+    }
+    const losable = new AgentRuntime(extensions)
+    const running = losable.stream({ agent: { name: 'a', model: mockModel([{ text: 'slow', chunkSize: 1, delayMs: 200 }]) }, input: 'x' })
+    for await (const event of running) {
+      if (event.type !== 'text.delta') continue
+      expect(getEventListeners(lost.signal, 'abort')).toHaveLength(1)
+      break
+    }
+    await running.result
+    expect(getEventListeners(lost.signal, 'abort')).toHaveLength(0)
   })
 })
