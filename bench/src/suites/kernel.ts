@@ -171,10 +171,14 @@ export async function withRunInFlight<T>(body: () => Promise<T>): Promise<T> {
   const controller = new AbortController()
   const model = mockModel((_request, index) => (index === 0 ? scriptTurn(1, 0) : { text: finalText, delayMs: 2 ** 31 - 1 }), { recordCalls: false })
   const runtime = memoryRuntime(2)
-  const inFlight = runtime.run({ agent: { name: 'in-flight', model, tools: { add: addTool } }, input: 'go', signal: controller.signal })
+  let ended = false
+  const inFlight = runtime.run({ agent: { name: 'in-flight', model, tools: { add: addTool } }, input: 'go', signal: controller.signal }).finally(() => {
+    ended = true
+  })
   try {
-    // Until the run waits in its second model call (its tool step done).
-    while (model.turnIndex < 2) await new Promise((resolve) => setTimeout(resolve, 1))
+    // Until the run waits in its second model call (its tool step done); a run that ended before fails the bench.
+    while (model.turnIndex < 2 && !ended) await new Promise((resolve) => setTimeout(resolve, 1))
+    check(!ended, 'the in-flight run ended before its second model call')
     return await body()
   } finally {
     controller.abort()

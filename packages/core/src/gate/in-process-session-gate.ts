@@ -26,8 +26,8 @@ export interface InProcessSessionGateOptions {
 /**
  * An in-process lease is never taken away (only released by its holder), so every lease shares one signal that
  * never aborts instead of an AbortController each (about 2 µs per run on Node 20). The runtime recognizes it and
- * does not listen on it (an add and a remove of a listener cost a run about 1.5 µs); a listener someone else adds
- * draws no listener-count warning.
+ * does not listen on it (adding and removing the listener took 2.3 % of a 1-step run's CPU profile, 0.2–0.3 µs
+ * measured alone); a listener someone else adds draws no listener-count warning.
  */
 export const neverLost: AbortSignal = new AbortController().signal
 setMaxListeners(0, neverLost)

@@ -3,7 +3,7 @@
 import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, defineTool, Extensions, InProcessSessionGate, memoryStores, mockModel, NotFoundError, type Stores, type Tool } from '../index.js'
+import { AgentRuntime, defineTool, Extensions, InProcessSessionGate, memoryStores, mockModel, NotFoundError, type SessionGate, type Stores, type Tool } from '../index.js'
 
 /** Wraps stores so that, once `crash()` is called, every call hangs forever — like a dead process. */
 function crashable(stores: Stores, trigger: (store: string, method: string, count: number) => boolean): Stores {
@@ -189,16 +189,21 @@ describe('approvals', () => {
   })
 })
 
+/** A gate whose every lease is lost when `signal` aborts (as when another process takes the session over). */
+function losableGate(signal: AbortSignal): SessionGate {
+  return {
+    specificationVersion: 'v1',
+    acquire: async (sessionId, options) => ({ sessionId, owner: options.owner, token: 1, signal, release: async () => {} }),
+    state: async (sessionId) => ({ sessionId, queued: 0 }),
+  }
+}
+
 describe('lease lost', () => {
   it('a run whose session lease is taken over stops without writing: the new holder owns it', async () => {
     const stores = memoryStores()
     const extensions = new Extensions().setStores(stores)
     const lost = new AbortController()
-    extensions.gate = {
-      specificationVersion: 'v1',
-      acquire: async (sessionId, options) => ({ sessionId, owner: options.owner, token: 1, signal: lost.signal, release: async () => {} }),
-      state: async (sessionId) => ({ sessionId, queued: 0 }),
-    }
+    extensions.gate = losableGate(lost.signal)
     const runtime = new AgentRuntime(extensions)
     const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ text: 'z'.repeat(50), chunkSize: 1, delayMs: 500 }]) }, input: 'x' })
     setTimeout(() => lost.abort(), 40)
@@ -229,11 +234,7 @@ describe('lease lost', () => {
 
     const lost = new AbortController()
     const extensions = new Extensions()
-    extensions.gate = {
-      specificationVersion: 'v1',
-      acquire: async (sessionId, options) => ({ sessionId, owner: options.owner, token: 1, signal: lost.signal, release: async () => {} }),
-      state: async (sessionId) => ({ sessionId, queued: 0 }),
-    }
+    extensions.gate = losableGate(lost.signal)
     const losable = new AgentRuntime(extensions)
     const running = losable.stream({ agent: { name: 'a', model: mockModel([{ text: 'slow', chunkSize: 1, delayMs: 200 }]) }, input: 'x' })
     for await (const event of running) {
