@@ -218,31 +218,27 @@ describe('lease lost', () => {
   })
 
   it('a lease the gate can never take away (the in-process one) is not listened to; a losable one is, until the run ends', async () => {
-    const gate = new InProcessSessionGate()
-    const lease = await gate.acquire('probe', { owner: 'probe', onContention: 'reject', maxQueue: 0, queueTimeoutMs: 1_000 })
-    await lease.release()
-    const inProcessExtensions = new Extensions()
-    inProcessExtensions.gate = gate
-    const inProcess = new AgentRuntime(inProcessExtensions)
-    const stream = inProcess.stream({ agent: { name: 'a', model: mockModel([{ text: 'slow', chunkSize: 1, delayMs: 200 }]) }, input: 'x' })
-    for await (const event of stream) {
-      if (event.type !== 'text.delta') continue
-      expect(getEventListeners(lease.signal, 'abort')).toHaveLength(0)
-      break
+    /** Listeners on `signal` once a run on `gate` streams its first delta (the run is then abandoned: cancelled). */
+    const listenersMidRun = async (gate: SessionGate, signal: AbortSignal): Promise<number> => {
+      const extensions = new Extensions()
+      extensions.gate = gate
+      const stream = new AgentRuntime(extensions).stream({ agent: { name: 'a', model: mockModel([{ text: 'slow', chunkSize: 1, delayMs: 200 }]) }, input: 'x' })
+      let listeners = -1
+      for await (const event of stream) {
+        if (event.type !== 'text.delta') continue
+        listeners = getEventListeners(signal, 'abort').length
+        break
+      }
+      expect((await stream.result).finishReason).toBe('cancelled')
+      return listeners
     }
-    expect((await stream.result).finishReason).toBe('cancelled')
+    const inProcess = new InProcessSessionGate()
+    const lease = await inProcess.acquire('probe', { owner: 'probe', onContention: 'reject', maxQueue: 0, queueTimeoutMs: 1_000 })
+    await lease.release()
+    expect(await listenersMidRun(inProcess, lease.signal)).toBe(0)
 
     const lost = new AbortController()
-    const extensions = new Extensions()
-    extensions.gate = losableGate(lost.signal)
-    const losable = new AgentRuntime(extensions)
-    const running = losable.stream({ agent: { name: 'a', model: mockModel([{ text: 'slow', chunkSize: 1, delayMs: 200 }]) }, input: 'x' })
-    for await (const event of running) {
-      if (event.type !== 'text.delta') continue
-      expect(getEventListeners(lost.signal, 'abort')).toHaveLength(1)
-      break
-    }
-    await running.result
+    expect(await listenersMidRun(losableGate(lost.signal), lost.signal)).toBe(1)
     expect(getEventListeners(lost.signal, 'abort')).toHaveLength(0)
   })
 })
