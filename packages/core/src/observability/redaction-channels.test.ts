@@ -1,6 +1,6 @@
 // A planted key (in the input, a tool result, a tool error and a provider error) is searched for in every
-// output channel. Redacted: stream, subscribe, run event log, run record (error), snapshots, observers, the
-// run output's error. Kept (documented): the session log, the run record's copy of the input and the tool
+// output channel. Redacted: stream, subscribe, run event log, run record (error), snapshots (error and the answer
+// so far: runtime/resume.test.ts plants a key in a final answer), observers, the run output's error. Kept (documented): the session log, the run record's copy of the input and the tool
 // journal — the model's memory and the resume data, which a resumed run must replay unchanged. Tool call
 // arguments are resume data too (a snapshot's pending calls), so they are not planted here. Known limit: each
 // text delta is redacted on its own, so a key the model streams split across two deltas is not caught.

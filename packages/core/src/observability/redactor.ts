@@ -1,6 +1,7 @@
 // Redaction of secrets (API keys, bearer tokens, configured values) from everything a run sends out for observation.
 // Redacted: every event before it leaves `emit` (stream, subscribe, the run's event log, observers, hence spans
-// and metrics), and the error serialized onto the run state (run record, snapshots, run output, `run.failed`).
+// and metrics), the error serialized onto the run state (run record, snapshots, run output, `run.failed`), and the
+// answer so far in a snapshot (`state.text`; a resume rebuilds it from the session log).
 // Not redacted, by design: the session log (the model's memory), the tool journal and the run record's copy of
 // the input — the data a resumed run replays, which must stay what the model and tools actually saw. Tool call
 // arguments in a snapshot's pending calls are resume data too. Each text delta is redacted on its own, so a

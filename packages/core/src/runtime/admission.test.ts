@@ -22,12 +22,25 @@ describe('admission', () => {
     ['no agent model', { agent: { name: 'a' }, input: 'x' }, /agent.model is required/],
     ['bad session id', { agent, input: 'x', sessionId: '' }, /invalid run request/],
     ['idempotency key without a session', { agent, input: 'x', idempotencyKey: 'k' }, /needs a sessionId/],
+    ['a tool that is not a tool', { agent: { ...agent, tools: { x: 42 } }, input: 'x' }, /agent\.tools\.x is not a tool \(got number\)/],
+    ['a tool object without execute', { agent: { ...agent, tools: [{ name: 'x', inputSchema: {} }] }, input: 'x' }, /agent\.tools\[0\] is not a tool \(got an object with keys \["name","inputSchema"\]\)/],
+    ['tools that are not a set', { agent: { ...agent, tools: 'add' }, input: 'x' }, /agent\.tools must be an object or an array of tools, got string/],
+    ['no request at all (null)', null, /invalid run request/],
+    ['no request at all (undefined)', undefined, /invalid run request/],
   ])('rejects %s with an AdmissionError before writing anything', async (_name, request, message) => {
     const { stores, runtime } = setup()
     const error = await runtime.run(request as never).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(AdmissionError)
     expect(SpindleError.isInstance(error) && error.code).toBe('admission_rejected')
     expect(String((error as Error).message)).toMatch(message)
+    await nothingPersisted(stores)
+  })
+
+  it('stream() rejects a request that is not an object the same way, through its result', async () => {
+    const { stores, runtime } = setup()
+    const stream = runtime.stream(null as never)
+    await expect(stream.result).rejects.toBeInstanceOf(AdmissionError)
+    await expect((async () => { for await (const _event of stream) void _event })()).rejects.toBeInstanceOf(AdmissionError)
     await nothingPersisted(stores)
   })
 

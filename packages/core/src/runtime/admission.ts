@@ -26,6 +26,8 @@ export function admitRequestNow(request: RunRequest, policy: RuntimePolicy, hook
   if (bytes > policy.maxInputBytes) {
     throw new AdmissionError(`[spindle/core] the input is ${bytes} bytes, over policy.maxInputBytes (${policy.maxInputBytes}); send less or raise the limit`)
   }
+  const notATool = invalidTool(request.agent.tools)
+  if (notATool) throw new AdmissionError(`[spindle/core] invalid run request: ${notATool}`)
   if (request.idempotencyKey && !request.sessionId) {
     throw new AdmissionError('[spindle/core] an idempotencyKey needs a sessionId: duplicate submits are detected per session')
   }
@@ -42,6 +44,31 @@ async function runHooks(request: RunRequest, hooks: readonly AdmissionHook[], me
     }
   }
   return messages
+}
+
+/** What is wrong with `agent.tools` (an object or an array of tools), or undefined when every entry is a tool. */
+function invalidTool(tools: unknown): string | undefined {
+  if (tools === undefined) return undefined
+  if (tools === null || typeof tools !== 'object') return `agent.tools must be an object or an array of tools, got ${describe(tools)}`
+  const list = Array.isArray(tools)
+  for (const key in tools) {
+    const tool = (tools as Record<string, unknown>)[key]
+    if (!isTool(tool)) return `agent.tools${list ? `[${key}]` : `.${key}`} is not a tool (got ${describe(tool)}); create tools with defineTool()`
+  }
+  return undefined
+}
+
+function isTool(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const tool = value as { name?: unknown; execute?: unknown; inputSchema?: unknown }
+  return typeof tool.name === 'string' && typeof tool.execute === 'function' && typeof tool.inputSchema === 'object' && tool.inputSchema !== null
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  if (typeof value === 'object') return `an object with keys ${JSON.stringify(Object.keys(value).slice(0, 5))}`
+  return typeof value
 }
 
 function isEmpty(messages: ModelMessage[]): boolean {

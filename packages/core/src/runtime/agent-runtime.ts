@@ -33,7 +33,7 @@ import { readArtifactTool, type ReadArtifactToolOptions } from '../context/read-
 import { findHandoffTarget } from '../agent/handoff.js'
 import { type AdmissionHook, admitRequestNow } from './admission.js'
 import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
-import { initialRunState, type RunState } from './run-state.js'
+import { answerText, initialRunState, type RunState } from './run-state.js'
 import { endNotRecorded, RunExecution, runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-execution.js'
 import { InProcessRunQueue } from './in-process-run-queue.js'
 import type { RunQueue } from '../spec/run-queue.js'
@@ -155,7 +155,7 @@ export class AgentRuntime {
 
   /** Runs an agent to completion (or suspension for approval). Admission errors reject before anything is written. */
   run(request: RunRequest): Promise<RunOutput> {
-    return this.#withRuntimeStore(request.runtime, (runtime) => this.#start(request, runtime, undefined, undefined))
+    return this.#withRuntimeStore(request?.runtime, (runtime) => this.#start(request, runtime, undefined, undefined))
   }
 
   /** Streams every event of the run, losslessly and with back-pressure. Stopping early cancels the run. */
@@ -165,7 +165,7 @@ export class AgentRuntime {
     // AbortController per run instead of two linked ones: each costs about 2 µs on Node 20).
     const controller = new AbortController()
     channel.onAbandon(() => controller.abort(new AbortedError('[spindle/core] the stream consumer stopped reading; the run was cancelled')))
-    const result = this.#withRuntimeStore(request.runtime, (runtime) => this.#start(request, runtime, channel, controller)).then(
+    const result = this.#withRuntimeStore(request?.runtime, (runtime) => this.#start(request, runtime, channel, controller)).then(
       (output) => {
         channel.close()
         return output
@@ -222,7 +222,8 @@ export class AgentRuntime {
    */
   async enqueue(request: RunRequest): Promise<{ runId: string; sessionId: string }> {
     await this.extensions.ready()
-    const policy = mergePolicy(this.policy, request.agent?.policy)
+    // `request?.`: a request that is not even an object gets its AdmissionError from the schema below.
+    const policy = mergePolicy(this.policy, request?.agent?.policy)
     const admitted = admitRequestNow(request, policy, this.#options.admission ?? noHooks)
     const input = admitted instanceof Promise ? await admitted : admitted
     const model = this.#resolveModel(request.model ?? request.agent.model)
@@ -333,7 +334,8 @@ export class AgentRuntime {
     controller = new AbortController(),
   ): Promise<RunOutput> {
     await this.extensions.ready()
-    const policy = mergePolicy(this.policy, request.agent?.policy)
+    // `request?.`: a request that is not even an object gets its AdmissionError from the schema below.
+    const policy = mergePolicy(this.policy, request?.agent?.policy)
     const admitted = admitRequestNow(request, policy, this.#options.admission ?? noHooks)
     const input = admitted instanceof Promise ? await admitted : admitted
     const sessionId = request.sessionId ?? `ses_${randomUUID()}`
@@ -465,6 +467,9 @@ export class AgentRuntime {
       })
       this.#agents.set(runId, agent)
       const previous = await this.sessions.listEntries(run.sessionId, { after: state.firstSeq - 1, before: state.lastSeq + 1 })
+      const messages = previous.filter((entry) => entry.runId === runId && entry.kind === 'message').map((entry) => (entry as { message: ModelMessage }).message)
+      // The snapshot holds the answer so far redacted: the run continues from the text the model wrote.
+      if (state.text) state.text = answerText(messages) || state.text
       const execution = this.#execution(policy, {
         state,
         agent,
@@ -475,7 +480,7 @@ export class AgentRuntime {
         runtime,
         channel: undefined,
         signal: controller.signal,
-        messages: previous.filter((entry) => entry.runId === runId && entry.kind === 'message').map((entry) => (entry as { message: ModelMessage }).message),
+        messages,
       })
       return await this.#track(runId, controller, lease, policy, () =>
         execution.execute(async () => {

@@ -3,7 +3,7 @@ import type { ModelMessage } from '../spec/messages.js'
 import type { FinishReason, RunRecord } from '../spec/run-store.js'
 import type { Stores } from '../spec/stores.js'
 import type { RunOutput } from './run-request.js'
-import type { RunState } from './run-state.js'
+import { answerText, type RunState } from './run-state.js'
 
 export async function outputFromStore(run: RunRecord, stores: Pick<Stores, 'sessions' | 'snapshots'>): Promise<RunOutput> {
   const snapshot = await stores.snapshots.latest(run.id)
@@ -17,7 +17,8 @@ export async function outputFromStore(run: RunRecord, stores: Pick<Stores, 'sess
     runId: run.id,
     sessionId: run.sessionId,
     finishReason: (run.finishReason ?? state?.finishReason ?? 'error') as FinishReason,
-    text: state?.text ?? '',
+    // The snapshot's text is redacted; the messages hold the answer as written.
+    text: state?.text ? answerText(messages) || state.text : '',
     messages,
     steps: run.step,
     usage: run.usage,

@@ -6,7 +6,7 @@ import { z } from 'zod'
 import { AgentRuntime, defineTool, Extensions, InProcessSessionGate, memoryStores, mockModel, NotFoundError, type SessionGate, type Stores, type Tool } from '../index.js'
 
 /** Wraps stores so that, once `crash()` is called, every call hangs forever — like a dead process. */
-function crashable(stores: Stores, trigger: (store: string, method: string, count: number) => boolean): Stores {
+function crashable(stores: Stores, trigger: (store: string, method: string, count: number, args: unknown[]) => boolean): Stores {
   let dead = false
   const counts = new Map<string, number>()
   const wrap = <T extends object>(name: string, store: T): T =>
@@ -18,7 +18,7 @@ function crashable(stores: Stores, trigger: (store: string, method: string, coun
           const key = `${name}.${String(property)}`
           const count = (counts.get(key) ?? 0) + 1
           counts.set(key, count)
-          if (!dead && trigger(name, String(property), count)) dead = true
+          if (!dead && trigger(name, String(property), count, args)) dead = true
           if (dead) return new Promise(() => {})
           return value.apply(target, args)
         }
@@ -59,8 +59,10 @@ async function crashThenResume(trigger: Parameters<typeof crashable>[1], tool: T
 describe('resume after a crash', () => {
   it('crash between a non-idempotent side effect and its journal write: never run twice, the model is told the outcome is unknown', async () => {
     const ledger: string[] = []
-    const { output, secondModel, entries } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger), [{ text: 'I will check the payment first.' }])
+    const { output, secondModel, entries, stores, runId } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger), [{ text: 'I will check the payment first.' }])
     expect(ledger).toHaveLength(1)
+    // The journal records the decision (not left `started`): a later resume reads the same outcome.
+    expect(await stores.executions.listByRun(runId)).toEqual([expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'outcome_unknown' }) })])
     expect(output).toMatchObject({ finishReason: 'stop', text: 'I will check the payment first.' })
     expect(JSON.stringify(secondModel.calls[0]?.messages.at(-1))).toContain('outcome of \\"pay\\" (call p1) is unknown')
     expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => index + 1))
@@ -79,8 +81,9 @@ describe('resume after a crash', () => {
   it('reconcile() decides for a non-idempotent tool', async () => {
     const ledger: string[] = []
     const reconcile: Tool['reconcile'] = ({ idempotencyKey }) => (ledger.includes(idempotencyKey) ? { action: 'result', result: { paid: 5, reconciled: true } } : { action: 'rerun' })
-    const { output, secondModel } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger, { reconcile }), [{ text: 'ok' }])
+    const { output, secondModel, stores, runId } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger, { reconcile }), [{ text: 'ok' }])
     expect(ledger).toHaveLength(1)
+    expect(await stores.executions.listByRun(runId)).toEqual([expect.objectContaining({ status: 'succeeded', result: { paid: 5, reconciled: true } })])
     expect(output.text).toBe('ok')
     expect(JSON.stringify(secondModel.calls[0]?.messages.at(-1))).toContain('reconciled')
   })
@@ -126,6 +129,41 @@ describe('resume after a crash', () => {
     expect(again.messages).toEqual(output.messages)
     expect(model.calls).toHaveLength(1)
     await expect(runtime.resume('run_missing')).rejects.toBeInstanceOf(NotFoundError)
+  })
+})
+
+describe('the answer so far across a crash', () => {
+  const key = 'sk-ant-api03-PLANTEDplantedPLANTED0123'
+  /** An answer cut at the length limit, then continued: the key is in its first half. */
+  const continued = () => mockModel([{ text: `the key is ${key}`, finishReason: 'length', chunkSize: 1_000 }, { text: ', said twice.' }])
+  const finalText = (snapshots: Array<{ state: unknown }>) => (snapshots.at(-1)!.state as { text: string }).text
+
+  it('snapshots store it redacted; the output, and a later read of it, keep the text the model wrote', async () => {
+    const stores = memoryStores()
+    const runtime = new AgentRuntime(new Extensions().setStores(stores))
+    const agent = { name: 'a', model: continued() }
+    const output = await runtime.run({ agent, input: 'tell me', sessionId: 's' })
+    expect(output).toMatchObject({ finishReason: 'stop', text: `the key is ${key}, said twice.` })
+    const snapshots = await stores.snapshots.list(output.runId)
+    expect(JSON.stringify(snapshots)).not.toContain(key)
+    expect(finalText(snapshots)).toBe('the key is [REDACTED], said twice.')
+    // The run has ended: a resume rebuilds its output from the stores.
+    expect((await runtime.resume(output.runId, { agent })).text).toBe(`the key is ${key}, said twice.`)
+  })
+
+  it('a run that died after its last snapshot, before logging its end, finishes with the text the model wrote', async () => {
+    const stores = memoryStores()
+    const ends = (args: unknown[]) => (args[1] as Array<{ type: string }> | undefined)?.some((event) => event.type === 'run.finished') === true
+    const first = new AgentRuntime(new Extensions().setStores(crashable(stores, (store, method, _count, args) => store === 'runs' && method === 'appendEvents' && ends(args))), { leaseMs: 1 })
+    void first.run({ agent: { name: 'a', model: continued() }, input: 'tell me', sessionId: 's' })
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    const [run] = await stores.runs.listRuns()
+    expect(run?.status).toBe('running')
+    const snapshots = await stores.snapshots.list(run!.id)
+    expect(finalText(snapshots)).toBe('the key is [REDACTED], said twice.')
+    const output = await new AgentRuntime(new Extensions().setStores(stores)).resume(run!.id, { agent: { name: 'a', model: mockModel([]) } })
+    expect(output).toMatchObject({ finishReason: 'stop', text: `the key is ${key}, said twice.` })
+    expect(JSON.stringify(await stores.snapshots.list(run!.id))).not.toContain(key)
   })
 })
 

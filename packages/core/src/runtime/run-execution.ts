@@ -729,8 +729,14 @@ export class RunExecution {
   #savedState: RunState | undefined = undefined
 
   #snapshot() {
-    this.#savedState = this.state
-    return { runId: this.runId, sessionId: this.sessionId, version: this.state.step, state: this.state as never, createdAt: Date.now() }
+    const { state } = this
+    this.#savedState = state
+    // The answer so far is an output like `run.finished`'s text: stored redacted. A resume rebuilds it from the
+    // session log (`answerText`), which keeps what the model wrote.
+    const { redactor } = this.#deps
+    const text = redactor && state.text ? redactor.redact(state.text) : state.text
+    const stored = text === state.text ? state : withState(state, { text })
+    return { runId: this.runId, sessionId: this.sessionId, version: state.step, state: stored as never, createdAt: Date.now() }
   }
 
   #takeEvents(): AgentEvent[] {

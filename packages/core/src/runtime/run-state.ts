@@ -1,6 +1,6 @@
 // RunState: everything needed to continue a run, small and JSON-serializable (the snapshot payload).
 import type { JsonValue } from '../spec/json.js'
-import type { Usage } from '../spec/messages.js'
+import type { ModelMessage, Usage } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
 
 export interface PendingCall {
@@ -78,6 +78,26 @@ export function copyState(state: RunState): RunState {
     firstSeq: state.firstSeq,
     lastSeq: state.lastSeq,
   }
+}
+
+/**
+ * The run's answer so far (`RunState.text`) rebuilt from the messages it wrote, in order: an assistant message
+ * with tool calls starts it over, one without appends its text (a length continuation). A snapshot stores this
+ * text redacted (it is an output channel); the session log keeps it as the model wrote it.
+ */
+export function answerText(messages: readonly ModelMessage[]): string {
+  let text = ''
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue
+    let calls = false
+    let added = ''
+    for (const part of message.content) {
+      if (part.type === 'tool-call') calls = true
+      else if (part.type === 'text') added += part.text
+    }
+    text = calls ? '' : text + added
+  }
+  return text
 }
 
 export function emptyUsage(): Usage {

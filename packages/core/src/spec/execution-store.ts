@@ -36,7 +36,9 @@ export interface ExecutionStore {
   /**
    * Records `started`. When the key exists already, nothing is overwritten: a
    * terminal record is returned as is (`created: false`); a `started` one gets
-   * its `attempt` incremented.
+   * its `attempt` incremented (`attempt` counts how many times a run reached the
+   * call; a resume that finds it `started` then runs the tool again, or records
+   * with `finish` what it decided instead).
    */
   start(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }>
   /** Moves a `started` record to a terminal status. A record already terminal is left unchanged and returned. */

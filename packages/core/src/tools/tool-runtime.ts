@@ -205,6 +205,11 @@ export class ToolRuntime {
     const { call, tool, input } = run
     const prior = await this.#fromJournal(record, tool, call, run.args, run.idempotencyKey)
     if (!prior) return this.#invoke(run)
+    if (record.status === 'started') {
+      // Decided without running the tool (reconciled, or its outcome unknown): the journal records that decision,
+      // so the call is not left `started` for ever and a later resume reads the same outcome.
+      await input.executions.finish(run.idempotencyKey, prior.isError ? { status: 'failed', error: prior.error! } : { status: 'succeeded', result: prior.result })
+    }
     if (prior.isError) {
       input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, error: prior.error!, durationMs: 0 })
       return { callId: call.callId, toolName: call.toolName, result: { error: prior.error!.message }, isError: true, error: prior.error, durationMs: 0, reused: true, executed: false }
