@@ -176,5 +176,6 @@ export { findHandoffTarget, handoff, type HandoffOptions } from './agent/handoff
 // Observability: synchronous event observers (tracing, metrics), secret redaction, model prices and cost.
 export { notifyObservers, type RuntimeObserver } from './observability/runtime-observer.js'
 export { createRedactor, defaultSecretPatterns, type Redactor, type RedactorOptions } from './observability/redactor.js'
+export { credentialHeaderValues, requestSecrets } from './observability/credential-headers.js'
 export { costOf, findModelPrice, priceTable, priceUsage, type ModelPrice, type PriceTable } from './observability/price-table.js'
 export { sessionUsage, type SessionUsage } from './observability/session-usage.js'

@@ -4,6 +4,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import {
   AbortedError,
   ProviderError,
+  requestSecrets,
   StreamInterruptedError,
   type LanguageModel,
   type ModelCallOptions,
@@ -13,7 +14,7 @@ import {
 } from '@spindle/core'
 import type { AnthropicRequestOptions } from './anthropic-provider-options.js'
 import { buildMessagesRequest } from './build-request.js'
-import { mapAnthropicError, redactSecret } from './map-error.js'
+import { mapAnthropicError, redactSecrets } from './map-error.js'
 import { AnthropicStreamMapper } from './map-stream.js'
 import { retryDelayMs, sleep, type RetryOptions } from './retry-policy.js'
 
@@ -24,6 +25,8 @@ export interface AnthropicModelSettings {
   client: () => Anthropic
   /** The key in use, only to redact it from error messages. */
   apiKey: () => string | undefined
+  /** The headers the client sends with every request, only read to redact credential values among them from errors. */
+  providerHeaders?: Record<string, string>
   retry: RetryOptions
   /** Longest wait for the first stream event, request included. */
   firstChunkTimeoutMs: number
@@ -62,12 +65,13 @@ export class AnthropicMessagesModel implements LanguageModel {
     const { body, jsonToolName } = buildMessagesRequest(this.modelId, this.capabilities, request, this.#settings.defaults)
     const client = this.#settings.client()
     const signal = options.signal
+    const secrets = requestSecrets(this.#settings.apiKey(), this.#settings.providerHeaders, options.headers)
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw aborted()
       let yielded = false
       let held: StreamPart | undefined
       try {
-        for await (const part of this.#attempt(client, body, jsonToolName, options)) {
+        for await (const part of this.#attempt(client, body, jsonToolName, options, secrets)) {
           // Metadata is held back until real output, so a retried attempt never shows two responses.
           if (!yielded && part.type === 'response-metadata') {
             held = part
@@ -81,7 +85,7 @@ export class AnthropicMessagesModel implements LanguageModel {
         return
       } catch (raw) {
         if (signal?.aborted) throw aborted()
-        const error = this.#mapError(raw)
+        const error = mapAnthropicError(raw, { provider: this.provider, apiKey: this.#settings.apiKey(), secrets })
         if (error instanceof AbortedError) throw error
         if (yielded) {
           yield { type: 'error', error }
@@ -99,6 +103,7 @@ export class AnthropicMessagesModel implements LanguageModel {
     body: ReturnType<typeof buildMessagesRequest>['body'],
     jsonToolName: string | undefined,
     options: ModelCallOptions,
+    secrets: readonly string[],
   ): AsyncGenerator<StreamPart> {
     const controller = new AbortController()
     const signal = options.signal
@@ -121,7 +126,7 @@ export class AnthropicMessagesModel implements LanguageModel {
       try {
         stream = await client.messages.create(body, { signal: controller.signal, ...(options.headers ? { headers: options.headers } : {}) })
       } catch (error) {
-        throw this.#interruption(error, timedOut, signal, false)
+        throw this.#interruption(error, timedOut, signal, false, secrets)
       }
       iterator = stream[Symbol.asyncIterator]()
       for (;;) {
@@ -129,7 +134,7 @@ export class AnthropicMessagesModel implements LanguageModel {
         try {
           next = await iterator.next()
         } catch (error) {
-          throw this.#interruption(error, timedOut, signal, true)
+          throw this.#interruption(error, timedOut, signal, true, secrets)
         }
         if (next.done) break
         arm('idle', this.#settings.idleTimeoutMs)
@@ -141,7 +146,7 @@ export class AnthropicMessagesModel implements LanguageModel {
       }
       if (mapper.finished) return
       // The SDK ends the iteration quietly when its request is aborted.
-      if (timedOut || signal?.aborted) throw this.#interruption(undefined, timedOut, signal, true)
+      if (timedOut || signal?.aborted) throw this.#interruption(undefined, timedOut, signal, true, secrets)
       if (!mapper.finished) {
         const open = mapper.openToolCalls()
         throw new StreamInterruptedError(
@@ -158,7 +163,7 @@ export class AnthropicMessagesModel implements LanguageModel {
   }
 
   /** Explains why a request or stream stopped: our timeout, the caller's abort, or the transport. */
-  #interruption(error: unknown, timedOut: TimeoutKind | undefined, signal: AbortSignal | undefined, streaming: boolean): unknown {
+  #interruption(error: unknown, timedOut: TimeoutKind | undefined, signal: AbortSignal | undefined, streaming: boolean, secrets: readonly string[]): unknown {
     if (timedOut === 'first-chunk') {
       return new ProviderError(
         `[spindle/anthropic] no response within ${this.#settings.firstChunkTimeoutMs} ms (firstChunkTimeoutMs); the API is slow or unreachable`,
@@ -174,15 +179,11 @@ export class AnthropicMessagesModel implements LanguageModel {
     if (signal?.aborted) return aborted()
     if (streaming && !(error instanceof Anthropic.APIError)) {
       const text = error instanceof Error ? error.message : String(error)
-      return new StreamInterruptedError(`[spindle/anthropic] the connection failed mid-stream: ${redactSecret(text, this.#settings.apiKey())}`, {
+      return new StreamInterruptedError(`[spindle/anthropic] the connection failed mid-stream: ${redactSecrets(text, secrets)}`, {
         provider: this.provider,
       })
     }
     return error
-  }
-
-  #mapError(error: unknown) {
-    return mapAnthropicError(error, { provider: this.provider, apiKey: this.#settings.apiKey() })
   }
 }
 

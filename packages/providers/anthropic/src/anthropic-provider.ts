@@ -11,7 +11,10 @@ export interface AnthropicProviderOptions {
   apiKey?: string
   /** Defaults to `https://api.anthropic.com` (the SDK appends `/v1/messages`). */
   baseURL?: string
-  /** Extra headers on every request (e.g. `anthropic-beta`). */
+  /**
+   * Extra headers on every request (e.g. `anthropic-beta`). Values of credential headers (`authorization`,
+   * names with key/token/secret/auth, cookies) are scrubbed from errors, like the API key.
+   */
   headers?: Record<string, string>
   /** A custom fetch (proxies, tests, instrumentation). */
   fetch?: typeof globalThis.fetch
@@ -86,6 +89,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
       provider: name,
       client: getClient,
       apiKey: resolveKey,
+      ...(options.headers ? { providerHeaders: options.headers } : {}),
       retry: options.retry ?? {},
       firstChunkTimeoutMs: options.firstChunkTimeoutMs ?? 120_000,
       idleTimeoutMs: options.idleTimeoutMs ?? 120_000,

@@ -22,13 +22,15 @@ const contextOverflowPattern = /prompt is too long|too many (input )?tokens|cont
 export interface ErrorMappingContext {
   provider: string
   apiKey: string | undefined
+  /** Further values to keep out of errors: the credential headers given to the provider and the call. */
+  secrets?: readonly string[]
   now?: () => number
 }
 
 /** Maps anything the SDK throws; SpindleErrors pass through unchanged. */
 export function mapAnthropicError(error: unknown, context: ErrorMappingContext): SpindleError {
   if (SpindleError.isInstance(error)) return error
-  const redact = (text: string) => redactSecret(text, context.apiKey)
+  const redact = (text: string) => redactSecrets(text, [context.apiKey, ...(context.secrets ?? [])])
   if (error instanceof Anthropic.APIUserAbortError) return new AbortedError('[spindle/anthropic] the request was aborted')
   if (error instanceof Anthropic.APIConnectionError) {
     const timeout = error instanceof Anthropic.APIConnectionTimeoutError
@@ -45,12 +47,12 @@ export function mapAnthropicError(error: unknown, context: ErrorMappingContext):
     const requestId = error.requestID ?? (error.error as { request_id?: string } | undefined)?.request_id ?? undefined
     const retryAfterMs = inBand ? undefined : parseRetryAfter(error.headers, context.now?.() ?? Date.now())
     const where = inBand ? 'in-band stream error' : `HTTP ${status}`
-    const message = `[spindle/anthropic] ${where}${type ? ` ${type}` : ''}: ${apiMessage}${requestId ? ` (request-id ${requestId})` : ''}. ${advice(status, type)}`
+    const message = redact(`[spindle/anthropic] ${where}${type ? ` ${type}` : ''}: ${apiMessage}${requestId ? ` (request-id ${requestId})` : ''}. `) + advice(status, type)
     const options = {
       status,
       provider: context.provider,
       cause: sanitizedCause(error, redact),
-      details: { type, requestId, inBand },
+      details: { type, requestId: requestId === undefined ? undefined : redact(requestId), inBand },
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     }
     if ((status === 400 || status === 413) && contextOverflowPattern.test(apiMessage)) return new ContextOverflowError(message, options)
@@ -88,8 +90,13 @@ export function parseRetryAfter(headers: Headers | undefined, now: number): numb
 }
 
 export function redactSecret(text: string, secret: string | undefined): string {
+  return redactSecrets(text, [secret])
+}
+
+/** Replaces each secret (4 characters or more, so short values cannot mangle messages) and anything shaped like an Anthropic key. */
+export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let result = text
-  if (secret && secret.length >= 4) result = result.split(secret).join('[redacted]')
+  for (const secret of secrets) if (secret && secret.length >= 4) result = result.split(secret).join('[redacted]')
   return result.replace(/sk-ant-[A-Za-z0-9_-]{8,}/g, '[redacted]')
 }
 
@@ -98,7 +105,7 @@ function sanitizedCause(error: Error, redact: (text: string) => string): Error {
   const copy = new Error(redact(error.message))
   copy.name = error.name
   if (error instanceof Anthropic.APIError) {
-    Object.assign(copy, { status: error.status, type: error.type, requestID: error.requestID })
+    Object.assign(copy, { status: error.status, type: error.type, requestID: error.requestID == null ? error.requestID : redact(error.requestID) })
   }
   return copy
 }

@@ -1,6 +1,6 @@
 // A full agent run through the kernel's AgentRuntime: the model (real openai SDK over loopback HTTP)
-// asks for a tool, the runtime executes it, and the model answers — for both OpenAI APIs.
-import { AgentRuntime, Extensions, defineTool } from '@spindle/core'
+// asks for a tool, the runtime executes it, and the model answers — for both OpenAI APIs; and how failures end a run.
+import { AgentRuntime, Extensions, defineTool, type AgentEvent } from '@spindle/core'
 import { openaiChatWire, openaiResponsesWire, startScriptedServer, type ScriptedServer, type WireAdapter } from '@spindle/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -100,5 +100,38 @@ describe('AgentRuntime with @spindle/openai', () => {
     expect(server.requests.every((request) => request.path === '/v1/responses')).toBe(true)
     expect(output.finishReason).toBe('error')
     expect(output.error?.code).toBe('stream_interrupted')
+  })
+
+  for (const { api, wire } of cases) {
+    it(`fails the run with stream_interrupted when the connection breaks mid-answer (${api})`, async () => {
+      server.setHandler(() => ({ ...wire.streamTurn({ text: ['half ', 'an answer'], truncate: 'before-finish' }), ending: 'destroy' }))
+      const provider = createOpenAI({ name: 'loopback', apiKey: 'sk-agent-test', baseURL: `${server.url}/v1`, maxRetries: 0, defaultApi: api })
+      const runtime = new AgentRuntime(new Extensions().use(provider))
+      const output = await runtime.run({ agent: { name: 'writer', model: 'loopback:gpt-test' }, input: 'Write' })
+      expect(output.finishReason).toBe('error')
+      expect(output.error?.code).toBe('stream_interrupted')
+      expect(output.error?.message).not.toMatch(/the request failed/)
+    })
+  }
+
+  it('keeps a credential header echoed by the server out of run.failed, the run record, snapshots and the event log', async () => {
+    const headerKey = 'azurehdr-5555-EEEE-6666-FFFF'
+    server.setHandler((received) => ({
+      status: 401,
+      json: { error: { message: `Access denied due to invalid subscription key ${String(received.headers['api-key'])}`, code: '401' } },
+    }))
+    const provider = createOpenAI({ name: 'azure', apiKey: 'unused-but-required', baseURL: `${server.url}/v1`, headers: { 'api-key': headerKey }, maxRetries: 0 })
+    const runtime = new AgentRuntime(new Extensions())
+    const events: AgentEvent[] = []
+    const stream = runtime.stream({ sessionId: 'secret-header', input: 'hi', agent: { name: 'a', model: provider.chat('gpt-test') } })
+    for await (const event of stream) events.push(event)
+    const output = await stream.result
+    const failed = events.find((event) => event.type === 'run.failed')
+    expect(failed).toBeDefined()
+    expect(JSON.stringify(failed)).toContain('invalid subscription key ***')
+    expect(JSON.stringify(failed)).not.toContain(headerKey)
+    expect(JSON.stringify(await runtime.runs.getRun(output.runId))).not.toContain(headerKey)
+    expect(JSON.stringify(await runtime.snapshots.list(output.runId))).not.toContain(headerKey)
+    expect(JSON.stringify(await runtime.runs.listEvents(output.runId))).not.toContain(headerKey)
   })
 })

@@ -1,6 +1,6 @@
 // createOpenAI: a callable provider (`openai('gpt-5.4')`) with `.responses`, `.chat`, `.embedding`,
 // that is also an Extensions plugin registering itself in the ProviderRegistry (`openai:gpt-5.4`).
-import { ConfigurationError, type EmbeddingModel, type Extensions, type LanguageModel, type Plugin, type ProviderFactory } from '@spindle/core'
+import { ConfigurationError, requestSecrets, type EmbeddingModel, type Extensions, type LanguageModel, type Plugin, type ProviderFactory } from '@spindle/core'
 import { OpenAIChatModel } from './chat/openai-chat-model.js'
 import { OpenAIEmbeddingModel, type OpenAIEmbeddingSettings } from './embedding/openai-embedding-model.js'
 import { lazyClient, type OpenAIModelSettings, type ResolvedProviderSettings } from './openai-settings.js'
@@ -19,7 +19,7 @@ export interface OpenAIProviderOptions {
   baseURL?: string
   organization?: string
   project?: string
-  /** Headers sent with every request. */
+  /** Headers sent with every request. Values of credential headers (`api-key`, `authorization`, names with key/token/secret/auth, cookies) are scrubbed from errors. */
   headers?: Record<string, string>
   /** A custom fetch (proxies, tracing, tests). */
   fetch?: typeof globalThis.fetch
@@ -86,7 +86,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     timeouts: { firstChunkMs: options.timeouts?.firstChunkMs ?? 300_000, idleMs: options.timeouts?.idleMs ?? 120_000 },
     maxTokensField: options.maxTokensField ?? (isOpenAI ? 'max_completion_tokens' : 'max_tokens'),
     client: lazy.client,
-    errors: () => ({ provider: name, secrets: [lazy.apiKey() ?? ''].filter(Boolean) }),
+    errors: (callHeaders) => ({ provider: name, secrets: requestSecrets(lazy.apiKey(), options.headers, callHeaders) }),
   }
   const defaultApi = options.defaultApi ?? (isOpenAI ? 'responses' : 'chat')
 

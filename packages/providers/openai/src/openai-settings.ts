@@ -21,7 +21,8 @@ export interface ResolvedProviderSettings {
   maxTokensField: 'max_completion_tokens' | 'max_tokens'
   /** Builds (once) the SDK client; throws a ConfigurationError when no API key is available. */
   client(): OpenAI
-  errors(): ErrorMappingContext
+  /** The error mapping of one call; `callHeaders` are the call's headers, whose credential values are scrubbed too. */
+  errors(callHeaders?: Record<string, string>): ErrorMappingContext
 }
 
 export interface ClientOptions {

@@ -26,7 +26,7 @@ export class OpenAIChatModel implements LanguageModel {
 
   stream(request: ModelRequest, options: ModelCallOptions = {}): AsyncIterable<StreamPart> {
     const settings = this.#settings
-    const errors = settings.errors()
+    const errors = settings.errors(options.headers)
     // Returned directly (no wrapping generator): one async-generator hop per part instead of two.
     // The client is built and the request converted lazily, at the first `next()`.
     return driveStream<ChatCompletionChunk>({

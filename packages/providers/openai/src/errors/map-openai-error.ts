@@ -1,13 +1,21 @@
 // Translates what the openai SDK throws (HTTP errors, in-band stream errors, connection failures)
-// into core's ProviderError family, and keeps the API key out of every message.
-import { AbortedError, ContextOverflowError, ProviderError, SpindleError } from '@spindle/core'
+// into core's ProviderError family, and keeps the API key and credential headers out of every message.
+import { AbortedError, ContextOverflowError, ProviderError, SpindleError, StreamInterruptedError } from '@spindle/core'
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 
 export interface ErrorMappingContext {
   /** Provider name used in messages (`openai`, `ollama`…). */
   provider: string
-  /** Secrets to scrub from messages (the API key). */
+  /** Secrets to scrub from messages (the API key, the values of credential-bearing headers). */
   secrets: readonly string[]
+}
+
+export interface ErrorMappingOptions {
+  /**
+   * The error came from reading a stream that had already delivered events: a network failure then
+   * means the stream broke before its terminal event (StreamInterruptedError), not that the API was unreachable.
+   */
+  midStream?: boolean
 }
 
 const contextOverflowPattern = /context[_ ](length|window)|maximum context|too many tokens|exceeds? the context|prompt is too long|reduce the length of the messages/i
@@ -60,7 +68,7 @@ export function inBandProviderError(
   error: { code?: string | null; type?: string | null; message?: string | null },
 ): ProviderError {
   const status = statusForOpenAIErrorCode(error.code, error.type) ?? 500
-  const message = `[spindle/${context.provider}] the stream reported an error (${error.code ?? error.type ?? 'unknown'}): ${redact(error.message ?? 'no message', context.secrets)}`
+  const message = redact(`[spindle/${context.provider}] the stream reported an error (${error.code ?? error.type ?? 'unknown'}): ${error.message ?? 'no message'}`, context.secrets)
   return buildProviderError(context, message, status, undefined, error.code ?? undefined, undefined)
 }
 
@@ -68,9 +76,16 @@ export function inBandProviderError(
  * Maps anything thrown while calling the API to a SpindleError. Already-mapped Spindle errors pass
  * through unchanged.
  */
-export function mapOpenAIError(error: unknown, context: ErrorMappingContext): SpindleError {
+export function mapOpenAIError(error: unknown, context: ErrorMappingContext, options: ErrorMappingOptions = {}): SpindleError {
   if (SpindleError.isInstance(error)) return error
   if (error instanceof APIUserAbortError) return new AbortedError(`[spindle/${context.provider}] the request was aborted`)
+  if (options.midStream && isTransportFailure(error)) {
+    const text = error instanceof Error ? error.message : String(error)
+    return new StreamInterruptedError(
+      `[spindle/${context.provider}] the connection broke mid-stream (${redact(text, context.secrets)}), before the terminal event; the answer is incomplete: retry the request`,
+      { provider: context.provider, cause: scrubbed(error, context) },
+    )
+  }
   if (error instanceof APIConnectionError) {
     return new ProviderError(
       `[spindle/${context.provider}] could not reach the API: ${redact(error.message, context.secrets)}. Check baseURL and the network; the call is retried.`,
@@ -80,21 +95,30 @@ export function mapOpenAIError(error: unknown, context: ErrorMappingContext): Sp
   if (error instanceof APIError) {
     const body = (error.error ?? {}) as { message?: string; code?: string | null; type?: string | null }
     const status = error.status ?? statusForOpenAIErrorCode(error.code ?? body.code, error.type ?? body.type) ?? 500
-    const detail = redact(body.message ?? error.message, context.secrets)
     const origin = error.status === undefined ? 'the stream reported' : `HTTP ${status}`
-    const message = `[spindle/${context.provider}] ${origin}: ${detail}${hint(status)}`
+    const message = redact(`[spindle/${context.provider}] ${origin}: ${body.message ?? error.message}`, context.secrets) + hint(status)
     const retryAfterMs = retryAfterFromHeaders(error.headers)
     const shouldRetry = error.headers?.get('x-should-retry')
     const code = error.code ?? body.code ?? undefined
     return buildProviderError(context, message, status, retryAfterMs, code, scrubbed(error, context), shouldRetry)
   }
   const text = error instanceof Error ? error.message : String(error)
-  // undici reports a body cut mid-stream as `terminated`; any other network failure is retryable too.
+  // A network failure before the first event (undici's `terminated`, a reset): retryable, like a refused connection.
   return new ProviderError(`[spindle/${context.provider}] the request failed: ${redact(text, context.secrets)}`, {
     isRetryable: true,
     provider: context.provider,
     cause: scrubbed(error, context),
   })
+}
+
+/**
+ * A failure of the connection rather than an answer from the API: undici reports a body cut mid-stream
+ * as a TypeError `terminated`, other fetch implementations throw their own errors. API errors (in-band
+ * `error` events) and malformed events (SyntaxError) are answers, not interruptions.
+ */
+function isTransportFailure(error: unknown): boolean {
+  if (error instanceof APIConnectionError) return true
+  return !(error instanceof APIError) && !(error instanceof SyntaxError)
 }
 
 function buildProviderError(
@@ -106,7 +130,7 @@ function buildProviderError(
   cause: unknown,
   shouldRetryHeader?: string | null,
 ): ProviderError {
-  const details = code ? { code } : undefined
+  const details = code ? { code: redact(code, context.secrets) } : undefined
   if (status === 400 || status === 413 || code === 'context_length_exceeded') {
     if (code === 'context_length_exceeded' || contextOverflowPattern.test(message)) {
       return new ContextOverflowError(message, { status, provider: context.provider, cause, details })
@@ -126,11 +150,25 @@ function hint(status: number): string {
   return ''
 }
 
-/** The cause kept on a mapped error, with secrets removed from its message. */
+/**
+ * The cause kept on a mapped error: the original, or, when its message or its API error body holds a
+ * secret, a copy with the secrets removed from the message and without the body.
+ */
 function scrubbed(error: unknown, context: ErrorMappingContext): unknown {
+  if (typeof error === 'string') return redact(error, context.secrets)
   if (!(error instanceof Error)) return error
-  if (!context.secrets.some((secret) => secret && error.message.includes(secret))) return error
+  const body = error instanceof APIError ? jsonOf(error.error) : ''
+  if (redact(error.message, context.secrets) === error.message && redact(body, context.secrets) === body) return error
   const copy = new Error(redact(error.message, context.secrets))
   copy.name = error.name
+  if (error instanceof APIError) Object.assign(copy, { status: error.status, requestID: error.requestID })
   return copy
+}
+
+function jsonOf(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? ''
+  } catch {
+    return ''
+  }
 }

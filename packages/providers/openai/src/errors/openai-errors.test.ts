@@ -1,5 +1,5 @@
-// OpenAI-specific error paths over real HTTP: retry headers, in-band variants, quota, key redaction.
-import { collectStream, openaiChatEvents, openaiHttpError, openaiResponsesEvents, startScriptedServer, type ScriptedServer } from '@spindle/testing'
+// OpenAI-specific error paths over real HTTP: retry headers, in-band variants, quota, key redaction, broken connections.
+import { collectStream, openaiChatEvents, openaiChatWire, openaiHttpError, openaiResponsesEvents, openaiResponsesWire, startScriptedServer, type ScriptedServer } from '@spindle/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createOpenAI } from '../index.js'
 
@@ -127,5 +127,50 @@ describe('in-band errors', () => {
     })
     const collected = await collectStream(provider().chat('gpt-test').stream(request))
     expect(errorOf(collected.error)).toMatchObject({ code: 'context_overflow', status: 400 })
+  })
+})
+
+describe('broken connections', () => {
+  const wires = [
+    { api: 'responses' as const, wire: openaiResponsesWire },
+    { api: 'chat' as const, wire: openaiChatWire },
+  ]
+
+  for (const { api, wire } of wires) {
+    it(`maps a socket reset after output to StreamInterruptedError, and does not retry (${api})`, async () => {
+      server.enqueue({ ...wire.streamTurn({ text: ['half ', 'an answer'], truncate: 'before-finish' }), ending: 'destroy' }, wire.streamTurn({ text: ['never'] }))
+      const collected = await collectStream(provider()[api]('gpt-test').stream(request))
+      expect(collected.text).toBe('half an answer')
+      expect(collected.parts.some((part) => part.type === 'finish')).toBe(false)
+      expect(collected.parts.at(-1)?.type).toBe('error')
+      expect(collected.error).toMatchObject({ name: 'StreamInterruptedError', code: 'stream_interrupted', isRetryable: true })
+      expect(errorOf(collected.error).message).toMatch(/broke mid-stream/)
+      expect(server.requests).toHaveLength(1)
+    })
+
+    it(`keeps a socket reset before the first event a retryable provider error, and retries it (${api})`, async () => {
+      // Headers arrive, then the socket is reset before any event: the stream never started.
+      server.enqueue({ events: [], ending: 'destroy' }, { events: [], ending: 'destroy' })
+      const failed = await collectStream(provider(1)[api]('gpt-test').stream(request))
+      expect(failed.error).toMatchObject({ code: 'provider', isRetryable: true })
+      expect(failed.parts.some((part) => part.type === 'error')).toBe(false)
+      expect(server.requests).toHaveLength(2)
+
+      server.reset()
+      server.enqueue({ events: [], ending: 'destroy' }, wire.streamTurn({ text: ['second try'] }))
+      const retried = await collectStream(provider(1)[api]('gpt-test').stream(request))
+      expect(retried.error).toBeUndefined()
+      expect(retried.text).toBe('second try')
+      expect(server.requests).toHaveLength(2)
+    })
+  }
+
+  it('retries a reset that came after response.created only (no output was yielded yet)', async () => {
+    const created = openaiResponsesEvents({ text: ['x'], truncate: 'before-finish' }).slice(0, 1)
+    server.enqueue({ events: created, ending: 'destroy' }, responsesTurn('recovered'))
+    const collected = await collectStream(provider().responses('gpt-test').stream(request))
+    expect(collected.error).toBeUndefined()
+    expect(collected.text).toBe('recovered')
+    expect(server.requests).toHaveLength(2)
   })
 })

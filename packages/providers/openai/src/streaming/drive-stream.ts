@@ -88,7 +88,9 @@ export async function* driveStream<Event>(options: DriveStreamOptions<Event>): A
       let error
       if (signal?.aborted) error = new AbortedError(`[spindle/${provider}] the request was aborted`, { cause: caught })
       else if (stop) error = timeoutError(stop, options.timeouts, provider, committed)
-      else error = mapOpenAIError(caught, errors)
+      // `waiting` in the idle phase: `iterator.next()` threw after at least one event arrived, so the
+      // stream broke mid-way (StreamInterruptedError); before the first event the failure keeps its class.
+      else error = mapOpenAIError(caught, errors, { midStream: waiting && phase === 'idle' })
       if (error.code === 'aborted') throw error
       if (committed) {
         yield { type: 'error', error }
