@@ -8,9 +8,17 @@ const models = playground.spindle.models.map((model) => model.id).join(', ')
 console.log(`\n  Spindle playground — stores: ${playground.spindle.storeKind}, models: ${models}`)
 console.log(`  Data: ${config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : config.dataDir}`)
 console.log(`\n  Open ${playground.url}\n`)
-const stop = async () => {
-  await playground.close().catch(() => {})
-  process.exit(0)
+// Ctrl-C reaches this process twice (from the terminal, and forwarded by `pnpm playground`'s launcher): it closes once,
+// and the second signal must not kill it mid-close.
+let stopping: Promise<void> | undefined
+const stop = () => {
+  stopping ??= playground.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error('[spindle/playground] closing failed:', error)
+      process.exit(1)
+    },
+  )
 }
-process.once('SIGINT', stop)
-process.once('SIGTERM', stop)
+process.on('SIGINT', stop)
+process.on('SIGTERM', stop)

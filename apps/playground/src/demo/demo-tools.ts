@@ -1,8 +1,8 @@
 // The demo tools: a calculator and notes written here, a gated delete, and the real file and code tools.
-import { mkdirSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { defineTool, type Tool } from '@spindle/core'
+import { ConfigurationError, defineTool, type Tool } from '@spindle/core'
 import { codeTool } from '@spindle/tools-code'
 import { fileToolSet, resolveConfined } from '@spindle/tools-fs'
 import { z } from 'zod'
@@ -42,8 +42,11 @@ export function notesTool(file: string): Tool {
   })
 }
 
-/** Deletes a file in the sandbox, after a human approves. */
+/** Deletes a file in the sandbox, after a human approves. `root` must exist. */
 export function deleteFileTool(root: string): Tool {
+  // resolveConfined compares real paths: a root reached through a symbolic link (a linked data folder) must be
+  // resolved first, as the file tools do with theirs, or every path would look outside it.
+  const realRoot = realRootOf(root)
   return defineTool({
     name: 'delete_file',
     description: 'Deletes a file in the sandbox folder (asks a human first)',
@@ -51,12 +54,20 @@ export function deleteFileTool(root: string): Tool {
     effect: 'irreversible',
     needsApproval: true,
     execute: async ({ path }) => {
-      const target = await resolveConfined(root, path)
+      const target = await resolveConfined(realRoot, path)
       if (!target.exists) return { deleted: false, path: target.relative, reason: 'no such file' }
       await rm(target.real)
       return { deleted: true, path: target.relative }
     },
   })
+}
+
+function realRootOf(root: string): string {
+  try {
+    return realpathSync(root)
+  } catch (error) {
+    throw new ConfigurationError(`[spindle/playground] the sandbox folder "${root}" does not exist; create it before building the delete tool`, { cause: error })
+  }
 }
 
 /** Every demo tool, keyed by the name the model sees. Creates the sandbox with two sample files. */

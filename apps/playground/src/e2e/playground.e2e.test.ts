@@ -2,22 +2,18 @@
 import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-// @ts-expect-error -- a plain .mjs script without type declarations
-import { buildWebIfNeeded } from '../../scripts/start.mjs'
 import { appRoot } from '../server/config.js'
-import { startTestPlayground, type TestPlayground } from '../test-support/test-playground.js'
-import { launchChromium, missingBrowserReason } from './browser.js'
+import { missingBrowserReason } from './browser.js'
+import { newSession as openNewSession, openPlaygroundPage, send as sendOn, type PlaygroundPage } from './playground-page.js'
 
 const skipReason = missingBrowserReason()
 const suite = skipReason ? describe.skip : describe
 const shots = mkdtempSync(join(tmpdir(), 'spindle-shots-'))
 const moral = 'The moral: write it down first.'
 
-let playground: TestPlayground
-let browser: Browser
-let context: BrowserContext
+let opened: PlaygroundPage | undefined
 let page: Page
 
 /** Saves a screenshot; with UPDATE_SCREENSHOTS=1 it also replaces the README's copy in docs/screenshots. */
@@ -31,17 +27,8 @@ async function screenshot(name: string): Promise<void> {
   }
 }
 
-async function newSession(): Promise<void> {
-  await page.getByRole('button', { name: '+ New session' }).click()
-  await page.waitForFunction(() => !location.hash.includes('/s/'))
-}
-
-async function send(text: string): Promise<string> {
-  await page.getByLabel('Message').fill(text)
-  await page.getByLabel('Message').press('Enter')
-  await page.waitForFunction(() => /\/r\/run_/.test(location.hash))
-  return decodeURIComponent(page.url().split('/r/')[1]!)
-}
+const newSession = () => openNewSession(page)
+const send = (text: string) => sendOn(page, text)
 
 const assistantText = () => page.locator('[data-testid=assistant]').last().innerText()
 const runStatus = page_locator('[data-testid=run-status]')
@@ -57,19 +44,11 @@ async function eventSeqs(): Promise<number[]> {
 
 suite(skipReason ? `playground e2e (skipped: ${skipReason})` : 'playground e2e in headless Chromium', () => {
   beforeAll(async () => {
-    await buildWebIfNeeded()
-    playground = await startTestPlayground({ demo: { chunkDelayMs: 12 } })
-    browser = await launchChromium()
-    context = await browser.newContext({ viewport: { width: 1440, height: 860 } })
-    page = await context.newPage()
-    await page.goto(playground.url)
-    await page.getByTestId('demo-label').waitFor()
+    opened = await openPlaygroundPage({ chunkDelayMs: 12 })
+    page = opened.page
   }, 60_000)
 
-  afterAll(async () => {
-    await browser?.close()
-    await playground?.stop()
-  })
+  afterAll(() => opened?.close())
 
   it('sends a message, streams the answer, and shows the tool call in the timeline', async () => {
     expect(page.url()).not.toContain('token=')

@@ -59,6 +59,37 @@ describe('bad requests get clear errors', () => {
   })
 })
 
+describe('a first message', () => {
+  it('creates its session with the run, and only when the message is accepted', async () => {
+    const count = async () => (await playground.call('GET', '/api/sessions?limit=500')).body.sessions.length
+    const before = await count()
+    const tooLong = await playground.call('POST', '/api/messages', { text: 'z'.repeat(20_001) })
+    expect(tooLong.status).toBe(400)
+    expect(tooLong.body.error.message).toContain('text: Too big')
+    expect((await playground.call('POST', '/api/messages', { text: 'hi', model: 'openai:gpt-x' })).status).toBe(400)
+    expect((await playground.call('POST', '/api/messages', { text: '  ' })).status).toBe(400)
+    expect(await count()).toBe(before)
+
+    const started = await playground.call('POST', '/api/messages', { text: 'What is 3 * 3?' })
+    expect(started.status).toBe(202)
+    expect(started.body).toMatchObject({ sessionId: expect.stringMatching(/^ses_/), runId: expect.stringMatching(/^run_/), queued: false, ticket: expect.any(String) })
+    const detail = await playground.waitForRun(started.body.runId, (body) => body.run.status === 'completed')
+    expect(detail.run.sessionId).toBe(started.body.sessionId)
+    expect(detail.events.at(-1).text).toBe('3 * 3 = 9')
+    const session = await playground.call('GET', `/api/sessions/${started.body.sessionId}`)
+    expect(session.body.session.title).toBe('What is 3 * 3?')
+    expect(await count()).toBe(before + 1)
+  })
+
+  it('the limit the server enforces is the one the UI is told', async () => {
+    const config = await playground.call('GET', '/api/config')
+    expect(config.body.limits).toEqual({ messageChars: 20_000 })
+    const sessionId = await newSession()
+    expect((await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'y'.repeat(20_001) })).status).toBe(400)
+    expect((await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: `what is 1 + 1?${' '.repeat(19_990)}` })).status).toBe(202)
+  })
+})
+
 describe('runs', () => {
   it('a message starts a run at once; the run uses the calculator and answers; detail has events, snapshots, journal', async () => {
     const sessionId = await newSession()

@@ -9,6 +9,9 @@ import { runEventsStream } from './run-events-stream.js'
 const idSchema = z.string().min(1).max(200).regex(/^[\w:.-]+$/, 'ids are letters, digits, _ : . -')
 const listQuery = z.object({ q: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(500).default(100) })
 const runStatuses = ['queued', 'running', 'suspended', 'completed', 'failed', 'cancelled', 'interrupted'] as const
+/** The longest message, counted after trimming (the UI is told it through `/config`). */
+export const maxMessageChars = 20_000
+const messageInput = z.object({ text: z.string().trim().min(1, 'the message is empty').max(maxMessageChars), model: z.string().max(200).optional() }).strict()
 
 export class ApiError extends Error {
   constructor(
@@ -88,13 +91,14 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
     error: run.error,
     model: (run.request.agent as { model?: string } | undefined)?.model,
     input: run.request.input,
+    ticket: typeof run.metadata.ticket === 'string' ? run.metadata.ticket : undefined,
     createdAt: run.createdAt,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
   })
 
   api.get('/config', (c) =>
-    c.json({ models: spindle.models, store: spindle.storeKind, tools: Object.keys(spindle.tools), sandbox: 'sandbox/ in the data folder' }),
+    c.json({ models: spindle.models, store: spindle.storeKind, tools: Object.keys(spindle.tools), sandbox: 'sandbox/ in the data folder', limits: { messageChars: maxMessageChars } }),
   )
 
   api.get('/sessions', async (c) => {
@@ -133,8 +137,15 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
 
   api.post('/sessions/:id/messages', async (c) => {
     const session = await getSession(c.req.param('id'))
-    const input = await body(c.req.raw, z.object({ text: z.string().trim().min(1, 'the message is empty').max(20_000), model: z.string().max(200).optional() }).strict())
+    const input = await body(c.req.raw, messageInput)
     const started = await manager.start({ sessionId: session.id, text: input.text, model: input.model ?? spindle.models[0]!.id })
+    return c.json(started, 202)
+  })
+
+  // A new session's first message: the session is created with its run, so a refused message leaves no empty session.
+  api.post('/messages', async (c) => {
+    const input = await body(c.req.raw, messageInput)
+    const started = await manager.start({ text: input.text, model: input.model ?? spindle.models[0]!.id })
     return c.json(started, 202)
   })
 

@@ -5,6 +5,7 @@ import { AgentRuntime, type AgentSpec, ConfigurationError, Extensions, InProcess
 import { demoModel, demoModelId, demoModelLabel } from '../demo/demo-model.js'
 import { demoTools } from '../demo/demo-tools.js'
 import type { PlaygroundConfig } from './config.js'
+import { watchOrphanedRuns } from './orphaned-runs.js'
 import { RunFence } from './run-fence.js'
 
 /** What the model picker shows. Never carries a key. */
@@ -58,9 +59,12 @@ export async function composeSpindle(config: PlaygroundConfig): Promise<Spindle>
 
   const sandbox = join(config.dataDir, 'sandbox')
   const tools = demoTools({ sandbox, notesFile: join(config.dataDir, 'notes.json') })
-  const runtime = new AgentRuntime(extensions, { maxSteps: 8, leaseMs: 15_000 })
-  // Runs left `running` by a process that died are shown as interrupted, ready to resume.
+  const leaseMs = config.leaseMs ?? 15_000
+  const runtime = new AgentRuntime(extensions, { maxSteps: 8, leaseMs })
+  // Runs left `running` by a process that died are shown as interrupted, ready to resume: at once when their lease
+  // has expired, else by the watch when it does (a restart right after a crash).
   await runtime.recover({ mode: 'interrupt' })
+  const orphans = watchOrphanedRuns({ runs: stores.runs, ownerId: runtime.ownerId, leaseMs })
 
   return {
     runtime,
@@ -77,6 +81,7 @@ export async function composeSpindle(config: PlaygroundConfig): Promise<Spindle>
       return { name: 'playground', instructions, model: modelId, tools }
     },
     async close() {
+      await orphans.stop()
       await extensions.dispose()
       await closeStores()
     },

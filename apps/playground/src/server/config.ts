@@ -1,6 +1,7 @@
 // The playground's configuration: from the environment for `pnpm playground`, explicit in tests.
 import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import { ConfigurationError } from '@spindle/core'
 
 export interface PlaygroundConfig {
   host: string
@@ -17,6 +18,11 @@ export interface PlaygroundConfig {
   /** Folder of the built web UI. */
   webDir: string
   demo: { chunkDelayMs: number }
+  /**
+   * How long a run's lease lasts without a heartbeat (default 15 s): a run left `running` by a process that died is
+   * shown `interrupted`, ready to resume, this long after the process's last heartbeat.
+   */
+  leaseMs?: number
   openai?: { apiKey?: string; baseURL?: string; model: string }
   anthropic?: { apiKey: string; model: string }
 }
@@ -43,7 +49,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlaygroundC
     token: env.PLAYGROUND_TOKEN || undefined,
     webDir: join(appRoot, 'dist', 'web'),
     demo: { chunkDelayMs: env.DEMO_CHUNK_DELAY_MS ? Number(env.DEMO_CHUNK_DELAY_MS) : 15 },
+    ...(env.SPINDLE_LEASE_MS ? { leaseMs: positiveInteger('SPINDLE_LEASE_MS', env.SPINDLE_LEASE_MS) } : {}),
     ...(openaiKey || openaiBase ? { openai: { apiKey: openaiKey, baseURL: openaiBase, model: env.OPENAI_MODEL || (openaiBase ? 'llama3.2' : 'gpt-4.1-mini') } } : {}),
     ...(env.ANTHROPIC_API_KEY ? { anthropic: { apiKey: env.ANTHROPIC_API_KEY, model: env.ANTHROPIC_MODEL || 'claude-sonnet-4-5' } } : {}),
   }
+}
+
+function positiveInteger(name: string, value: string): number {
+  const parsed = Number(value)
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new ConfigurationError(`[spindle/playground] ${name} must be a positive whole number of milliseconds (got "${value}")`)
+  return parsed
 }

@@ -55,7 +55,8 @@ export async function startPlayground(config: PlaygroundConfig): Promise<Playgro
     async close() {
       ;(server as { closeAllConnections?: () => void }).closeAllConnections?.()
       await new Promise<void>((resolve) => server.close(() => resolve()))
-      await Promise.race([manager.settle(), new Promise((resolve) => setTimeout(resolve, 3000))])
+      // Runs in flight end `interrupted` (like a kill), so that the next start can resume them; the stores close anyway.
+      await manager.shutdown().catch((error: unknown) => console.error('[spindle/playground] marking the runs in flight interrupted failed:', error))
       await spindle.close()
     },
   }

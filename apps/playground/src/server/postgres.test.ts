@@ -12,6 +12,8 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!playground) return
   const pool = (playground.spindle.rawStores as unknown as { pool?: { query(sql: string): Promise<unknown> } }).pool
+  // Runs stop (and are marked) before their tables go; stop() then closes the rest.
+  await playground.manager.shutdown()
   await pool?.query(`drop schema if exists "${schema}" cascade`)
   await playground?.stop()
 })

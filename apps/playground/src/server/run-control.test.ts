@@ -1,6 +1,7 @@
 // Approvals, kill (a simulated crash) and resume, cancel, and the session gate, on a real SQLite file.
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestPlayground, type TestPlayground } from '../test-support/test-playground.js'
 
@@ -96,14 +97,44 @@ describe('session gate', () => {
     const gate = await playground.call('GET', `/api/sessions/${first.sessionId}/gate`)
     expect(gate.body.gate.holder).toBe(first.runId)
     const second = await start('what is 2 + 2?', first.sessionId)
-    expect(second).toMatchObject({ queued: true })
+    expect(second).toMatchObject({ queued: true, ticket: expect.any(String) })
+    expect(second.runId).toBeUndefined()
     const queued = await playground.call('GET', `/api/sessions/${first.sessionId}/gate`)
     expect(queued.body.gate.queued).toBe(1)
     await playground.waitForRun(first.runId, (detail) => detail.run.status === 'completed')
     await playground.manager.settle()
     const runs = await playground.call('GET', `/api/sessions/${first.sessionId}/runs`)
     expect(runs.body.runs.map((run: { status: string }) => run.status)).toEqual(['completed', 'completed'])
+    // The ticket names the queued message's run once it exists, so the UI can follow it.
+    expect(runs.body.runs[0]).toMatchObject({ ticket: second.ticket, input: [{ role: 'user', content: 'what is 2 + 2?' }] })
+    expect(runs.body.runs[1].ticket).toBe(first.ticket)
     const messages = await playground.call('GET', `/api/sessions/${first.sessionId}/messages`)
     expect(messages.body.entries.at(-1).message.content[0].text).toBe('2 + 2 = 4')
+  })
+})
+
+describe('a data folder reached through a symbolic link', () => {
+  it('the gated delete works in the sandbox, like the other file tools', async () => {
+    const real = mkdtempSync(join(tmpdir(), 'spindle-playground-real-'))
+    const link = join(mkdtempSync(join(tmpdir(), 'spindle-playground-link-')), 'data')
+    symlinkSync(real, link)
+    const linked = await startTestPlayground({ dataDir: link, demo: { chunkDelayMs: 1 } })
+    try {
+      const sessionId = (await linked.call('POST', '/api/sessions', {})).body.session.id
+      const read = await linked.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'read todo.txt' })
+      expect((await linked.waitForRun(read.body.runId, (detail) => detail.run.status === 'completed')).events.at(-1).text).toContain('buy milk')
+      const started = await linked.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'delete todo.txt' })
+      const suspended = await linked.waitForRun(started.body.runId, (detail) => detail.run.status === 'suspended')
+      const request = suspended.events.find((event: { type: string }) => event.type === 'approval.requested')
+      await linked.call('POST', `/api/runs/${started.body.runId}/approve`, { callId: request.callId, approved: true })
+      const done = await linked.waitForRun(started.body.runId, (detail) => detail.run.status === 'completed')
+      expect(done.events.at(-1).text).toBe('Deleted todo.txt.')
+      expect(existsSync(join(real, 'sandbox', 'todo.txt'))).toBe(false)
+      expect(existsSync(join(real, 'sandbox', 'README.md'))).toBe(true)
+    } finally {
+      await linked.stop()
+      rmSync(dirname(link), { recursive: true, force: true })
+      rmSync(real, { recursive: true, force: true })
+    }
   })
 })

@@ -31,10 +31,20 @@ const writes: Record<string, Record<string, RunOf>> = {
 
 export class RunFence {
   readonly #fenced = new Set<string>()
+  #all = false
   #bus: EventBus | undefined
 
   fence(runId: string): void {
     this.#fenced.add(runId)
+  }
+
+  /** Fences every run, for good (the server is shutting down: its runs stop where a dead process would). */
+  fenceAll(): void {
+    this.#all = true
+  }
+
+  isFenced(runId: string): boolean {
+    return this.#all || this.#fenced.has(runId)
   }
 
   lift(runId: string): void {
@@ -48,7 +58,7 @@ export class RunFence {
   }
 
   wrapStores(stores: Stores): Stores {
-    const fenced = this.#fenced
+    const isFenced = (runId: string) => this.isFenced(runId)
     const wrap = <T extends object>(kind: string, store: T): T => {
       const guarded = writes[kind] ?? {}
       return new Proxy(store, {
@@ -59,8 +69,8 @@ export class RunFence {
           if (!runOf) return value.bind(target)
           return (...args: unknown[]) => {
             const runId = runOf(args)
-            if (runId && fenced.has(runId)) {
-              return Promise.reject(new StoreError(`[spindle/playground] run "${runId}" was killed; its writes are refused until it is resumed`))
+            if (runId && isFenced(runId)) {
+              return Promise.reject(new StoreError(`[spindle/playground] run "${runId}" was killed or its server is shutting down; its writes are refused until it is resumed`))
             }
             return value.apply(target, args)
           }
@@ -72,11 +82,11 @@ export class RunFence {
 
   wrapBus(bus: EventBus): EventBus {
     this.#bus = bus
-    const fenced = this.#fenced
+    const isFenced = (runId: string) => this.isFenced(runId)
     return {
       specificationVersion: 'v1',
       publish(event: AgentEvent) {
-        if (!fenced.has(event.runId)) bus.publish(event)
+        if (!isFenced(event.runId)) bus.publish(event)
       },
       subscribe(options?: SubscribeOptions): AsyncIterable<AgentEvent | LaggedEvent> {
         return bus.subscribe(options)

@@ -8,6 +8,8 @@ export interface StartedRun {
   /** Absent when the session is busy and the run waits in the gate's queue. */
   runId?: string
   queued: boolean
+  /** Names the message's run (its `metadata.ticket`) once it exists: how a queued message finds its run. */
+  ticket: string
 }
 
 /** How long `start` waits for the run to begin before answering "queued". */
@@ -16,6 +18,9 @@ const startWaitMs = 300
 export class RunManager {
   readonly #spindle: Spindle
   readonly #background = new Set<Promise<unknown>>()
+  /** Aborted on shutdown: runs in flight stop, and messages waiting in a session's queue leave it. */
+  readonly #shutdown = new AbortController()
+  #stopped: Promise<string[]> | undefined
   /** Last error of a background resume, by run id (shown in the run detail). */
   readonly errors = new Map<string, string>()
 
@@ -33,7 +38,8 @@ export class RunManager {
     const session = await this.#runtime.sessions.getSession(sessionId)
     if (!session) await this.#runtime.sessions.createSession({ id: sessionId, title: title(input.text), metadata: {} })
     else if (!session.title) await this.#runtime.sessions.updateSession(sessionId, { title: title(input.text) })
-    const stream = this.#runtime.stream({ agent, input: input.text, sessionId, metadata: { model: input.model } })
+    const ticket = `msg_${randomUUID()}`
+    const stream = this.#runtime.stream({ agent, input: input.text, sessionId, metadata: { model: input.model, ticket }, signal: this.#shutdown.signal })
     let first: (value: AgentEvent | Error) => void = () => {}
     const firstEvent = new Promise<AgentEvent | Error>((resolve) => (first = resolve))
     // The stream is lossless with back-pressure: keep reading it, or the run would wait for us.
@@ -49,8 +55,8 @@ export class RunManager {
     )
     const outcome = await Promise.race([firstEvent, delay(startWaitMs)])
     if (outcome instanceof Error) throw outcome
-    if (outcome) return { sessionId, runId: outcome.runId, queued: false }
-    return { sessionId, queued: true }
+    if (outcome) return { sessionId, runId: outcome.runId, queued: false, ticket }
+    return { sessionId, queued: true, ticket }
   }
 
   async approve(runId: string, callId: string, decision: { approved: boolean; reason?: string }): Promise<void> {
@@ -77,7 +83,7 @@ export class RunManager {
     const agent = this.#spindle.agentFor(model)
     this.errors.delete(runId)
     this.#track(
-      this.#runtime.resume(runId, { agent }).catch((error: unknown) => {
+      this.#runtime.resume(runId, { agent, signal: this.#shutdown.signal }).catch((error: unknown) => {
         this.errors.set(runId, error instanceof Error ? error.message : String(error))
       }),
     )
@@ -128,6 +134,24 @@ export class RunManager {
     )
     if (copies.length) await this.#runtime.sessions.append(forked.id, copies)
     return { sessionId: forked.id, copied: copies.length }
+  }
+
+  /**
+   * Stops every run of this process the way `kill` stops one: nothing more is written, and each run left `running`
+   * is marked `interrupted`, so that the next start shows it ready to resume. Messages still queued are dropped.
+   * Later calls return the first call's promise.
+   */
+  shutdown(options: { waitMs?: number } = {}): Promise<string[]> {
+    this.#stopped ??= (async () => {
+      const { fence, rawStores } = this.#spindle
+      fence.fenceAll()
+      this.#shutdown.abort(new Error('[spindle/playground] the server is shutting down'))
+      await Promise.race([this.settle(), delay(options.waitMs ?? 3000)])
+      const ours = (await rawStores.runs.listRuns({ status: 'running', limit: 1000 })).filter((run) => run.lease?.owner === this.#runtime.ownerId)
+      for (const run of ours) await rawStores.runs.updateRun(run.id, { status: 'interrupted', lease: undefined })
+      return ours.map((run) => run.id)
+    })()
+    return this.#stopped
   }
 
   /** Waits for every background run (tests, shutdown). */

@@ -17,14 +17,14 @@ export interface TestPlayground extends Playground {
 }
 
 export async function startTestPlayground(overrides: Partial<PlaygroundConfig> = {}): Promise<TestPlayground> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'spindle-playground-'))
+  const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'spindle-playground-'))
   const playground = await startPlayground({
     host: '127.0.0.1',
     port: 0,
-    dataDir,
     webDir: join(appRoot, 'dist', 'web'),
     demo: { chunkDelayMs: 2 },
     ...overrides,
+    dataDir,
   })
   const origin = `http://127.0.0.1:${playground.port}`
   const call: TestPlayground['call'] = async (method, path, body, headers = {}) => {

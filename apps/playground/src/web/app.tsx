@@ -1,26 +1,16 @@
 // The playground shell: model picker, sessions/runs, chat, and the run inspector. State lives in the URL hash.
-import { useCallback, useEffect, useMemo, useState } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { api } from './api'
 import { Chat } from './chat'
+import { readRoute, type Route, writeRoute } from './route'
 import { RunPanel } from './run-panel'
 import { Sidebar } from './sidebar'
-import type { PlaygroundConfigView, RunDetail, RunSummary, SessionEntry } from './types'
+import type { PlaygroundConfigView, RunDetail, RunSummary, SessionEntry, StartedRun } from './types'
+import { useQueuedMessages } from './use-queued-messages'
 import { useRunEvents } from './use-run-events'
 
-interface Route {
-  sessionId?: string
-  runId?: string
-}
-
-function readRoute(): Route {
-  const match = location.hash.match(/^#\/s\/([^/]+)(?:\/r\/([^/]+))?/)
-  return match ? { sessionId: decodeURIComponent(match[1]!), runId: match[2] ? decodeURIComponent(match[2]) : undefined } : {}
-}
-
-function writeRoute(route: Route): void {
-  const hash = route.sessionId ? `#/s/${encodeURIComponent(route.sessionId)}${route.runId ? `/r/${encodeURIComponent(route.runId)}` : ''}` : '#/'
-  if (location.hash !== hash) history.pushState(null, '', hash)
-}
+/** The server's limit until /config answers (it sends the real one). */
+const defaultMessageChars = 20_000
 
 export function App() {
   const [config, setConfig] = useState<PlaygroundConfigView>()
@@ -30,14 +20,26 @@ export function App() {
   const [refresh, setRefresh] = useState(0)
   const [entries, setEntries] = useState<SessionEntry[]>([])
   const [detail, setDetail] = useState<RunDetail>()
-  const [queued, setQueued] = useState(false)
   const { events, connected } = useRunEvents(route.runId)
+  // The route as of now, for answers that arrive after the user may have moved on.
+  const routeNow = useRef(route)
+  routeNow.current = route
 
-  const setRoute = useCallback((next: Route) => {
-    writeRoute(next)
+  const setRoute = useCallback((next: Route, mode: 'push' | 'replace' = 'push') => {
+    writeRoute(next, mode)
+    routeNow.current = next
     setRouteState(next)
   }, [])
   const fail = useCallback((message: string) => setError(message), [])
+  const queue = useQueuedMessages({
+    sessionId: route.sessionId,
+    onStarted(sessionId, runId) {
+      if (routeNow.current.sessionId !== sessionId || routeNow.current.runId === runId) return
+      setRoute({ sessionId, runId }, 'replace')
+      setRefresh((value) => value + 1)
+    },
+    onLost: (count) => fail(count === 1 ? 'A queued message did not start; send it again.' : `${count} queued messages did not start; send them again.`),
+  })
 
   useEffect(() => {
     const onPop = () => setRouteState(readRoute())
@@ -64,7 +66,9 @@ export function App() {
     api<{ entries: SessionEntry[] }>(`/sessions/${encodeURIComponent(sessionId)}/messages`).then((data) => setEntries(data.entries), (failure) => fail(failure.message))
     if (!route.runId) {
       api<{ runs: RunSummary[] }>(`/sessions/${encodeURIComponent(sessionId)}/runs`).then((data) => {
-        if (data.runs[0]) setRoute({ sessionId, runId: data.runs[0].id })
+        // Opening a session shows its latest run: the same page, so the address is replaced, not pushed.
+        const stillHere = routeNow.current.sessionId === sessionId && !routeNow.current.runId
+        if (data.runs[0] && stillHere) setRoute({ sessionId, runId: data.runs[0].id }, 'replace')
       }, (failure) => fail(failure.message))
     }
   }, [route.sessionId, route.runId, settledKey, refresh, fail, setRoute])
@@ -76,46 +80,51 @@ export function App() {
     api<RunDetail>(`/runs/${encodeURIComponent(route.runId)}`).then(setDetail, (failure) => fail(failure.message))
   }, [route.runId, fail])
   useEffect(loadDetail, [loadDetail, detailKey, events.length === 0])
-  const status = detail?.run.id === route.runId ? detail?.run.status : undefined
+  const shown = detail?.run.id === route.runId ? detail : undefined
+  const status = shown?.run.status
+  // Another run of the session holds its gate or waits for it (a queued message, or a run started elsewhere).
+  const gateBusy = Boolean(shown && ((shown.gate.holder && shown.gate.holder !== shown.run.id) || shown.gate.queued))
   useEffect(() => {
-    if (status !== 'running' && status !== 'queued') return
+    if (status !== 'running' && status !== 'queued' && !gateBusy) return
     const timer = setInterval(loadDetail, 1000)
     return () => clearInterval(timer)
-  }, [status, loadDetail])
+  }, [status, gateBusy, loadDetail])
   useEffect(() => {
     if (lastEvent?.type === 'run.finished' || lastEvent?.type === 'run.failed') setRefresh((value) => value + 1)
   }, [lastEvent?.type])
+  // When the session's other runs are done, their messages are loaded (and the sidebar's counts refreshed).
+  const wasBusy = useRef(false)
+  useEffect(() => {
+    if (wasBusy.current && !gateBusy) setRefresh((value) => value + 1)
+    wasBusy.current = gateBusy
+  }, [gateBusy])
 
-  const send = async (text: string) => {
+  const messageChars = config?.limits?.messageChars ?? defaultMessageChars
+
+  /** Resolves true once the server took the message; on false the composer keeps the text. */
+  const send = async (text: string): Promise<boolean> => {
     setError(undefined)
+    if (text.length > messageChars) {
+      fail(`The message is ${text.length.toLocaleString('en-US')} characters long; the limit is ${messageChars.toLocaleString('en-US')}. Shorten it and send again.`)
+      return false
+    }
     try {
-      let sessionId = route.sessionId
-      // A new session is shown once its run exists: one route change, no extra requests before the first token.
-      if (!sessionId) sessionId = (await api<{ session: { id: string } }>('/sessions', { body: {} })).session.id
-      const started = await api<{ runId?: string; queued: boolean }>(`/sessions/${encodeURIComponent(sessionId)}/messages`, { body: { text, model } })
-      setQueued(started.queued)
-      if (started.runId) setRoute({ sessionId, runId: started.runId })
+      const sessionId = route.sessionId
+      // A new session is created with its first message, in one request: a refused message leaves no empty session.
+      const path = sessionId ? `/sessions/${encodeURIComponent(sessionId)}/messages` : '/messages'
+      const started = await api<StartedRun>(path, { body: { text, model } })
+      if (started.runId) setRoute({ sessionId: started.sessionId, runId: started.runId })
       else {
-        setRoute({ sessionId, runId: route.runId })
-        waitForQueued(sessionId, route.runId)
+        queue.add({ sessionId: started.sessionId, ticket: started.ticket, text })
+        if (!sessionId) setRoute({ sessionId: started.sessionId })
+        else loadDetail() // the gate's queue count, at once
       }
       setRefresh((value) => value + 1)
+      return true
     } catch (failure) {
       fail((failure as Error).message)
+      return false
     }
-  }
-
-  const waitForQueued = (sessionId: string, previous: string | undefined) => {
-    const timer = setInterval(async () => {
-      const { runs } = await api<{ runs: RunSummary[] }>(`/sessions/${encodeURIComponent(sessionId)}/runs`)
-      const newest = runs[0]
-      if (newest && newest.id !== previous && newest.status !== 'completed') {
-        clearInterval(timer)
-        setQueued(false)
-        setRoute({ sessionId, runId: newest.id })
-      }
-    }, 400)
-    setTimeout(() => clearInterval(timer), 60_000)
   }
 
   const act = async (action: 'cancel' | 'kill' | 'resume') => {
@@ -154,7 +163,7 @@ export function App() {
 
   const selectedModel = useMemo(() => config?.models.find((option) => option.id === (detail?.run.model ?? model)), [config, detail, model])
   const pickedModel = config?.models.find((option) => option.id === model)
-  const busy = status === 'running' || status === 'queued'
+  const busy = status === 'running' || status === 'queued' || gateBusy
 
   return (
     <div className="app">
@@ -186,12 +195,12 @@ export function App() {
           sessionId={route.sessionId}
           runId={route.runId}
           refresh={refresh}
-          onSession={(sessionId) => { setQueued(false); setRoute({ sessionId }) }}
+          onSession={(sessionId) => setRoute({ sessionId })}
           onRun={(sessionId, runId) => setRoute({ sessionId, runId })}
           onError={fail}
         />
-        <Chat entries={entries} runId={route.runId} events={events} busy={busy} queued={queued} onSend={send} />
-        <RunPanel detail={detail?.run.id === route.runId ? detail : undefined} events={events} connected={connected} model={selectedModel} onAction={act} onDecision={decide} onFork={fork} />
+        <Chat entries={entries} runId={route.runId} events={events} busy={busy} queued={queue.queued.map((message) => message.text)} maxChars={messageChars} onSend={send} />
+        <RunPanel detail={shown} events={events} connected={connected} model={selectedModel} onAction={act} onDecision={decide} onFork={fork} />
       </div>
     </div>
   )

@@ -9,25 +9,38 @@ export function Chat(props: {
   runId?: string
   events: AgentEvent[]
   busy: boolean
-  queued: boolean
-  onSend(text: string): Promise<void>
+  /** Messages waiting in the session's queue (no run yet), oldest first. */
+  queued: string[]
+  /** The longest message the server takes, counted after trimming. */
+  maxChars: number
+  /** Resolves true when the message was taken; the text is kept otherwise. */
+  onSend(text: string): Promise<boolean>
 }) {
   const [text, setText] = useState('')
+  const [sending, setSending] = useState(false)
   const bottom = useRef<HTMLDivElement>(null)
   const live = transcript(props.events)
   const groups = groupEntries(props.entries)
-  const liveIndex = groups.findIndex((group) => group.runId === props.runId)
+  // The selected run's group shows its live transcript; with no run selected none does (a fork's copies have no runId).
+  const liveIndex = props.runId ? groups.findIndex((group) => group.runId === props.runId) : -1
   const liveLength = live.reduce((sum, item) => sum + (item.kind === 'assistant' ? item.text.length : 1), 0)
   // A block body: newer Chromium returns a promise from scrollIntoView, which must not become the effect's cleanup.
   useEffect(() => {
     bottom.current?.scrollIntoView({ block: 'end' })
   }, [liveLength, props.entries.length])
 
+  const length = text.trim().length
+  const tooLong = length > props.maxChars
   const send = async () => {
     const value = text.trim()
-    if (!value) return
-    setText('')
-    await props.onSend(value)
+    if (!value || sending) return
+    setSending(true)
+    try {
+      // Cleared only once the message was taken (and only if it was not edited meanwhile).
+      if (await props.onSend(value)) setText((current) => (current.trim() === value ? '' : current))
+    } finally {
+      setSending(false)
+    }
   }
 
   return (
@@ -50,7 +63,16 @@ export function Chat(props: {
           index === liveIndex ? <Items key={group.key} items={live} /> : <Items key={group.key} items={fromMessages(group.key, group.messages)} />,
         )}
         {liveIndex < 0 && <Items items={live} />}
-        {props.queued && <div className="status warn">Queued: the session is busy; this message runs when the current run ends.</div>}
+        {props.queued.map((message, index) => (
+          <div key={`q${index}`} className="bubble user queued" title="Queued: waits for the session's current run to end">
+            {message}
+          </div>
+        ))}
+        {props.queued.length > 0 && (
+          <div className="status warn">
+            Queued: the session is busy; {props.queued.length === 1 ? 'this message runs' : `these ${props.queued.length} messages run, in order,`} when the current run ends.
+          </div>
+        )}
         <div ref={bottom} />
       </div>
       <form
@@ -73,7 +95,12 @@ export function Chat(props: {
             }
           }}
         />
-        <button type="submit" disabled={!text.trim()}>
+        {length > props.maxChars * 0.9 && (
+          <span className={`char-counter ${tooLong ? 'over' : ''}`} data-testid="char-counter" title="Characters in the message, and the most the server takes">
+            {length.toLocaleString('en-US')} / {props.maxChars.toLocaleString('en-US')}
+          </span>
+        )}
+        <button type="submit" disabled={!text.trim() || sending || tooLong}>
           {props.busy ? 'Queue' : 'Send'}
         </button>
       </form>
@@ -92,7 +119,7 @@ function Items(props: { items: TranscriptItem[] }) {
           <details key={item.key} className={`tool-chip tool-${item.status.replace(' ', '-')}`} data-testid="tool-chip">
             <summary>
               <span className="tool-name">{item.toolName}</span> <span className="args">{shortJson(item.args, 60)}</span>
-              <span className="tool-status">{item.status}{item.durationMs !== undefined ? ` · ${duration(item.durationMs)}` : ''}</span>
+              <span className="tool-status">{item.status === 'cancelled' ? 'cancelled · not run' : item.status}{item.durationMs !== undefined ? ` · ${duration(item.durationMs)}` : ''}</span>
             </summary>
             <pre>{JSON.stringify(item.args, null, 2)}</pre>
             {item.result !== undefined && <pre className="result">{JSON.stringify(item.result, null, 2)}</pre>}
@@ -115,7 +142,8 @@ function groupEntries(entries: SessionEntry[]): EntryGroup[] {
   for (const entry of entries) {
     if (entry.kind !== 'message') continue
     const last = groups.at(-1)
-    if (last && last.runId === entry.runId && entry.runId) last.messages.push(entry.message)
+    // Entries without a run (a fork's copies) form one group too, so a tool result joins its call.
+    if (last && last.runId === entry.runId) last.messages.push(entry.message)
     else groups.push({ key: `g${entry.seq}`, runId: entry.runId, messages: [entry.message] })
   }
   return groups

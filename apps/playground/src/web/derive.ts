@@ -5,20 +5,55 @@ import { inputText } from './format'
 export type TranscriptItem =
   | { kind: 'user'; key: string; text: string }
   | { kind: 'assistant'; key: string; step: number; text: string }
-  | { kind: 'tool'; key: string; callId: string; toolName: string; args: unknown; status: 'called' | 'running' | 'awaiting approval' | 'done' | 'error'; result?: unknown; error?: string; durationMs?: number }
+  | { kind: 'tool'; key: string; callId: string; toolName: string; args: unknown; status: ToolStatus; result?: unknown; error?: string; durationMs?: number }
   | { kind: 'status'; key: string; text: string; tone: 'info' | 'warn' | 'error' }
+
+/** `cancelled` / `not run`: the run ended before the call ran. */
+export type ToolStatus = 'called' | 'running' | 'awaiting approval' | 'done' | 'error' | 'cancelled' | 'not run'
+
+const unfinished = new Set<ToolStatus>(['called', 'running', 'awaiting approval'])
+
+/**
+ * The `run.resumed` events that only closed their run: cancelling a suspended or interrupted run resumes it to end
+ * it (`run.resumed`, a snapshot, `run.finished: cancelled`), which is no resume to show.
+ */
+function closingResumes(events: AgentEvent[]): Set<number> {
+  const closing = new Set<number>()
+  let resumed: number | undefined
+  for (const event of events) {
+    if (event.type === 'run.resumed') resumed = event.seq
+    else if (event.type === 'run.finished' && event.finishReason === 'cancelled' && resumed !== undefined) closing.add(resumed)
+    else if (event.type !== 'snapshot.saved') resumed = undefined
+  }
+  return closing
+}
 
 export function transcript(events: AgentEvent[]): TranscriptItem[] {
   const items: TranscriptItem[] = []
   const assistants = new Map<number, Extract<TranscriptItem, { kind: 'assistant' }>>()
   const tools = new Map<string, Extract<TranscriptItem, { kind: 'tool' }>>()
+  const closing = closingResumes(events)
+  // "Waiting for your approval" while the run waits; once it goes on or ends, it becomes history.
+  let waiting: Extract<TranscriptItem, { kind: 'status' }> | undefined
+  const moveOn = () => {
+    if (waiting) replace(items, { ...waiting, text: 'Waited for approval', tone: 'info' })
+    waiting = undefined
+  }
+  // Calls the run never ran (it ended first) stop looking as if they were about to.
+  const end = (finishReason: string) => {
+    moveOn()
+    for (const tool of tools.values()) {
+      if (unfinished.has(tool.status)) update(items, tools, tool.callId, { status: finishReason === 'cancelled' ? 'cancelled' : 'not run' })
+    }
+  }
   for (const event of events) {
     switch (event.type) {
       case 'run.started':
         items.push({ kind: 'user', key: `u${event.seq}`, text: inputText(event.input) })
         break
       case 'run.resumed':
-        items.push({ kind: 'status', key: `r${event.seq}`, text: `Resumed from step ${event.fromStep}`, tone: 'info' })
+        moveOn()
+        if (!closing.has(event.seq)) items.push({ kind: 'status', key: `r${event.seq}`, text: `Resumed from step ${event.fromStep}`, tone: 'info' })
         break
       case 'text.delta': {
         let item = assistants.get(event.step)
@@ -50,10 +85,16 @@ export function transcript(events: AgentEvent[]): TranscriptItem[] {
         update(items, tools, event.callId, { status: 'error', error: event.error.message, durationMs: event.durationMs })
         break
       case 'run.finished':
-        if (event.finishReason === 'awaiting_approval') items.push({ kind: 'status', key: `f${event.seq}`, text: 'Waiting for your approval', tone: 'warn' })
-        else if (event.finishReason !== 'stop') items.push({ kind: 'status', key: `f${event.seq}`, text: `Run ended: ${event.finishReason}`, tone: 'warn' })
+        if (event.finishReason === 'awaiting_approval') {
+          waiting = { kind: 'status', key: `f${event.seq}`, text: 'Waiting for your approval', tone: 'warn' }
+          items.push(waiting)
+          break
+        }
+        end(event.finishReason)
+        if (event.finishReason !== 'stop') items.push({ kind: 'status', key: `f${event.seq}`, text: `Run ended: ${event.finishReason}`, tone: 'warn' })
         break
       case 'run.failed':
+        end('error')
         items.push({ kind: 'status', key: `f${event.seq}`, text: `Run failed (${event.error.code}): ${event.error.message}`, tone: 'error' })
         break
     }
@@ -83,6 +124,8 @@ export interface TimelineTool {
   durationMs?: number
   approval?: boolean
   reused?: boolean
+  /** The run ended before the call ran. */
+  notRun?: 'cancelled' | 'not run'
   at: number
 }
 
@@ -119,11 +162,17 @@ export function timeline(events: AgentEvent[]): Timeline {
     }
     return entry
   }
+  const closing = closingResumes(events)
+  const end = (finishReason: string) => {
+    for (const tool of toolByCall.values()) {
+      if (tool.result === undefined && tool.error === undefined) tool.notRun = finishReason === 'cancelled' ? 'cancelled' : 'not run'
+    }
+  }
   for (const event of events) {
     result.startedAt ??= event.timestamp
     switch (event.type) {
       case 'run.resumed':
-        result.marks.push({ at: event.timestamp, label: `resumed from step ${event.fromStep}`, tone: 'info' })
+        if (!closing.has(event.seq)) result.marks.push({ at: event.timestamp, label: `resumed from step ${event.fromStep}`, tone: 'info' })
         break
       case 'step.started': {
         const entry = stepOf(event.step, event.timestamp)
@@ -170,8 +219,10 @@ export function timeline(events: AgentEvent[]): Timeline {
       case 'run.finished':
         result.usage = event.usage
         result.finished = { reason: event.finishReason, at: event.timestamp }
+        if (event.finishReason !== 'awaiting_approval') end(event.finishReason)
         break
       case 'run.failed':
+        end('error')
         result.usage = event.usage
         result.finished = { reason: `error: ${event.error.message}`, at: event.timestamp }
         result.marks.push({ at: event.timestamp, label: event.error.message, tone: 'error' })

@@ -14,6 +14,15 @@ export interface PlaygroundConfigView {
   models: ModelOption[]
   store: 'sqlite' | 'postgres'
   tools: string[]
+  limits: { messageChars: number }
+}
+
+/** The answer to a message: its run, or `queued` (the session is busy) with the ticket that names the run later. */
+export interface StartedRun {
+  sessionId: string
+  runId?: string
+  queued: boolean
+  ticket: string
 }
 
 export interface RunSummary {
@@ -26,6 +35,8 @@ export interface RunSummary {
   error?: { code: string; message: string }
   model?: string
   input?: unknown
+  /** The ticket of the message that started the run. */
+  ticket?: string
   createdAt: number
   startedAt?: number
   finishedAt?: number

@@ -1,0 +1,157 @@
+// End to end in a real headless Chromium: forks, messages queued behind a busy run, a rejected message,
+// Back out of a session, and cancelling a run that waits for approval.
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { missingBrowserReason } from './browser.js'
+import { newSession, openPlaygroundPage, routeSessionId, send, sessionRuns, type PlaygroundPage } from './playground-page.js'
+
+const skipReason = missingBrowserReason()
+const suite = skipReason ? describe.skip : describe
+
+let opened: PlaygroundPage | undefined
+let page: Page
+
+const runStatus = () => page.locator('[data-testid=run-status]')
+const composer = () => page.getByLabel('Message')
+const moral = 'The moral: write it down first.'
+const chatTexts = () => page.locator('.messages .bubble, .messages .status, .messages .tool-chip summary').allInnerTexts()
+
+async function sessionCount(): Promise<number> {
+  return page.evaluate(async () => (await (await fetch('/api/sessions?limit=500')).json()).sessions.length)
+}
+
+suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playground session flows in headless Chromium', () => {
+  beforeAll(async () => {
+    opened = await openPlaygroundPage({ chunkDelayMs: 12 })
+    page = opened.page
+  }, 60_000)
+
+  afterAll(() => opened?.close())
+
+  it('a fork shows the copied conversation: its first message, and tool calls that finished as done', async () => {
+    await newSession(page)
+    await send(page, 'What is 2 + 3?')
+    await page.locator('[data-testid=assistant]', { hasText: '2 + 3 = 5' }).waitFor()
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    const source = page.url()
+
+    // v0 is saved before the first model call: the fork holds the user's message only.
+    await page.getByRole('button', { name: /^snapshots/ }).click()
+    await page.getByRole('button', { name: 'Fork from this step' }).first().click()
+    await page.waitForFunction((url) => location.href !== url, source)
+    await page.locator('.messages .bubble.user', { hasText: 'What is 2 + 3?' }).waitFor({ timeout: 5000 })
+    expect(await chatTexts()).toEqual(['What is 2 + 3?'])
+
+    // v1 is saved after the calculator step: the call and its result are one finished chip.
+    await page.goBack()
+    await page.waitForFunction((url) => location.href === url, source)
+    await page.getByRole('button', { name: /^snapshots/ }).click()
+    await page.getByRole('button', { name: 'Fork from this step' }).nth(1).click()
+    await page.waitForFunction((url) => location.href !== url, source)
+    await page.locator('[data-testid=tool-chip]', { hasText: 'calculator' }).waitFor({ timeout: 5000 })
+    await page.locator('.messages .bubble.user', { hasText: 'What is 2 + 3?' }).waitFor({ timeout: 5000 })
+    expect(await page.locator('[data-testid=tool-chip] .tool-status').allInnerTexts()).toEqual([expect.stringMatching(/^done/)])
+
+    // Continuing the fork keeps the copied part as it was.
+    await send(page, 'What is 2 ^ 10?')
+    await page.locator('[data-testid=assistant]', { hasText: '2 ^ 10 = 1024' }).waitFor()
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    expect(await page.locator('.messages .bubble.user').allInnerTexts()).toEqual(['What is 2 + 3?', 'What is 2 ^ 10?'])
+    expect(await page.locator('[data-testid=tool-chip] .tool-status').allInnerTexts()).toEqual([expect.stringMatching(/^done/), expect.stringMatching(/^done/)])
+  })
+
+  it('messages queued behind a busy run each get their answer, and the page follows them to the last one', async () => {
+    await newSession(page)
+    await send(page, 'Tell me a long story')
+    await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 10)
+    // Two slow answers (about a second each), so that the page sees each queued run while it streams.
+    for (const text of ['Hello there', 'Tell me another long story']) {
+      await composer().fill(text)
+      await composer().press('Enter')
+      await page.waitForFunction(() => (document.querySelector('textarea[aria-label=Message]') as HTMLTextAreaElement).value === '', undefined, { timeout: 5000 })
+    }
+    await page.locator('.status', { hasText: 'Queued' }).waitFor({ timeout: 5000 })
+
+    await page.waitForFunction((moral) => document.querySelectorAll('[data-testid=assistant]').length === 3 && document.querySelectorAll('[data-testid=assistant]')[2]!.textContent!.endsWith(moral), moral, { timeout: 15_000 })
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    await page.getByTestId('gate-state').filter({ hasText: 'gate: idle' }).waitFor({ timeout: 5000 })
+    const sessionId = routeSessionId(page)!
+    const runs = await sessionRuns(page, sessionId)
+    expect(runs.map((run) => run.status)).toEqual(['completed', 'completed', 'completed'])
+    const last = runs.find((run) => JSON.stringify(run.input).includes('another long story'))!
+    expect(page.url()).toContain(`/r/${last.id}`)
+    const assistants = await page.locator('[data-testid=assistant]').allInnerTexts()
+    expect(assistants[0]).toMatch(/^Once upon a time[\s\S]*write it down first\.$/)
+    expect(assistants[1]).toMatch(/^Hello! I am the demo model/)
+    expect(assistants[2]).toMatch(/^Once upon a time[\s\S]*write it down first\.$/)
+    expect(await page.locator('.messages .bubble.user').allInnerTexts()).toEqual(['Tell me a long story', 'Hello there', 'Tell me another long story'])
+    expect(await page.locator('.status', { hasText: 'Queued' }).count()).toBe(0)
+    // The sidebar counts every entry of the session: a user message and an answer per run.
+    await page.locator('[data-testid=sessions-list] li.selected', { hasText: '6 entries' }).waitFor({ timeout: 5000 })
+  })
+
+  it('a message the playground refuses keeps its text and creates no session', async () => {
+    await newSession(page)
+    const before = await sessionCount()
+    const tooLong = 'z'.repeat(20_001)
+    await composer().fill(tooLong)
+    await composer().press('Enter')
+    const alert = page.getByRole('alert')
+    await alert.waitFor({ timeout: 5000 })
+    expect(await composer().inputValue()).toHaveLength(20_001)
+    expect(await sessionCount()).toBe(before)
+    expect(routeSessionId(page)).toBeUndefined()
+    expect(await alert.innerText()).toContain('the limit is 20,000')
+    expect(await page.getByTestId('char-counter').innerText()).toBe('20,001 / 20,000')
+    await alert.getByRole('button', { name: 'Dismiss' }).click()
+
+    // A refusal from the server (here: a new session's first message) keeps the text too.
+    await page.route('**/api/messages', (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: { code: 'admission_rejected', message: 'refused by a test' } }) }))
+    await page.route('**/api/sessions', (route) => (route.request().method() === 'POST' ? route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: { code: 'admission_rejected', message: 'refused by a test' } }) }) : route.fallback()))
+    await composer().fill('What is 1 + 1?')
+    await composer().press('Enter')
+    await alert.filter({ hasText: 'refused by a test' }).waitFor({ timeout: 5000 })
+    expect(await composer().inputValue()).toBe('What is 1 + 1?')
+    expect(await sessionCount()).toBe(before)
+    await page.unrouteAll()
+    await alert.getByRole('button', { name: 'Dismiss' }).click()
+    await composer().fill('')
+  })
+
+  it('Back leaves a session: opening a session replaces its address with its latest run instead of adding one', async () => {
+    await newSession(page)
+    await send(page, 'What is 1 + 2?')
+    await page.locator('[data-testid=assistant]', { hasText: '1 + 2 = 3' }).waitFor()
+    const first = page.url()
+    await newSession(page)
+    await send(page, 'What is 2 + 2?')
+    await page.locator('[data-testid=assistant]', { hasText: '2 + 2 = 4' }).waitFor()
+    const second = page.url()
+    await page.locator('[data-testid=sessions-list] li', { hasText: 'What is 1 + 2?' }).click()
+    await page.waitForFunction((url) => location.href === url, first)
+    await page.goBack()
+    await page.waitForFunction((url) => location.href === url, second, { timeout: 3000 })
+    await page.locator('[data-testid=assistant]', { hasText: '2 + 2 = 4' }).waitFor()
+    // It stays there: no redirect pushes the other session back.
+    await page.waitForTimeout(500)
+    expect(page.url()).toBe(second)
+  })
+
+  it('cancelling a run that waits for approval shows the call as cancelled, not run, and no resume', async () => {
+    await newSession(page)
+    await send(page, 'delete README.md')
+    await page.getByTestId('approval').waitFor()
+    await page.getByRole('button', { name: 'Cancel' }).click()
+    await runStatus().filter({ hasText: 'cancelled' }).waitFor()
+    await page.locator('.messages .status', { hasText: 'Run ended: cancelled' }).waitFor({ timeout: 5000 })
+    expect(await page.locator('[data-testid=tool-chip] .tool-status').allInnerTexts()).toEqual(['cancelled · not run'])
+    expect(await page.locator('.messages .status').allInnerTexts()).toEqual(['Waited for approval', 'Run ended: cancelled'])
+    expect(await page.getByTestId('approval').count()).toBe(0)
+    // The run panel's timeline tells the same: no resume, the call not run.
+    await page.getByRole('button', { name: /^timeline/ }).click()
+    const timeline = page.getByTestId('timeline')
+    await timeline.getByText('finished: cancelled').waitFor()
+    expect(await timeline.innerText()).not.toContain('resumed')
+    expect(await page.getByTestId('timeline-tool').innerText()).toContain('approval · cancelled · not run')
+  })
+})

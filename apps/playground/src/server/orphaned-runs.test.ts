@@ -1,0 +1,47 @@
+// The orphan watch on a real SQLite file: a run held by a process that stopped renewing its lease turns
+// `interrupted` once the lease expires; a lease still renewed, and this process's own runs, are left alone.
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sqliteStores } from '@spindle/store-sqlite'
+import { afterAll, describe, expect, it } from 'vitest'
+import { startTestPlayground, type TestPlayground } from '../test-support/test-playground.js'
+
+let playground: TestPlayground | undefined
+afterAll(() => playground?.stop())
+
+describe('orphaned runs', () => {
+  it('a restart marks a run left by a dead process interrupted when its lease expires; live and own runs stay running', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'spindle-playground-orphans-'))
+    // What a process that died left behind: runs `running` under leases that have not expired yet.
+    const previous = sqliteStores({ path: join(dataDir, 'playground.db') })
+    const session = await previous.sessions.createSession({ metadata: {} })
+    const expiresAt = Date.now() + 4000
+    const record = (id: string, owner: string, until: number) =>
+      previous.runs.createRun({ id, sessionId: session.id, status: 'running', request: { input: 'hello' }, metadata: {}, startedAt: Date.now(), lease: { owner, expiresAt: until } })
+    await record('run_gone', 'process-gone', expiresAt)
+    await record('run_alive', 'process-alive', expiresAt)
+    previous.close()
+
+    // The regular check runs every leaseMs (8 s here): the expiry itself must wake the watch.
+    playground = await startTestPlayground({ dataDir, leaseMs: 8000 })
+    const { runs } = playground.spindle.rawStores
+    expect((await runs.getRun('run_gone'))?.status).toBe('running')
+    await runs.createRun({ id: 'run_ours', sessionId: session.id, status: 'running', request: { input: 'hello' }, metadata: {}, lease: { owner: playground.spindle.runtime.ownerId, expiresAt: Date.now() - 1 } })
+    const renew = setInterval(() => void runs.updateRun('run_alive', { lease: { owner: 'process-alive', expiresAt: Date.now() + 600 } }), 150)
+    try {
+      const gone = await playground.waitForRun('run_gone', (detail) => detail.run.status === 'interrupted', 8000)
+      expect(Date.now()).toBeGreaterThanOrEqual(expiresAt)
+      expect(Date.now()).toBeLessThan(expiresAt + 2000)
+      expect(gone.run.lease).toBeUndefined()
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      expect((await runs.getRun('run_alive'))?.status).toBe('running')
+      // This process's own runs are its runtime's business (one may be starting right now).
+      expect((await runs.getRun('run_ours'))?.status).toBe('running')
+    } finally {
+      clearInterval(renew)
+    }
+    // The watch kept looking at the renewed lease: once nobody renews it, that run is an orphan too.
+    await playground.waitForRun('run_alive', (detail) => detail.run.status === 'interrupted', 3000)
+  }, 20_000)
+})
