@@ -46,13 +46,14 @@ export function checkPathSyntax(root: string, requested: unknown): string {
 /**
  * Resolves `requested` under `root` (itself a real path) and refuses anything whose real location
  * is outside the root: `..` escapes, absolute paths, NUL bytes, symlinks (file, parent directory,
- * or dangling) that point out.
+ * or dangling) that point out. This is a check of the path as it is now; the tools then act through
+ * pinned directories (`pinned-directory.ts`) so a concurrent swap cannot redirect them afterwards.
  */
 export async function resolveConfined(root: string, requested: unknown): Promise<ConfinedPath> {
   const lexical = checkPathSyntax(root, requested)
   const shown = String(requested)
   const refuseOutside = (): never => {
-    throw new FileToolError('fs_outside_root', `"${shown}" resolves (through a symbolic link) outside the root directory; access refused`)
+    throw outsideError(shown)
   }
   try {
     const real = await realpath(lexical)
@@ -71,9 +72,21 @@ export async function resolveConfined(root: string, requested: unknown): Promise
       throw ioError(shown, error)
     })
     if (stats?.isSymbolicLink()) {
+      // A link that resolves (e.g. `link -> sub/` on the way to a new file) is the ancestor, checked below.
+      const resolves = await realpath(current).then(
+        () => true,
+        (error: unknown) => {
+          if (isMissing(error)) return false
+          throw ioError(shown, error)
+        },
+      )
+      if (resolves) break
       // A dangling link: refuse whatever it points at, unless it stays inside (a write would follow it).
-      const target = path.resolve(path.dirname(current), await readlink(current))
-      if (!isInside(root, target)) refuseOutside()
+      const linked = await readlink(current).catch((error: unknown) => {
+        // EINVAL: no longer a link (it was just swapped); anything else is a plain I/O error.
+        throw (error as NodeJS.ErrnoException)?.code === 'EINVAL' ? changedError(shown, error) : ioError(shown, error)
+      })
+      if (!isInside(root, path.resolve(path.dirname(current), linked))) refuseOutside()
       throw new FileToolError('fs_invalid_path', `"${shown}" goes through a dangling symbolic link; remove or fix the link first`)
     }
     if (stats) break
@@ -96,11 +109,26 @@ export function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR'
 }
 
+/** Translates a Node file-system error into a `FileToolError` (one that already is passes through). */
 export function ioError(shown: string, error: unknown): FileToolError {
+  if (FileToolError.isInstance(error)) return error as FileToolError
   const code = (error as NodeJS.ErrnoException | undefined)?.code
   if (code === 'ELOOP') return new FileToolError('fs_invalid_path', `"${shown}" goes through a symbolic link loop`, { cause: error })
   if (code === 'EACCES' || code === 'EPERM') return new FileToolError('fs_io', `permission denied for "${shown}"`, { cause: error })
   if (code === 'EISDIR') return new FileToolError('fs_not_a_file', `"${shown}" is a directory, not a file`, { cause: error })
   if (isMissing(error)) return new FileToolError('fs_not_found', `"${shown}" does not exist; use list_files to see what is there`, { cause: error })
   return new FileToolError('fs_io', `could not access "${shown}": ${(error as Error)?.message ?? String(error)}`, { cause: error })
+}
+
+export function outsideError(shown: string): FileToolError {
+  return new FileToolError('fs_outside_root', `"${shown}" resolves (through a symbolic link) outside the root directory; access refused`)
+}
+
+/** A path that was checked, then changed (a part of it became a symlink) before it was used. */
+export function changedError(shown: string, cause?: unknown): FileToolError {
+  return new FileToolError(
+    'fs_invalid_path',
+    `"${shown}" changed while it was being used (a part of it was replaced, e.g. by a symbolic link); access refused — check it with list_files and try again`,
+    { cause },
+  )
 }

@@ -1,6 +1,7 @@
 // Options shared by every file tool, normalized once by `fileTools()`.
 import { realpathSync, statSync } from 'node:fs'
 import { ConfigurationError } from '@spindle/core'
+import { detectRaceFree, type Confinement } from './pinned-directory.js'
 
 export interface FileToolsOptions {
   /** The directory every path is confined to; it must exist. */
@@ -21,8 +22,7 @@ export interface FileToolsOptions {
   maxSearchFiles?: number
 }
 
-export interface ResolvedFileToolsOptions {
-  root: string
+export interface ResolvedFileToolsOptions extends Confinement {
   maxReadBytes: number
   maxWriteBytes: number
   allowWrite: boolean
@@ -45,6 +45,7 @@ export function resolveFileToolsOptions(options: FileToolsOptions): ResolvedFile
   if (!statSync(root).isDirectory()) throw new ConfigurationError(`[spindle/tools-fs] the root "${options.root}" is not a directory`)
   return {
     root,
+    raceFree: detectRaceFree(root),
     maxReadBytes: positive('maxReadBytes', options.maxReadBytes, 1024 * 1024),
     maxWriteBytes: positive('maxWriteBytes', options.maxWriteBytes, 1024 * 1024),
     allowWrite: options.allowWrite ?? true,

@@ -1,6 +1,6 @@
 // fileTools(): the five sandboxed file tools on one root directory.
 import type { Tool } from '@spindle/core'
-import { resolveFileToolsOptions, type FileToolsOptions } from './file-tools-options.js'
+import { resolveFileToolsOptions, type FileToolsOptions, type ResolvedFileToolsOptions } from './file-tools-options.js'
 import { createListFilesTool, type ListFilesResult } from './list-files.js'
 import { createPatchFileTool, type PatchFileResult } from './patch-file.js'
 import { createReadFileTool, type ReadFileResult } from './read-file.js'
@@ -24,7 +24,11 @@ export interface FileTools {
  * const agent = { instructions: '…', model: 'openai:gpt-5.4', tools: [files.readFile, files.patchFile] }
  */
 export function fileTools(options: FileToolsOptions): FileTools {
-  const resolved = resolveFileToolsOptions(options)
+  return createFileTools(resolveFileToolsOptions(options))
+}
+
+/** The tools on already-resolved options (tests use it to run the best-effort confinement on Linux too). */
+export function createFileTools(resolved: ResolvedFileToolsOptions): FileTools {
   return {
     readFile: createReadFileTool(resolved),
     writeFile: createWriteFileTool(resolved),

@@ -1,10 +1,10 @@
 // list_files: lists a directory inside the root (optionally recursive; symlinks are listed, never entered).
-import { lstat } from 'node:fs/promises'
 import { defineTool, type Tool } from '@spindle/core'
 import { z } from 'zod'
-import { resolveConfined, toRootRelative } from './confined-path.js'
+import { ioError, resolveConfined, toRootRelative } from './confined-path.js'
 import { FileToolError } from './file-tool-error.js'
 import type { ResolvedFileToolsOptions } from './file-tools-options.js'
+import { pinDirectory } from './pinned-directory.js'
 import { defaultExcludes, entryType, walk } from './walk.js'
 
 export interface ListedFile {
@@ -35,18 +35,25 @@ export function createListFilesTool(options: ResolvedFileToolsOptions): Tool<z.i
       const requested = input.path ?? '.'
       const directory = await resolveConfined(options.root, requested)
       if (!directory.exists) throw new FileToolError('fs_not_found', `"${requested}" does not exist`)
-      if (!(await lstat(directory.real)).isDirectory()) throw new FileToolError('fs_not_a_directory', `"${requested}" is a file, not a directory; use read_file`)
+      const pinned = await pinDirectory(options, directory.real, requested).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException)?.code === 'ENOTDIR') throw new FileToolError('fs_not_a_directory', `"${requested}" is a file, not a directory; use read_file`)
+        throw ioError(requested, error)
+      })
       const entries: ListedFile[] = []
       let truncated = false
-      for await (const entry of walk(directory.real, input.recursive ?? false, defaultExcludes)) {
-        if (entries.length >= options.maxListEntries) {
-          truncated = true
-          break
+      try {
+        for await (const entry of walk(options, pinned, input.recursive ?? false, defaultExcludes)) {
+          if (entries.length >= options.maxListEntries) {
+            truncated = true
+            break
+          }
+          const type = entryType(entry.dirent)
+          const listed: ListedFile = { path: toRootRelative(options.root, entry.absolute), type }
+          if (type === 'file') listed.size = (await entry.directory.statEntry(entry.dirent.name).catch(() => undefined))?.size
+          entries.push(listed)
         }
-        const type = entryType(entry.dirent)
-        const listed: ListedFile = { path: toRootRelative(options.root, entry.absolute), type }
-        if (type === 'file') listed.size = (await lstat(entry.absolute).catch(() => undefined))?.size
-        entries.push(listed)
+      } finally {
+        await pinned.close()
       }
       return { path: directory.relative, entries, truncated }
     },

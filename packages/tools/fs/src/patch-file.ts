@@ -1,11 +1,13 @@
 // patch_file: an exact search/replace edit; a missing or ambiguous search text is a clear error.
-import { readFile, stat } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import path from 'node:path'
 import { defineTool, type Tool } from '@spindle/core'
 import { z } from 'zod'
 import { atomicWrite } from './atomic-write.js'
 import { ioError } from './confined-path.js'
 import { FileToolError } from './file-tool-error.js'
 import type { ResolvedFileToolsOptions } from './file-tools-options.js'
+import { pinDirectory, type PinnedDirectory } from './pinned-directory.js'
 import { assertWritable, assertWriteSize, resolveWritable } from './write-file.js'
 
 export interface PatchFileResult {
@@ -33,36 +35,60 @@ export function createPatchFileTool(options: ResolvedFileToolsOptions): Tool<z.i
       assertWritable(options)
       const target = await resolveWritable(options, input.path)
       if (!target.exists) throw new FileToolError('fs_not_found', `"${input.path}" does not exist; use write_file to create it`)
-      const size = (await stat(target.real)).size
-      if (size > options.maxWriteBytes) {
-        throw new FileToolError('fs_too_large', `"${input.path}" is ${size} bytes, over the ${options.maxWriteBytes}-byte write limit; it cannot be patched`)
-      }
-      const original = await readFile(target.real, 'utf8').catch((error: unknown) => {
+      // Read and rewrite inside one pinned directory, the file opened without following a symlink: a
+      // file or parent swapped for a symlink since the check can neither be read nor written through.
+      try {
+        const directory = await pinDirectory(options, path.dirname(target.real), input.path)
+        try {
+          const name = path.basename(target.real)
+          const patched = applyPatch(await readPatchable(options, directory, name, input.path), input)
+          const content = Buffer.from(patched.text, 'utf8')
+          assertWriteSize(options, input.path, content.length)
+          await atomicWrite(directory, name, content)
+          return { path: target.relative, replacements: patched.replacements, bytes: content.length }
+        } finally {
+          await directory.close()
+        }
+      } catch (error) {
         throw ioError(input.path, error)
-      })
-      const count = countOccurrences(original, input.search)
-      if (count === 0) {
-        throw new FileToolError(
-          'fs_patch_not_found',
-          `the search text was not found in "${input.path}"; read the file again and copy the text exactly (whitespace and indentation matter)`,
-        )
       }
-      if (count > 1 && !input.replaceAll) {
-        throw new FileToolError(
-          'fs_patch_ambiguous',
-          `the search text occurs ${count} times in "${input.path}"; include more surrounding lines so it matches exactly once, or set replaceAll: true`,
-        )
-      }
-      // split/join: no `$&`-style replacement patterns are interpreted in `replace`.
-      const updated = input.replaceAll ? original.split(input.search).join(input.replace) : replaceOnce(original, input.search, input.replace)
-      const content = Buffer.from(updated, 'utf8')
-      assertWriteSize(options, input.path, content.length)
-      await atomicWrite(target.real, content).catch((error: unknown) => {
-        throw ioError(input.path, error)
-      })
-      return { path: target.relative, replacements: input.replaceAll ? count : 1, bytes: content.length }
     },
   })
+}
+
+/** The patched text; refuses a search text that is missing, or ambiguous without `replaceAll`. */
+function applyPatch(original: string, input: z.infer<typeof patchFileInput>): { text: string; replacements: number } {
+  const count = countOccurrences(original, input.search)
+  if (count === 0) {
+    throw new FileToolError(
+      'fs_patch_not_found',
+      `the search text was not found in "${input.path}"; read the file again and copy the text exactly (whitespace and indentation matter)`,
+    )
+  }
+  if (count > 1 && !input.replaceAll) {
+    throw new FileToolError(
+      'fs_patch_ambiguous',
+      `the search text occurs ${count} times in "${input.path}"; include more surrounding lines so it matches exactly once, or set replaceAll: true`,
+    )
+  }
+  // split/join: no `$&`-style replacement patterns are interpreted in `replace`.
+  if (input.replaceAll) return { text: original.split(input.search).join(input.replace), replacements: count }
+  return { text: replaceOnce(original, input.search, input.replace), replacements: 1 }
+}
+
+/** The file's text, opened without following a symlink; refused when it is not a regular file or too large. */
+async function readPatchable(options: ResolvedFileToolsOptions, directory: PinnedDirectory, name: string, shown: string): Promise<string> {
+  const handle = await directory.openFile(name, constants.O_RDONLY | constants.O_NONBLOCK)
+  try {
+    const stats = await handle.stat()
+    if (!stats.isFile()) throw new FileToolError('fs_not_a_file', `"${shown}" exists and is not a regular file; choose a file path`)
+    if (stats.size > options.maxWriteBytes) {
+      throw new FileToolError('fs_too_large', `"${shown}" is ${stats.size} bytes, over the ${options.maxWriteBytes}-byte write limit; it cannot be patched`)
+    }
+    return await handle.readFile('utf8')
+  } finally {
+    await handle.close()
+  }
 }
 
 function countOccurrences(text: string, search: string): number {

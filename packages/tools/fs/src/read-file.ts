@@ -1,11 +1,11 @@
 // read_file: reads a file inside the root, capped at maxReadBytes per call.
 import { constants } from 'node:fs'
-import { open } from 'node:fs/promises'
 import { defineTool, type Tool } from '@spindle/core'
 import { z } from 'zod'
 import { ioError, resolveConfined } from './confined-path.js'
 import { FileToolError } from './file-tool-error.js'
 import type { ResolvedFileToolsOptions } from './file-tools-options.js'
+import { openConfinedFile } from './pinned-directory.js'
 
 export interface ReadFileResult {
   path: string
@@ -38,8 +38,10 @@ export function createReadFileTool(options: ResolvedFileToolsOptions): Tool<z.in
     async execute(input) {
       const target = await resolveConfined(options.root, input.path)
       if (!target.exists) throw new FileToolError('fs_not_found', `"${input.path}" does not exist; use list_files to see what is there`)
-      // O_NOFOLLOW: if the checked path was swapped for a symlink since, the open fails.
-      const handle = await open(target.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((error: unknown) => {
+      if (target.relative === '.') throw new FileToolError('fs_not_a_file', `"${input.path}" is not a regular file; use list_files for directories`)
+      // Opened inside its pinned parent directory without following a symlink: a parent or the file
+      // swapped for a symlink since the check cannot redirect the read (O_NONBLOCK: a FIFO does not hang).
+      const handle = await openConfinedFile(options, target.real, constants.O_RDONLY | constants.O_NONBLOCK, input.path).catch((error: unknown) => {
         throw ioError(input.path, error)
       })
       try {

@@ -1,11 +1,11 @@
 // search_files: a literal (never regex: no ReDoS from model input) text search under a directory of the root.
 import { constants } from 'node:fs'
-import { open } from 'node:fs/promises'
 import { defineTool, type Tool } from '@spindle/core'
 import { z } from 'zod'
-import { resolveConfined, toRootRelative } from './confined-path.js'
+import { ioError, resolveConfined, toRootRelative } from './confined-path.js'
 import { FileToolError } from './file-tool-error.js'
 import type { ResolvedFileToolsOptions } from './file-tools-options.js'
+import { pinDirectory, type PinnedDirectory } from './pinned-directory.js'
 import { looksLikeText } from './read-file.js'
 import { defaultExcludes, walk } from './walk.js'
 
@@ -47,38 +47,47 @@ export function createSearchFilesTool(options: ResolvedFileToolsOptions): Tool<z
       const matches: SearchMatch[] = []
       let filesSearched = 0
       let truncated = false
-      outer: for await (const entry of walk(directory.real, true, defaultExcludes)) {
-        if (!entry.dirent.isFile()) continue // symlinks are never followed
-        if (pattern && !matchGlob(pattern, entry.dirent.name)) continue
-        if (filesSearched >= options.maxSearchFiles) {
-          truncated = true
-          break
-        }
-        filesSearched++
-        const content = await readSmallText(entry.absolute, options.maxReadBytes)
-        if (content === undefined) continue
-        const haystack = caseSensitive ? content : content.toLowerCase()
-        if (!haystack.includes(needle)) continue
-        const lines = content.split('\n')
-        for (let index = 0; index < lines.length; index++) {
-          const line = caseSensitive ? lines[index] : lines[index].toLowerCase()
-          if (!line.includes(needle)) continue
-          if (matches.length >= options.maxSearchResults) {
+      const pinned = await pinDirectory(options, directory.real, requested).catch((error: unknown) => {
+        if ((error as NodeJS.ErrnoException)?.code === 'ENOTDIR') return undefined // a file: nothing to search under it
+        throw ioError(requested, error)
+      })
+      if (!pinned) return { matches, filesSearched, truncated }
+      try {
+        outer: for await (const entry of walk(options, pinned, true, defaultExcludes)) {
+          if (!entry.dirent.isFile()) continue // symlinks are never followed
+          if (pattern && !matchGlob(pattern, entry.dirent.name)) continue
+          if (filesSearched >= options.maxSearchFiles) {
             truncated = true
-            break outer
+            break
           }
-          const text = lines[index].replace(/\r$/, '')
-          matches.push({ path: toRootRelative(options.root, entry.absolute), line: index + 1, text: text.length > maxLineChars ? `${text.slice(0, maxLineChars)}…` : text })
+          filesSearched++
+          const content = await readSmallText(entry.directory, entry.dirent.name, options.maxReadBytes)
+          if (content === undefined) continue
+          const haystack = caseSensitive ? content : content.toLowerCase()
+          if (!haystack.includes(needle)) continue
+          const lines = content.split('\n')
+          for (let index = 0; index < lines.length; index++) {
+            const line = caseSensitive ? lines[index] : lines[index].toLowerCase()
+            if (!line.includes(needle)) continue
+            if (matches.length >= options.maxSearchResults) {
+              truncated = true
+              break outer
+            }
+            const text = lines[index].replace(/\r$/, '')
+            matches.push({ path: toRootRelative(options.root, entry.absolute), line: index + 1, text: text.length > maxLineChars ? `${text.slice(0, maxLineChars)}…` : text })
+          }
         }
+      } finally {
+        await pinned.close()
       }
       return { matches, filesSearched, truncated }
     },
   })
 }
 
-/** The file's text, or undefined when it is too large, binary or unreadable. */
-async function readSmallText(file: string, maxBytes: number): Promise<string | undefined> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(() => undefined)
+/** The file's text, or undefined when it is too large, binary or unreadable (opened without following a symlink). */
+async function readSmallText(directory: PinnedDirectory, name: string, maxBytes: number): Promise<string | undefined> {
+  const handle = await directory.openFile(name, constants.O_RDONLY | constants.O_NONBLOCK).catch(() => undefined)
   if (!handle) return undefined
   try {
     const stats = await handle.stat()

@@ -1,11 +1,13 @@
 // write_file: creates or replaces a file inside the root (non-idempotent, approval-gated by default).
 import { lstat } from 'node:fs/promises'
+import path from 'node:path'
 import { defineTool, type Tool } from '@spindle/core'
 import { z } from 'zod'
 import { atomicWrite } from './atomic-write.js'
 import { ioError, resolveConfined, type ConfinedPath } from './confined-path.js'
 import { FileToolError } from './file-tool-error.js'
 import type { ResolvedFileToolsOptions } from './file-tools-options.js'
+import { pinParentDirectory } from './pinned-directory.js'
 
 export interface WriteFileResult {
   path: string
@@ -36,9 +38,16 @@ export function createWriteFileTool(options: ResolvedFileToolsOptions): Tool<z.i
       if (target.exists && input.overwrite === false) {
         throw new FileToolError('fs_invalid_path', `"${input.path}" already exists and overwrite is false; pick another path or set overwrite`)
       }
-      await atomicWrite(target.real, content).catch((error: unknown) => {
+      try {
+        const directory = await pinParentDirectory(options, target.real, input.path)
+        try {
+          await atomicWrite(directory, path.basename(target.real), content)
+        } finally {
+          await directory.close()
+        }
+      } catch (error) {
         throw ioError(input.path, error)
-      })
+      }
       return { path: target.relative, bytes: content.length, created: !target.exists }
     },
   })
