@@ -1,10 +1,10 @@
 // The demo tools: a calculator and notes written here, a gated delete, and the real file and code tools.
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs'
-import { readFile, rm, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ConfigurationError, defineTool, type Tool } from '@spindle/core'
 import { codeTool } from '@spindle/tools-code'
-import { fileToolSet, resolveConfined } from '@spindle/tools-fs'
+import { deleteConfined, fileToolSet } from '@spindle/tools-fs'
 import { z } from 'zod'
 import { evaluateExpression } from './calculator.js'
 
@@ -44,8 +44,7 @@ export function notesTool(file: string): Tool {
 
 /** Deletes a file in the sandbox, after a human approves. `root` must exist. */
 export function deleteFileTool(root: string): Tool {
-  // resolveConfined compares real paths: a root reached through a symbolic link (a linked data folder) must be
-  // resolved first, as the file tools do with theirs, or every path would look outside it.
+  // A root reached through a symbolic link (a linked data folder) is resolved first, as the file tools do with theirs.
   const realRoot = realRootOf(root)
   return defineTool({
     name: 'delete_file',
@@ -54,10 +53,9 @@ export function deleteFileTool(root: string): Tool {
     effect: 'irreversible',
     needsApproval: true,
     execute: async ({ path }) => {
-      const target = await resolveConfined(realRoot, path)
-      if (!target.exists) return { deleted: false, path: target.relative, reason: 'no such file' }
-      await rm(target.real)
-      return { deleted: true, path: target.relative }
+      // Checked, then unlinked through its pinned parent directory: a swap in between cannot redirect it outside.
+      const result = await deleteConfined(realRoot, path)
+      return result.deleted ? result : { ...result, reason: 'no such file' }
     },
   })
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { fileTools, type FileTools } from './index.js'
+import { deleteConfined, fileTools, type FileTools } from './index.js'
 
 const context = { runId: 'run', sessionId: 'session', step: 0, callId: 'call', toolName: 'tool', idempotencyKey: 'key', signal: new AbortController().signal } as unknown as ToolExecutionContext
 
@@ -186,6 +186,26 @@ describe.runIf(process.platform === 'linux')('fileTools under a concurrent symli
     expect(tally.succeeded + tally.refused.length).toBe(1000)
     const left = lstatSync(path.join(root, 'p.txt')).isSymbolicLink() ? '' : readFileSync(path.join(root, 'p.txt'), 'utf8')
     expect(left).not.toContain('SECRET')
+    outsideUntouched()
+  })
+
+  it('deleteConfined never deletes a file outside when a parent directory is swapped for a symlink', { timeout: 20_000 }, async () => {
+    const names = Array.from({ length: 400 }, (_, index) => `del${index}.txt`)
+    for (const name of names) {
+      writeFileSync(path.join(root, 'd', name), 'inside')
+      writeFileSync(path.join(outside, name), 'outside')
+    }
+    swapper = await startSwapper(root, 'dir', 20)
+    const tally = await hammer(names.length, 8, async (index) => {
+      await deleteConfined(root, `d/${names[index]}`)
+    })
+    const flips = await swapper.stop()
+    expect(flips).toBeGreaterThan(10)
+    expect(tally.succeeded).toBeGreaterThan(0)
+    expect(tally.refused.filter((code) => !['fs_outside_root', 'fs_invalid_path', 'fs_not_found'].includes(code))).toEqual([])
+    // Every outside file is still there; the inside ones left are those whose delete was refused.
+    expect(names.filter((name) => readdirSync(outside).includes(name))).toEqual(names)
+    for (const name of names) rmSync(path.join(outside, name))
     outsideUntouched()
   })
 

@@ -34,6 +34,8 @@ export interface PinnedDirectory {
   rename(from: string, to: string): Promise<void>
   /** Removes the entry `name`; a failure is ignored (used for clean-up). */
   remove(name: string): Promise<void>
+  /** Unlinks the entry `name` (a symlink itself, never what it points to); a failure is thrown. */
+  unlinkEntry(name: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -163,6 +165,10 @@ class DescriptorPinnedDirectory implements PinnedDirectory {
     await unlink(this.entry(name)).catch(() => {})
   }
 
+  unlinkEntry(name: string): Promise<void> {
+    return unlink(this.entry(name))
+  }
+
   close(): Promise<void> {
     return this.handle.close()
   }
@@ -246,6 +252,11 @@ class PathPinnedDirectory implements PinnedDirectory {
 
   async remove(name: string): Promise<void> {
     await unlink(this.entry(name)).catch(() => {})
+  }
+
+  async unlinkEntry(name: string): Promise<void> {
+    await this.recheck()
+    await unlink(this.entry(name))
   }
 
   async close(): Promise<void> {}
