@@ -19,7 +19,9 @@ export async function startChildPlayground(options: { dataDir: string; env?: Rec
   const token = 'child-playground-token'
   const child = spawn(process.execPath, ['--conditions=@spindle/source', '--import', 'tsx', join(appRoot, 'src', 'main.ts')], {
     cwd: appRoot,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', SPINDLE_DATA_DIR: options.dataDir, PLAYGROUND_TOKEN: token, ...options.env },
+    // SQLite in the data folder unless `env` says otherwise: a DATABASE_URL inherited from CI would put the child on
+    // PostgreSQL while the test reads the data folder.
+    env: { ...process.env, DATABASE_URL: '', PORT: '0', HOST: '127.0.0.1', SPINDLE_DATA_DIR: options.dataDir, PLAYGROUND_TOKEN: token, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

@@ -98,16 +98,20 @@ export async function checkCrashInvariants(options: { databasePath: string; ledg
           if (answer.isError || JSON.stringify(answer.result) !== JSON.stringify(record.result)) fail(`${where}: ${call.id}'s result in the session differs from its journal record`)
           continue
         }
+        // The process may have died between the journal's `started` and `succeeded`: the resume then reconciled the
+        // call (send_email, journaled succeeded) or reported its outcome as unknown (journaled failed); never `started`.
+        const text = JSON.stringify(answer.result)
         if (record.status === 'succeeded') {
           if (effects !== 1) fail(`${where}: ${call.name} (${record.key}) is journaled succeeded with ${effects} side effects`)
           if (answer.isError) fail(`${where}: ${call.id} succeeded but the model got an error`)
-        } else if (record.status === 'started') {
-          // The process died between the journal's `started` and `succeeded`: reconciled, or reported as unknown.
-          const text = JSON.stringify(answer.result)
-          if (call.name === 'send_email' && effects === 1 && text.includes('"reconciled":true')) figures.reconciled++
-          else if (answer.isError && text.includes('is unknown')) figures.outcomeUnknown++
-          else fail(`${where}: ${call.id} left started with ${effects} side effects, answered ${text}`)
-        } else fail(`${where}: ${call.name} (${record.key}) is journaled ${record.status}`)
+          if (JSON.stringify(record.result).includes('"reconciled":true')) {
+            if (call.name === 'send_email' && text.includes('"reconciled":true')) figures.reconciled++
+            else fail(`${where}: ${call.id} journaled as reconciled, answered ${text}`)
+          }
+        } else if (record.status === 'failed' && record.error?.code === 'outcome_unknown') {
+          if (answer.isError && text.includes('is unknown')) figures.outcomeUnknown++
+          else fail(`${where}: ${call.id} journaled with an unknown outcome (${effects} side effects), answered ${text}`)
+        } else fail(`${where}: ${call.name} (${record.key}) is journaled ${record.status}${record.error ? ` (${record.error.code})` : ''}`)
       }
       const plannedIds = new Set(planned.map((call) => call.id))
       for (const id of results.keys()) if (!plannedIds.has(id)) fail(`${where}: a result for unknown call ${id}`)
