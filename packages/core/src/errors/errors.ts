@@ -53,6 +53,12 @@ export interface ProviderErrorOptions extends SpindleErrorOptions {
   status?: number
   retryAfterMs?: number
   provider?: string
+  /**
+   * Requests the provider made for this call, its own retries included. Set by a provider that retries by itself
+   * (the OpenAI and Anthropic ones do): the runtime then never retries the call again, so a failing call costs
+   * `1 + maxRetries` requests of the provider, not that times `policy.modelRetry`.
+   */
+  attempts?: number
 }
 
 /** A model provider failed (HTTP status, in-band stream error, cut stream). */
@@ -60,6 +66,8 @@ export class ProviderError extends SpindleError {
   readonly status: number | undefined
   readonly retryAfterMs: number | undefined
   readonly provider: string | undefined
+  /** Requests the provider made for the call (its own retries included), when it retries by itself. */
+  readonly attempts: number | undefined
   constructor(message: string, options: ProviderErrorOptions = {}, code: string = 'provider') {
     const status = options.status
     const retryable =
@@ -70,6 +78,7 @@ export class ProviderError extends SpindleError {
     this.status = status
     this.retryAfterMs = options.retryAfterMs
     this.provider = options.provider
+    this.attempts = options.attempts
   }
 }
 

@@ -66,6 +66,69 @@ describe('callModel retries', () => {
     expect(badRequest.attempts).toBe(1)
   })
 
+  it('does not retry a call the provider already retried (the error reports its attempts)', async () => {
+    const retried = new ProviderError('overloaded after 3 requests', { status: 503, attempts: 3 })
+    expect(retried).toMatchObject({ isRetryable: true, attempts: 3 })
+    const model = scripted([{ parts: [], error: retried }, { parts: [finish] }])
+    await expect(callModel(model, { messages: [] }, options())).rejects.toBe(retried)
+    expect(model.attempts).toBe(1)
+  })
+
+  it('keeps every reasoning block whole, with its own signature, in streamed order among text and tool calls', async () => {
+    const call = (id: string): StreamPart[] => [
+      { type: 'tool-call-start', id, name: 'look' },
+      { type: 'tool-call-delta', id, argsDelta: '{"q":1}' },
+      { type: 'tool-call-end', id },
+    ]
+    // Anthropic interleaved thinking: thinking, redacted thinking, tool use, thinking, text, tool use.
+    const model = scripted([
+      {
+        parts: [
+          { type: 'reasoning-delta', delta: 'Think ' },
+          { type: 'reasoning-delta', delta: 'A.' },
+          { type: 'reasoning-delta', delta: '', signature: 'SIG_A' },
+          { type: 'reasoning-delta', delta: '', redacted: 'OPAQUE' },
+          ...call('c1'),
+          { type: 'reasoning-delta', delta: 'Think B.' },
+          { type: 'reasoning-delta', delta: '', signature: 'SIG_B' },
+          { type: 'text-delta', delta: 'Checking ' },
+          { type: 'text-delta', delta: 'again.' },
+          ...call('c2'),
+          { type: 'finish', finishReason: 'tool-calls' },
+        ],
+      },
+    ])
+    const result = await callModel(model, { messages: [] }, options())
+    expect(result.message.content).toEqual([
+      { type: 'reasoning', text: 'Think A.', signature: 'SIG_A' },
+      { type: 'reasoning', text: '', redacted: 'OPAQUE' },
+      { type: 'tool-call', toolCallId: 'c1', toolName: 'look', args: { q: 1 } },
+      { type: 'reasoning', text: 'Think B.', signature: 'SIG_B' },
+      { type: 'text', text: 'Checking again.' },
+      { type: 'tool-call', toolCallId: 'c2', toolName: 'look', args: { q: 1 } },
+    ])
+    expect(result.text).toBe('Checking again.')
+    expect(result.toolCalls.map((pending) => pending.callId)).toEqual(['c1', 'c2'])
+    // OpenAI Responses: two reasoning items in a row, each closed by its own signature, stay two parts.
+    const items = scripted([
+      {
+        parts: [
+          { type: 'reasoning-delta', delta: 'Plan A.' },
+          { type: 'reasoning-delta', delta: '', signature: 'rs_A' },
+          { type: 'reasoning-delta', delta: 'Plan B.' },
+          { type: 'reasoning-delta', delta: '', signature: 'rs_B' },
+          { type: 'text-delta', delta: 'ok' },
+          finish,
+        ],
+      },
+    ])
+    expect((await callModel(items, { messages: [] }, options())).message.content).toEqual([
+      { type: 'reasoning', text: 'Plan A.', signature: 'rs_A' },
+      { type: 'reasoning', text: 'Plan B.', signature: 'rs_B' },
+      { type: 'text', text: 'ok' },
+    ])
+  })
+
   it('an abort during the backoff rejects with its reason and makes no further attempt', async () => {
     const controller = new AbortController()
     const model = scripted([{ parts: [], error: new ProviderError('slow down', { status: 429, retryAfterMs: 60_000 }) }, { parts: [finish] }])

@@ -43,23 +43,77 @@ async function retryOrThrow(model: LanguageModel, request: ModelRequest, options
   if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
   const { maxRetries, initialDelayMs, maxDelayMs } = options.policy.modelRetry
   const retryable = SpindleError.isInstance(error) ? error.isRetryable : false
-  if (!retryable || produced || attempt >= maxRetries) throw error
+  // A provider that retries by itself reports its requests: its retries are spent, and retrying here would multiply them.
+  if (!retryable || produced || attempt >= maxRetries || retriedByProvider(error)) throw error
   const hinted = error instanceof ProviderError ? error.retryAfterMs : undefined
   const backoff = Math.min(maxDelayMs, initialDelayMs * 2 ** attempt)
   await sleep(hinted ?? backoff * (0.5 + Math.random() / 2), options.signal)
   return streamOnce(model, request, options, attempt + 1)
 }
 
-interface StreamedCall {
-  id: string
-  name: string
-  args: string
-  ended: boolean
+function retriedByProvider(error: unknown): boolean {
+  return typeof (error as { attempts?: unknown }).attempts === 'number'
 }
 
-function indexOfCall(calls: StreamedCall[], id: string): number {
-  for (let index = calls.length - 1; index >= 0; index--) if (calls[index]!.id === id) return index
+const textSegment = 0
+const reasoningSegment = 1
+const callSegment = 2
+
+/**
+ * One block of the answer as it streamed: a run of text, one reasoning block, or one tool call. The blocks keep
+ * their streamed order, which providers require for reasoning: Anthropic rejects thinking blocks that were
+ * merged or moved relative to the tool calls between them, and each OpenAI reasoning item goes back as itself.
+ * One class for all three keeps the list monomorphic.
+ */
+class Segment {
+  /** Text, reasoning or (for a call) its arguments so far. */
+  text: string
+  /** A reasoning block is closed by its signature or redacted payload: the next reasoning starts another. */
+  closed = false
+  signature: string | undefined = undefined
+  redacted: string | undefined = undefined
+  constructor(
+    readonly kind: typeof textSegment | typeof reasoningSegment | typeof callSegment,
+    text: string,
+    readonly id = '',
+    readonly name = '',
+  ) {
+    this.text = text
+  }
+}
+
+function indexOfCall(segments: Segment[], id: string): number {
+  for (let index = segments.length - 1; index >= 0; index--) {
+    const segment = segments[index]!
+    if (segment.kind === callSegment && segment.id === id) return index
+  }
   return -1
+}
+
+/** Adds a reasoning delta: to the open reasoning block it continues, or as a new block. */
+function addReasoning(segments: Segment[], part: { delta: string; signature?: string; redacted?: string }): void {
+  const last = segments.length ? segments[segments.length - 1]! : undefined
+  // A redacted payload is a block of its own (Anthropic's `redacted_thinking`); a signature ends the block it signs.
+  const open = last !== undefined && last.kind === reasoningSegment && !last.closed && (!part.redacted || (last.text === '' && last.signature === undefined)) ? last : undefined
+  const segment = open ?? new Segment(reasoningSegment, '')
+  if (open === undefined) segments.push(segment)
+  segment.text += part.delta
+  if (part.signature) {
+    segment.signature = part.signature
+    segment.closed = true
+  }
+  if (part.redacted) {
+    segment.redacted = part.redacted
+    segment.closed = true
+  }
+}
+
+function reasoningPart(segment: Segment): AssistantMessage['content'][number] {
+  const { text, signature, redacted } = segment
+  if (signature !== undefined && redacted !== undefined) return { type: 'reasoning', text, signature, redacted }
+  if (signature !== undefined) return { type: 'reasoning', text, signature }
+  if (redacted !== undefined) return { type: 'reasoning', text, redacted }
+  return { type: 'reasoning', text }
 }
 
 async function streamOnce(
@@ -75,49 +129,54 @@ async function streamOnce(
     const { step, emit } = options
     const emitDelta = options.emitDelta ?? ((type: 'text.delta' | 'reasoning.delta', at: number, delta: string) => emit({ type, step: at, delta } as AgentEventPayload))
     let text = ''
-    let reasoning = ''
-    let signature: string | undefined
-    let redacted: string | undefined
     let finishReason: ModelFinishReason | undefined
     let usage: Usage | undefined
-    // Tool calls in the order they started (a handful per answer: a list searched from its end costs less than a
-    // Map). Created with its first call: an empty array grown by push reserves 17 slots.
-    let calls: StreamedCall[] | undefined
+    // The answer's blocks in streamed order (a handful per answer: a list searched from its end costs less than a
+    // Map). Created with the first block: an empty array grown by push reserves 17 slots.
+    let segments: Segment[] | undefined
+    let callCount = 0
     for await (const part of model.stream(request, { signal: options.signal })) {
       switch (part.type) {
-        case 'text-delta':
+        case 'text-delta': {
           if (!part.delta) break
           produced = true
           text += part.delta
+          const last = segments?.[segments.length - 1]
+          if (last?.kind === textSegment) last.text += part.delta
+          else if (segments === undefined) segments = [new Segment(textSegment, part.delta)]
+          else segments.push(new Segment(textSegment, part.delta))
           emitDelta('text.delta', step, part.delta)
           break
+        }
         case 'reasoning-delta':
           produced = true
-          reasoning += part.delta
-          if (part.signature) signature = part.signature
-          if (part.redacted) redacted = part.redacted
+          if (!part.delta && !part.signature && !part.redacted) break
+          addReasoning((segments ??= []), part)
           if (part.delta) emitDelta('reasoning.delta', step, part.delta)
           break
         case 'tool-call-start': {
           produced = true
-          const started: StreamedCall = { id: part.id, name: part.name, args: '', ended: false }
-          if (calls === undefined) {
-            calls = [started]
+          const started = new Segment(callSegment, '', part.id, part.name)
+          if (segments === undefined) {
+            segments = [started]
+            callCount = 1
             break
           }
-          const index = indexOfCall(calls, part.id)
-          if (index < 0) calls.push(started)
-          else calls[index] = started
+          const index = indexOfCall(segments, part.id)
+          if (index < 0) {
+            segments.push(started)
+            callCount++
+          } else segments[index] = started
           break
         }
         case 'tool-call-delta': {
-          const call = calls?.[indexOfCall(calls, part.id)]
-          if (call) call.args += part.argsDelta
+          const call = segments?.[indexOfCall(segments, part.id)]
+          if (call) call.text += part.argsDelta
           break
         }
         case 'tool-call-end': {
-          const call = calls?.[indexOfCall(calls, part.id)]
-          if (call) call.ended = true
+          const call = segments?.[indexOfCall(segments, part.id)]
+          if (call) call.closed = true
           break
         }
         case 'usage':
@@ -140,30 +199,33 @@ async function streamOnce(
       throw new StreamInterruptedError(`[spindle/core] the stream of ${model.provider}:${model.modelId} ended without a finish part`, { provider: model.provider })
     }
     // Both arrays sized once.
-    const callCount = calls === undefined ? 0 : calls.length
     const toolCalls: PendingCall[] = sizedArray(callCount)
-    const hasReasoning = reasoning !== '' || signature !== undefined || redacted !== undefined
-    const content: AssistantMessage['content'] = sizedArray((hasReasoning ? 1 : 0) + (text ? 1 : 0) + callCount)
-    let at = 0
-    if (hasReasoning) {
-      content[at++] = { type: 'reasoning', text: reasoning, ...(signature ? { signature } : {}), ...(redacted ? { redacted } : {}) }
-    }
-    if (text) content[at++] = { type: 'text', text }
-    for (let index = 0; index < callCount; index++) {
-      const call = calls![index]!
-      const callId = call.id
-      if (!call.ended) {
-        throw new StreamInterruptedError(`[spindle/core] tool call ${callId} (${call.name}) of ${model.provider}:${model.modelId} was cut off; it is not executed`)
+    const blocks = segments === undefined ? 0 : segments.length
+    const content: AssistantMessage['content'] = sizedArray(blocks)
+    let callIndex = 0
+    for (let index = 0; index < blocks; index++) {
+      const segment = segments![index]!
+      if (segment.kind === textSegment) {
+        content[index] = { type: 'text', text: segment.text }
+        continue
+      }
+      if (segment.kind === reasoningSegment) {
+        content[index] = reasoningPart(segment)
+        continue
+      }
+      const callId = segment.id
+      if (!segment.closed) {
+        throw new StreamInterruptedError(`[spindle/core] tool call ${callId} (${segment.name}) of ${model.provider}:${model.modelId} was cut off; it is not executed`)
       }
       let pending: PendingCall
       try {
-        pending = { callId, toolName: call.name, args: JSON.parse(call.args.trim() === '' ? '{}' : call.args) as JsonValue }
+        pending = { callId, toolName: segment.name, args: JSON.parse(segment.text.trim() === '' ? '{}' : segment.text) as JsonValue }
       } catch (error) {
-        pending = { callId, toolName: call.name, args: call.args, argsError: (error as Error).message }
+        pending = { callId, toolName: segment.name, args: segment.text, argsError: (error as Error).message }
       }
-      toolCalls[index] = pending
-      content[at++] = { type: 'tool-call', toolCallId: callId, toolName: call.name, args: pending.args }
-      emit({ type: 'tool.call', step, callId, toolName: call.name, args: pending.args, runId: '', sessionId: '', seq: 0, timestamp: 0 })
+      toolCalls[callIndex++] = pending
+      content[index] = { type: 'tool-call', toolCallId: callId, toolName: segment.name, args: pending.args }
+      emit({ type: 'tool.call', step, callId, toolName: segment.name, args: pending.args, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     }
     return { message: { role: 'assistant', content }, text, toolCalls, finishReason, usage }
 
