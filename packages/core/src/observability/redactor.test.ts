@@ -1,6 +1,6 @@
 // createRedactor: literal secrets, secret environment variables, and the built-in patterns.
 import { describe, expect, it } from 'vitest'
-import { createRedactor } from '../index.js'
+import { createRedactor, defaultSecretPatterns } from '../index.js'
 
 describe('createRedactor', () => {
   it('hides OpenAI and Anthropic keys, bearer tokens and Authorization header values', () => {
@@ -43,6 +43,27 @@ describe('createRedactor', () => {
     expect(result.keep).toBe(dirty.keep)
     expect(dirty.a[2]).toEqual({ b: 'y topsecret1' })
     expect(redactor.redactError({ code: 'x', message: 'topsecret1!' })).toEqual({ code: 'x', message: '[REDACTED]!' })
+  })
+
+  it('a pattern with capture groups replaces its whole match, groups included', () => {
+    const redactor = createRedactor({ env: {}, patterns: [/api_key=([a-z0-9]+)/g, /password:\s*(\S+)/g, /(?<user>[a-z]+):(?<pass>[a-z0-9]{8,})@db/g] })
+    expect(redactor.redact('config api_key=abcdef123456 end')).toBe('config [REDACTED] end')
+    expect(redactor.redact('password: hunter2hunter2')).toBe('[REDACTED]')
+    expect(redactor.redact('postgres://admin:s3cretpass@db')).toBe('postgres://[REDACTED]')
+    // A lookbehind keeps a prefix; `$` in the replacement is taken literally.
+    const keeping = createRedactor({ env: {}, patterns: [/(?<=token=)\w{8,}/g], replacement: '$1$&' })
+    expect(keeping.redact('url?token=abcdef123456&x=1')).toBe('url?token=$1$&&x=1')
+  })
+
+  it('the built-in Authorization pattern keeps the header name, also when its patterns are passed as custom ones', () => {
+    const cases = [
+      ['Authorization: Basic dXNlcjpwYXNz', 'Authorization: [REDACTED]'],
+      ["headers: { authorization = 'Token abcdefgh', accept: 'json' }", "headers: { authorization = '[REDACTED]', accept: 'json' }"],
+      ['AUTHORIZATION:token-abcdefgh\nnext line', 'AUTHORIZATION:[REDACTED]\nnext line'],
+    ]
+    for (const redactor of [createRedactor({ env: {} }), createRedactor({ env: {}, defaultPatterns: false, patterns: [...defaultSecretPatterns] })]) {
+      for (const [text, expected] of cases) expect(redactor.redact(text!)).toBe(expected)
+    }
   })
 
   it('a pattern without the g flag still replaces every match', () => {

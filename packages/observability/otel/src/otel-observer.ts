@@ -16,7 +16,7 @@ import {
   trace,
   type Tracer,
 } from '@opentelemetry/api'
-import type { AgentEvent, AgentEventOf, RuntimeObserver, Usage } from '@spindle/core'
+import { createRedactor, type AgentEvent, type AgentEventOf, type Redactor, type RuntimeObserver, type Usage } from '@spindle/core'
 import { attributes as A, metricNames } from './gen-ai-attributes.js'
 import { runSpanContext } from './trace-identity.js'
 
@@ -27,6 +27,13 @@ export interface OtelObserverOptions {
   captureContent: boolean
   /** How many finished runs to remember for linking a resume in this process (default 1000). */
   rememberRuns?: number
+  /**
+   * Hides secrets in content the observer assembles itself: a model call's text, joined from deltas that the
+   * kernel redacted one by one (a key split across deltas is whole only once joined). A function is called at
+   * each use; `false` redacts nothing. `otelPlugin` passes the extensions' current `redactor`. Default:
+   * `createRedactor()` when content is captured.
+   */
+  redactor?: Redactor | false | (() => Redactor | false)
 }
 
 interface ChatState {
@@ -87,6 +94,7 @@ const idleSpan = trace.wrapSpanContext(INVALID_SPAN_CONTEXT)
 export class OtelObserver implements RuntimeObserver {
   readonly #tracer: Tracer
   readonly #captureContent: boolean
+  readonly #redactor: Redactor | false | (() => Redactor | false)
   readonly #instruments: Instruments
   /** False for the API's no-op meter (no MeterProvider registered when the plugin was set up): no metric work at all. */
   readonly #metrics: boolean
@@ -97,6 +105,7 @@ export class OtelObserver implements RuntimeObserver {
   constructor(options: OtelObserverOptions) {
     this.#tracer = options.tracer
     this.#captureContent = options.captureContent
+    this.#redactor = options.redactor ?? (options.captureContent ? createRedactor() : false)
     this.#remember = options.rememberRuns ?? 1000
     const { meter } = options
     this.#metrics = meter.constructor !== noopMeterClass
@@ -367,7 +376,7 @@ export class OtelObserver implements RuntimeObserver {
     if (reasoning) span.setAttribute(A.reasoningTokens, reasoning)
     if (cost) span.setAttribute(A.costUsd, cost)
     if (finishReason) span.setAttribute(A.finishReasons, [finishReason])
-    if (this.#captureContent && chat.text) span.setAttribute(A.outputMessages, safeJson([{ role: 'assistant', parts: [{ type: 'text', content: chat.text }] }]))
+    if (this.#captureContent && chat.text) span.setAttribute(A.outputMessages, safeJson([{ role: 'assistant', parts: [{ type: 'text', content: this.#redact(chat.text) }] }]))
     span.end(endTime)
   }
 
@@ -403,6 +412,12 @@ export class OtelObserver implements RuntimeObserver {
     const metricAttributes: Attributes = { [A.agentName]: run.agentName, [A.requestModel]: run.model, [A.finishReason]: event.finishReason }
     this.#instruments.runDuration.record(Math.max(0, event.timestamp - run.startTime) / 1000, metricAttributes)
     this.#instruments.runSteps.record(event.steps, metricAttributes)
+  }
+
+  /** Redacts text joined from events (each event was redacted alone, which misses a secret split between two). */
+  #redact(text: string): string {
+    const redactor = typeof this.#redactor === 'function' ? this.#redactor() : this.#redactor
+    return redactor ? redactor.redact(text) : text
   }
 
   #remember_(runId: string, known: KnownRun): void {

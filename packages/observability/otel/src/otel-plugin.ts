@@ -9,8 +9,9 @@ export interface OtelPluginOptions {
   /** Default: the global meter provider (a no-op until an SDK registers one). */
   meterProvider?: MeterProvider
   /**
-   * Record message content on spans: the run's input, the model's text, tool arguments and results (already
-   * redacted by `extensions.redactor`). Off by default: content often holds personal or confidential data.
+   * Record message content on spans: the run's input, the model's text, tool arguments and results, all
+   * redacted by `extensions.redactor` (the model's text again once joined from its deltas). Off by default:
+   * content often holds personal or confidential data.
    */
   captureContent?: boolean
   /** Instrumentation scope name (default `@spindle/otel`). */
@@ -35,7 +36,8 @@ export function otelPlugin(options: OtelPluginOptions = {}): Plugin {
       const scope = options.scopeName ?? '@spindle/otel'
       const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(scope, version)
       const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(scope, version)
-      extensions.addObserver(new OtelObserver({ tracer, meter, captureContent: options.captureContent ?? false }))
+      // Read at each use: a redactor set on the extensions after this plugin still applies.
+      extensions.addObserver(new OtelObserver({ tracer, meter, captureContent: options.captureContent ?? false, redactor: () => extensions.redactor }))
     },
   })
 }

@@ -1,5 +1,6 @@
 // The planted-key test, for the telemetry channels: span names, attributes, events, statuses and links, and
-// metric attributes carry no secret, even with captureContent on (content comes from redacted events).
+// metric attributes carry no secret, even with captureContent on (content comes from redacted events; the chat
+// text joined from deltas is redacted again).
 import { AgentRuntime, createRedactor, defineTool, Extensions, mockModel, ProviderError } from '@spindle/core'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -42,5 +43,38 @@ describe('redaction in telemetry', () => {
     expect(metrics.length).toBeGreaterThan(20)
     expect(metrics).not.toContain(planted)
     expect(metrics).not.toContain(envSecret)
+  })
+
+  it('a key the model streams split across text deltas is redacted in the chat span, whose text joins them', async () => {
+    const split = 'sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX1234'
+    const { spans, plugin } = telemetry()
+    const extensions = new Extensions().use(plugin({ captureContent: true }))
+    // Set after the plugin: the observer reads the extensions' redactor when it uses it.
+    extensions.redactor = createRedactor({ env: { PAYMENTS_API_TOKEN: envSecret } })
+    const runtime = new AgentRuntime(extensions)
+    const model = mockModel([{ text: `your key is ${split}, the payments one ${envSecret}`, chunkSize: 8 }])
+    const stream = runtime.stream({ agent: { name: 'a', model }, input: 'what are my keys?' })
+    const deltas: string[] = []
+    for await (const event of stream) if (event.type === 'text.delta') deltas.push(event.delta)
+    expect((await stream.result).finishReason).toBe('stop')
+    // Each 8-character delta was redacted on its own, where neither secret is whole: joined, both are.
+    expect(deltas.join('')).toContain(split)
+    expect(deltas.join('')).toContain(envSecret)
+    const all = spans()
+    const text = JSON.stringify(all.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status, links: span.links })))
+    expect(text).not.toContain(split)
+    expect(text).not.toContain(envSecret)
+    const chat = all.find((span) => span.attributes['gen_ai.operation.name'] === 'chat')!
+    expect(JSON.parse(chat.attributes['gen_ai.output.messages'] as string)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'your key is [REDACTED], the payments one [REDACTED]' }] }])
+  })
+
+  it('with redaction turned off (extensions.redactor = false) the chat span keeps the text as streamed', async () => {
+    const { spans, plugin } = telemetry()
+    const extensions = new Extensions().use(plugin({ captureContent: true }))
+    extensions.redactor = false
+    const model = mockModel([{ text: `echo ${planted}`, chunkSize: 8 }])
+    await new AgentRuntime(extensions).run({ agent: { name: 'a', model }, input: 'x' })
+    const chat = spans().find((span) => span.attributes['gen_ai.operation.name'] === 'chat')!
+    expect(chat.attributes['gen_ai.output.messages']).toContain(planted)
   })
 })
