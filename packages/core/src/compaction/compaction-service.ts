@@ -2,7 +2,7 @@
 import type { ModelMessage } from '../spec/messages.js'
 import type { CompactionRecord, SessionEntry } from '../spec/session-store.js'
 import type { CompactionStrategy } from './compaction-strategy.js'
-import { safeCutPoints } from './safe-boundary.js'
+import { carriedOver, safeCutPoints } from './safe-boundary.js'
 import { truncateCompaction } from './truncate-compaction.js'
 
 export interface CompactionServiceOptions {
@@ -48,7 +48,7 @@ export class CompactionService {
         const record = await this.strategy.compact(request)
         if (record && this.#valid(record, request)) {
           this.#failures = 0
-          return record
+          return withCarried(record, request.window)
         }
         if (record) throw new Error(`compaction strategy "${this.strategy.name}" returned an empty summary or an unsafe boundary`)
         return undefined
@@ -62,11 +62,18 @@ export class CompactionService {
         }
       }
     }
-    return this.#fallback.compact(request)
+    const record = await this.#fallback.compact(request)
+    return record && withCarried(record, request.window)
   }
 
   #valid(record: CompactionRecord, request: CompactRequest): boolean {
     if (record.strategy !== 'truncate' && !record.summary?.trim()) return false
     return safeCutPoints(request.window).includes(record.throughSeq)
   }
+}
+
+/** The record with the latest user message its cut passes carried over (see `carriedOver`). */
+function withCarried(record: CompactionRecord, window: SessionEntry[]): CompactionRecord {
+  const carried = carriedOver(window, record.throughSeq)
+  return carried ? { ...record, carried } : record
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { countMessagesTokens } from '../context/tokenizer.js'
 import type { ModelMessage } from '../spec/messages.js'
 import type { SessionEntry } from '../spec/session-store.js'
+import { CompactionService } from './compaction-service.js'
 import { truncateCompaction } from './truncate-compaction.js'
 
 function log(...messages: ModelMessage[]): SessionEntry[] {
@@ -65,8 +66,30 @@ describe('truncateCompaction', () => {
       { kind: 'message', message: sized(10), sessionId: 's', seq: 6, createdAt: 0 },
       { kind: 'message', message: sized(20), sessionId: 's', seq: 7, createdAt: 0 },
     ]
-    expect(await compact(window, 30)).toEqual({ throughSeq: 5, strategy: 'truncate', tokensBefore: 30, tokensAfter: 30 })
+    // A cut right after the marker saves nothing, so it is never the one chosen.
+    expect(await compact(window, 30)).toEqual({ throughSeq: 6, strategy: 'truncate', tokensBefore: 30, tokensAfter: 20 })
     expect(await compact(window, 25)).toEqual({ throughSeq: 6, strategy: 'truncate', tokensBefore: 30, tokensAfter: 20 })
+  })
+
+  it("never counts on dropping the run's own question: the latest user message a cut passes is carried over", async () => {
+    // seq: 1 user(10) 2 call a 3 result(50) 4 call b 5 result(50): one long run whose steps fill the window.
+    const window = log(sized(10), call('a'), sized(50, 'tool', 'a'), call('b'), sized(50, 'tool', 'b'))
+    const record = await new CompactionService().compact({ sessionId: 's', window, previous: undefined, targetTokens: 70, countTokens, signal: new AbortController().signal })
+    // After seq 3: 51 left, plus the carried question (10) = 61 ≤ 70.
+    expect(record).toEqual({ throughSeq: 3, strategy: 'truncate', tokensBefore: 112, tokensAfter: 61, carried: [{ seq: 1, message: sized(10) }] })
+    // A cut that keeps a later user message carries nothing.
+    const two = log(sized(10), call('a'), sized(50, 'tool', 'a'), sized(5))
+    expect(await new CompactionService().compact({ sessionId: 's', window: two, previous: undefined, targetTokens: 30, countTokens, signal: new AbortController().signal })).toEqual({
+      throughSeq: 3,
+      strategy: 'truncate',
+      tokensBefore: 66,
+      tokensAfter: 5,
+    })
+  })
+
+  it('makes no compaction that could only drop the question it would carry back', async () => {
+    // The question is the whole window but for one short step: dropping it saves nothing once it is carried.
+    expect(await compact(log(sized(100), call('a'), sized(5, 'tool', 'a')), 10)).toBeUndefined()
   })
 
   it('reports token counts from the counter it is given', async () => {

@@ -1,6 +1,6 @@
 // The core compaction strategy: drop the oldest part of the window (kept in the log) at a safe boundary.
 import type { CompactionStrategy } from './compaction-strategy.js'
-import { safeCutPoints } from './safe-boundary.js'
+import { carriedOver, safeCutPoints } from './safe-boundary.js'
 import type { ModelMessage } from '../spec/messages.js'
 
 export function truncateCompaction(): CompactionStrategy {
@@ -17,18 +17,33 @@ export function truncateCompaction(): CompactionStrategy {
         messages.push(...message)
       }
       const total = tokens.reduce((sum, value) => sum + value, 0)
+      // The cut that reaches the target, else the one that saves the most: a cut also keeps the latest user message
+      // it passes (carried over), so the last cut point is not always the smallest context.
       let removed = 0
       let index = 0
       let chosen: number | undefined
+      let best = 0
+      // The carried message is the same one for most cuts: counted once per message.
+      let counted: ModelMessage | undefined
+      let countedTokens = 0
       for (const seq of points) {
         while (index < window.length && window[index]!.seq <= seq) removed += tokens[index++]!
+        const carried = carriedOver(window, seq)?.[0]?.message
+        if (carried !== undefined && carried !== counted) {
+          counted = carried
+          countedTokens = countTokens([carried])
+        }
+        const saved = removed - (carried === undefined ? 0 : countedTokens)
+        if (saved <= best) continue
+        best = saved
         chosen = seq
-        if (total - removed <= targetTokens) break
+        if (total - saved <= targetTokens) break
       }
+      // Nothing to gain (only the current question could go, and it would be carried over): no compaction.
       if (chosen === undefined) return undefined
       // A summary written by an earlier compaction is carried forward: falling back to truncation (a failing
       // summarizer) drops the newest compacted turns, never the older memory.
-      return { throughSeq: chosen, strategy: 'truncate', tokensBefore: total, tokensAfter: total - removed, ...(previous?.summary ? { summary: previous.summary } : {}) }
+      return { throughSeq: chosen, strategy: 'truncate', tokensBefore: total, tokensAfter: total - best, ...(previous?.summary ? { summary: previous.summary } : {}) }
     },
   }
 }

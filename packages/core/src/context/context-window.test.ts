@@ -74,6 +74,25 @@ describe('ContextWindow', () => {
     expect(window.tokens).toBe(0)
   })
 
+  it('a compaction that carries the question keeps it at the head (read back from the log too); the next one drops it unless it carries it again', () => {
+    const question = { role: 'user' as const, content: 'one' }
+    const carrying = { throughSeq: 2, strategy: 'truncate', carried: [{ seq: 1, message: question }] }
+    const live = new ContextWindow(estimateTokenizer)
+    live.add([user(1, 'one'), assistant(2, 'two'), assistant(3, 'three'), compaction(4, carrying)])
+    // A window built from the log after the compaction (a resume, another process) holds the same.
+    const loaded = new ContextWindow(estimateTokenizer)
+    loaded.add([assistant(3, 'three'), compaction(4, carrying)])
+    for (const window of [live, loaded]) {
+      expect(window.entries.map((entry) => entry.seq)).toEqual([1, 3])
+      expect(window.messages[0]).toEqual(question)
+      expect(window.tokens).toBe(recount(window))
+    }
+    live.add([assistant(5, 'five')])
+    live.applyCompaction({ throughSeq: 3, strategy: 'truncate' })
+    expect(live.entries.map((entry) => entry.seq)).toEqual([5])
+    expect(live.tokens).toBe(recount(live))
+  })
+
   it('tokensAfter(seq) is what would remain after compacting through seq, without changing the window', () => {
     const window = new ContextWindow(estimateTokenizer)
     window.add([user(1, 'first message'), assistant(2, 'second message is longer'), user(3, 'third')])

@@ -24,7 +24,7 @@ export class ContextWindow {
       if (entry.seq <= this.lastSeq) continue
       this.lastSeq = entry.seq
       if (entry.kind === 'compaction') {
-        this.applyCompaction(entry.compaction)
+        this.applyCompaction(entry.compaction, entry.sessionId)
         continue
       }
       const tokens = countMessageTokens(entry.message, this.tokenizer)
@@ -35,7 +35,7 @@ export class ContextWindow {
     }
   }
 
-  applyCompaction(compaction: CompactionRecord): void {
+  applyCompaction(compaction: CompactionRecord, sessionId = ''): void {
     this.compaction = compaction
     let drop = 0
     while (drop < this.entries.length && this.entries[drop]!.seq <= compaction.throughSeq) {
@@ -46,6 +46,18 @@ export class ContextWindow {
       this.entries.splice(0, drop)
       this.messages.splice(0, drop)
       this.#tokens.splice(0, drop)
+    }
+    // Kept at the head with their own seqs (below the cut): the next compaction drops them and carries them again if
+    // they are still needed.
+    const carried = compaction.carried
+    if (carried === undefined) return
+    for (let index = carried.length - 1; index >= 0; index--) {
+      const { seq, message } = carried[index]!
+      const tokens = countMessageTokens(message, this.tokenizer)
+      this.entries.unshift({ kind: 'message', message, sessionId, seq, createdAt: 0 })
+      this.messages.unshift(message)
+      this.#tokens.unshift(tokens)
+      this.#total += tokens
     }
   }
 

@@ -180,9 +180,10 @@ describe('finish reasons', () => {
     expect(JSON.stringify(toolMessage)).toContain('kaboom')
   })
 
-  it('context overflow: compacts and retries once', async () => {
+  it('context overflow: compacts the earlier turns and retries once', async () => {
     const model = mockModel(
       [
+        { text: 'first answer' },
         { toolCalls: [{ name: 'echo', args: { value: 'a'.repeat(400) } }] },
         { error: new ContextOverflowError('prompt is too long', { status: 400 }) },
         { text: 'fits now' },
@@ -190,8 +191,23 @@ describe('finish reasons', () => {
       { capabilities: { contextWindow: 100_000, maxOutputTokens: 1_000 } },
     )
     const runtime = new AgentRuntime()
-    const events = await drain(runtime.stream({ agent: { name: 'a', model, tools: { echo } }, input: 'first question' }))
+    const first = await runtime.run({ agent: { name: 'a', model, tools: { echo } }, input: 'first question' })
+    const events = await drain(runtime.stream({ agent: { name: 'a', model, tools: { echo } }, input: 'second question', sessionId: first.sessionId }))
     expect(events.some((event) => event.type === 'compaction.applied')).toBe(true)
     expect(terminalEvents(events)[0]).toMatchObject({ type: 'run.finished', finishReason: 'stop', text: 'fits now' })
+    const retried = JSON.stringify(model.calls[3]!.messages)
+    expect(retried).not.toContain('first question')
+    expect(retried).toContain('second question')
+  })
+
+  it("context overflow with nothing to cut but the run's own question: the run fails with the provider's error, the question is never dropped", async () => {
+    const model = mockModel(
+      [{ toolCalls: [{ name: 'echo', args: { value: 'a'.repeat(400) } }] }, { error: new ContextOverflowError('prompt is too long', { status: 400 }) }, { text: 'unreachable' }],
+      { capabilities: { contextWindow: 100_000, maxOutputTokens: 1_000 } },
+    )
+    const events = await drain(new AgentRuntime().stream({ agent: { name: 'a', model, tools: { echo } }, input: 'first question' }))
+    expect(events.some((event) => event.type === 'compaction.applied')).toBe(false)
+    expect(terminalEvents(events)[0]).toMatchObject({ type: 'run.failed', error: { code: 'context_overflow' } })
+    expect(model.calls).toHaveLength(2)
   })
 })

@@ -310,6 +310,7 @@ export class RunExecution {
       signal: this.#init.signal,
       emit: this.emit,
       nested: this.#nested,
+      contextMaxOutputBytes: this.#toolOutputCap(),
     })
     return executing instanceof Promise ? executing.then((result) => this.#toolsDone(result, state.step, started)) : this.#toolsDone(executing, state.step, started)
   }
@@ -418,6 +419,15 @@ export class RunExecution {
   #outputReserve(): number {
     const { capabilities } = this.#init.model
     return this.#deps.policy.compaction.outputReserve ?? Math.min(capabilities.maxOutputTokens, Math.floor(capabilities.contextWindow / 4))
+  }
+
+  /**
+   * A quarter of the context budget, at 3 bytes a token (JSON and code count about that; prose more): a few results
+   * of one step then still leave room for the question and the answer. Only small windows make it bind: a 128k
+   * model's share is far above the default `maxToolOutputBytes`.
+   */
+  #toolOutputCap(): number {
+    return Math.max(1_024, Math.floor(this.#contextBudget() / 4) * 3)
   }
 
   #contextBudget(): number {

@@ -64,7 +64,8 @@ describe('wiring', () => {
     }
     let compactions = 0
     const base = truncateCompaction()
-    const compaction: CompactionStrategy = { name: 'counting', compact: (input) => { compactions++; return base.compact(input) } }
+    // Counts the compactions made (a strategy call that finds nothing worth cutting makes none).
+    const compaction: CompactionStrategy = { name: 'counting', compact: async (input) => { const record = await base.compact(input); if (record) compactions++; return record } }
     let toolRuns = 0
     const registered = defineTool({ name: 'lookup', description: 'l', inputSchema: z.object({}), execute: () => { toolRuns++; return 'x'.repeat(5_000) } })
     const model = mockModel(
@@ -145,6 +146,31 @@ describe('wiring', () => {
     const entries = await runtime.sessions.listEntries(sessionId!)
     expect(entries.some((entry) => entry.kind === 'compaction')).toBe(true)
     expect(entries.filter((entry) => entry.kind === 'message' && entry.message.role === 'user')).toHaveLength(12)
+  })
+
+  it("one long run's steps fill the window: compaction cuts them but every request keeps the run's question, and a result larger than the window is cut to fit", async () => {
+    const question = 'What were the Q3 sales in France?'
+    const report = defineTool({ name: 'report', description: 'r', inputSchema: z.object({ part: z.number() }), execute: ({ part }) => `part ${part} ` + 'q'.repeat(1_800), idempotent: true })
+    // A 12 KB result: under maxToolOutputBytes (32,000) but several times this model's window.
+    const dump = defineTool({ name: 'dump', description: 'd', inputSchema: z.object({}), execute: () => 'row;'.repeat(3_000), idempotent: true })
+    const model = mockModel(
+      (_request, index) => (index === 0 ? { toolCalls: [{ name: 'dump', args: {} }] } : index < 7 ? { toolCalls: [{ name: 'report', args: { part: index } }] } : { text: 'France: 12 M€' }),
+      { capabilities: { contextWindow: 2_000, maxOutputTokens: 200 } },
+    )
+    const runtime = new AgentRuntime(new Extensions(), { maxSteps: 10 })
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { report, dump } }, input: question })
+    expect(output.finishReason).toBe('stop')
+    const entries = await runtime.sessions.listEntries(output.sessionId)
+    expect(entries.some((entry) => entry.kind === 'compaction' && entry.compaction.carried?.[0]?.message.content === question)).toBe(true)
+    for (const request of model.calls) {
+      const first = request.messages.find((message) => message.role !== 'system')
+      expect(first).toEqual({ role: 'user', content: question })
+      expect(JSON.stringify(request.messages).length / 3.6).toBeLessThan(2_000)
+    }
+    // The whole dump is kept as an artifact the model can read.
+    const dumped = entries.find((entry) => entry.kind === 'message' && entry.message.role === 'tool' && entry.message.content[0]?.toolName === 'dump')
+    expect(JSON.stringify(dumped).length).toBeLessThan(2_000)
+    expect(JSON.stringify(dumped)).toContain('art')
   })
 })
 

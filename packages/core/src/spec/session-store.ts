@@ -20,6 +20,11 @@ export interface CompactionRecord {
   throughSeq: number
   strategy: string
   summary?: string
+  /**
+   * Messages kept in the context although the cut passed them: the latest user message, when no user message
+   * would remain after the cut (a long run's own question is never compacted away). Set by the CompactionService.
+   */
+  carried?: Array<{ seq: number; message: ModelMessage }>
   tokensBefore?: number
   tokensAfter?: number
 }

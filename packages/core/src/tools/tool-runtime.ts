@@ -52,6 +52,11 @@ export interface ExecuteCallsInput {
   signal: AbortSignal
   emit(payload: AgentEventPayload | AgentEvent): void
   nested?: ToolExecutionContext['nested']
+  /**
+   * The most a result may take in the context, in bytes, whatever the tool or the policy allow: a share of the
+   * model's context window (a result bigger than the window could never be sent). The rest goes to an artifact.
+   */
+  contextMaxOutputBytes?: number
 }
 
 /** A call between its checks and its outcome: what each stage of its execution needs. */
@@ -343,7 +348,8 @@ export class ToolRuntime {
 
   /** The result as it enters the context: as is when it fits (synchronously), else truncated with the whole kept as an artifact. */
   #shape(result: JsonValue, tool: Tool, call: PendingCall, input: ExecuteCallsInput): JsonValue | Promise<JsonValue> {
-    const maxBytes = tool.maxOutputBytes ?? input.policy.maxToolOutputBytes
+    const allowed = tool.maxOutputBytes ?? input.policy.maxToolOutputBytes
+    const maxBytes = input.contextMaxOutputBytes !== undefined && input.contextMaxOutputBytes < allowed ? input.contextMaxOutputBytes : allowed
     if (fitsUnserialized(result, maxBytes)) return result
     const first = truncateOutput(result, maxBytes)
     if (!first.truncated) return result
