@@ -840,8 +840,14 @@ export class RunExecution {
     // `endNotRecorded`) resumes it, finds the logged end and records it.
     if (end) writes.push({ type: 'run.update', runId: this.runId, patch: end })
     let recorded = end === undefined
-    if (this.#writer.batch) recorded = await this.#writer.commit(writes).then(() => true, () => false)
-    else {
+    if (this.#writer.batch) {
+      recorded = await this.#writer.commit(writes).then(
+        () => true,
+        // A store that refuses the data itself (not a transient failure) would refuse it again on every resume: the
+        // run would stay `running` for ever. The record's end alone is written then; the events are lost.
+        (error: unknown) => (end !== undefined && SpindleError.isInstance(error) && !error.isRetryable ? this.#writer.commit([writes[writes.length - 1]!]).then(() => true, () => false) : false),
+      )
+    } else {
       for (const write of writes) {
         const written = await this.#writer.commit([write]).then(() => true, () => false)
         if (write.type === 'run.update') recorded = written

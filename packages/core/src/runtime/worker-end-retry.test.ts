@@ -53,3 +53,31 @@ it('work(): a run whose record could not be updated at its end fails its job; re
   expect(events.filter((event) => event.type === 'run.finished' || event.type === 'run.failed')).toHaveLength(1)
   expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1))
 })
+
+it('a store that refuses the data itself (not an outage) still gets the run recorded as failed: its end is written alone', async () => {
+  const stores = memoryStores()
+  const inner = (stores.sessions as { batch?: StoreBatch }).batch!
+  let refused = 0
+  const batch: StoreBatch = {
+    specificationVersion: 'v1',
+    stores: inner.stores,
+    write: (writes) => {
+      // As PostgreSQL's jsonb refuses a NUL character: every commit that carries one fails, however often it is tried.
+      if (JSON.stringify(writes).includes('\\u0000')) {
+        refused++
+        return Promise.reject(new StoreError('[test] unsupported Unicode escape sequence', { isRetryable: false }))
+      }
+      return inner.write(writes)
+    },
+  }
+  for (const kind of ['sessions', 'runs', 'executions', 'snapshots'] as const) (stores[kind] as { batch?: StoreBatch }).batch = batch
+  const runtime = new AgentRuntime(new Extensions().setStores(stores))
+  const binary = defineTool({ name: 'binary', description: 'b', inputSchema: z.object({}), execute: () => 'binary\u0000data' })
+  const model = mockModel([{ toolCalls: [{ name: 'binary', args: {} }] }, { text: 'done' }])
+  const output = await runtime.run({ agent: { name: 'a', model, tools: { binary } }, input: 'x' })
+  expect(refused).toBeGreaterThan(0)
+  expect(output.finishReason).toBe('error')
+  const record = await runtime.runs.getRun(output.runId)
+  expect(record).toMatchObject({ status: 'failed', finishReason: 'error', error: { message: expect.stringContaining('unsupported Unicode escape sequence') } })
+  expect(record?.lease).toBeUndefined()
+})
