@@ -373,6 +373,96 @@ describe('Agent.asTool', () => {
   })
 })
 
+/** The `tool.error` the parent run emitted for its call to a sub-agent, and the sub-run's record. */
+async function failedSubRun(agentRuntime: AgentRuntime, lead: Agent) {
+  const stream = agentRuntime.stream({ agent: lead, input: 'delegate' })
+  const events: AgentEvent[] = []
+  for await (const event of stream) events.push(event)
+  const output = await stream.result
+  const error = events.find((event) => event.type === 'tool.error' && event.runId === output.runId)
+  const subRun = (await agentRuntime.runs.listRuns({ limit: 10 })).find((run) => run.id !== output.runId)
+  return { output, message: error?.type === 'tool.error' ? error.error.message : undefined, subRun: subRun! }
+}
+
+/** A lead agent that delegates once to `sub` and then answers. */
+function leadOf(sub: Agent, agentRuntime: AgentRuntime) {
+  const model = mockModel([{ toolCalls: [{ name: 'sub', args: { prompt: 'do it' } }] }, { text: 'the lead answers' }])
+  return { model, lead: new Agent({ name: 'lead', model, tools: { sub: sub.asTool({ name: 'sub' }) }, agentRuntime }) }
+}
+
+describe('Agent.asTool: a sub-run without a final answer', () => {
+  const echo = defineTool({ name: 'echo', description: 'echoes', inputSchema: z.object({ value: z.string() }), execute: ({ value }) => value })
+
+  it('awaiting_approval fails the call with the sub-run id and its pending calls; the sub-run stays suspended and can be finished', async () => {
+    const ran: string[] = []
+    const del = defineTool({
+      name: 'del',
+      description: 'deletes a file',
+      inputSchema: z.object({ file: z.string() }),
+      needsApproval: true,
+      execute: ({ file }) => {
+        ran.push(file)
+        return `deleted ${file}`
+      },
+    })
+    const agentRuntime = new AgentRuntime()
+    const janitorModel = mockModel([{ toolCalls: [{ name: 'del', args: { file: 'prod.db' }, id: 'd1' }] }, { text: 'deleted it' }])
+    const janitor = new Agent({ name: 'janitor', model: janitorModel, tools: { del }, agentRuntime })
+    const { model, lead } = leadOf(janitor, agentRuntime)
+    const { output, message, subRun } = await failedSubRun(agentRuntime, lead)
+
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'the lead answers' })
+    expect(subRun).toMatchObject({ status: 'suspended', finishReason: 'awaiting_approval' })
+    expect(message).toContain(`agent "janitor" ended with awaiting_approval (sub-run "${subRun.id}"): it is suspended until a human decides on d1 (del)`)
+    expect(message).toContain(`approve("${subRun.id}", callId, decision), then resume("${subRun.id}")`)
+    // The lead's model got an error, not an empty success.
+    const last = model.calls[1]!.messages.at(-1)
+    expect(last?.role === 'tool' && last.content[0]).toMatchObject({ isError: true, result: { error: expect.stringContaining('awaiting_approval') } })
+    expect(ran).toEqual([])
+
+    await agentRuntime.approve(subRun.id, 'd1', true)
+    expect(await agentRuntime.resume(subRun.id)).toMatchObject({ finishReason: 'stop', text: 'deleted it' })
+    expect(ran).toEqual(['prod.db'])
+  })
+
+  it('max_steps fails the call with the reason, the sub-run id and the partial answer', async () => {
+    const agentRuntime = new AgentRuntime()
+    const worker = new Agent({
+      name: 'worker',
+      model: mockModel([{ text: 'Checked the first half.', toolCalls: [{ name: 'echo', args: { value: 'a' } }] }]),
+      tools: { echo },
+      policy: { maxSteps: 1 },
+      agentRuntime,
+    })
+    const { model, lead } = leadOf(worker, agentRuntime)
+    const { output, message, subRun } = await failedSubRun(agentRuntime, lead)
+
+    expect(output.finishReason).toBe('stop')
+    expect(subRun.finishReason).toBe('max_steps')
+    expect(message).toContain(`agent "worker" ended with max_steps (sub-run "${subRun.id}"): it reached its step limit (policy.maxSteps) without a final answer.`)
+    expect(message).toContain('Partial answer: Checked the first half.')
+    const last = model.calls[1]!.messages.at(-1)
+    expect(last?.role === 'tool' && last.content[0]?.isError).toBe(true)
+  })
+
+  it.each([
+    ['max_tool_calls', { maxToolCalls: 0 }, [{ toolCalls: [{ name: 'echo', args: { value: 'a' } }] }], /tool-call limit/],
+    ['budget', { budget: { maxTotalTokens: 10 } }, [{ toolCalls: [{ name: 'echo', args: { value: 'a' } }], usage: { inputTokens: 20, outputTokens: 1 } }], /budget/],
+    ['policy', { tools: { deny: ['echo'] }, onViolation: 'stop' as const }, [{ toolCalls: [{ name: 'echo', args: { value: 'a' } }] }], /a policy check stopped it: .*not allowed/],
+    ['length', { maxLengthContinuations: 0 }, [{ text: 'A long answer that', finishReason: 'length' as const }], /cut off .*Partial answer: A long answer that/],
+    ['content_filter', {}, [{ text: '', finishReason: 'content-filter' as const }], /content filter/],
+    ['timeout', { runTimeoutMs: 30 }, [{ text: 'late', delayMs: 5_000 }], /ran out of time/],
+  ])('%s fails the call with the reason and the sub-run id', async (reason, policy, script, detail) => {
+    const agentRuntime = new AgentRuntime()
+    const sub = new Agent({ name: 'sub', model: mockModel(script as MockTurn[]), tools: { echo }, policy, agentRuntime })
+    const { output, message, subRun } = await failedSubRun(agentRuntime, leadOf(sub, agentRuntime).lead)
+    expect(output.finishReason).toBe('stop')
+    expect(subRun.finishReason).toBe(reason)
+    expect(message).toContain(`agent "sub" ended with ${reason} (sub-run "${subRun.id}")`)
+    expect(message).toMatch(detail)
+  })
+})
+
 describe('asTool nesting', () => {
   it("a sub-agent's events are nested in the parent's stream with parentRunId", async () => {
     const { Agent: AgentClass } = await import('./agent.js')

@@ -5,7 +5,9 @@ import type { RuntimePolicyInput } from '../policy/runtime-policy.js'
 import { AgentRuntime } from '../runtime/agent-runtime.js'
 import type { AgentSpec, ModelReference, RunOutput, RunRequest } from '../runtime/run-request.js'
 import { RuntimeStore } from '../runtime-store/runtime-store.js'
+import type { AgentEvent } from '../spec/events.js'
 import type { JsonObject } from '../spec/json.js'
+import type { FinishReason } from '../spec/run-store.js'
 import type { ModelMessage } from '../spec/messages.js'
 import { defineTool } from '../tools/define-tool.js'
 import type { Tool, ToolSet } from '../tools/tool.js'
@@ -101,6 +103,17 @@ export class Agent implements AgentSpec {
   /**
    * This agent as a tool of another agent: it runs on the caller's AgentRuntime (unless this agent was given
    * its own), sees the caller's runtime values without taking over their cleanups, and returns its final text.
+   *
+   * Only a sub-run that finishes with `stop` is a result. Any other finish reason (`awaiting_approval`,
+   * `max_steps`, `max_tool_calls`, `budget`, `timeout`, `policy`, `length`, `content_filter`, `error`,
+   * `cancelled`) fails the call with a `ToolExecutionError` that the caller's model sees: it names the reason,
+   * the sub-run's id and its partial answer, if any. A sub-run waiting for approval stays suspended: the error
+   * lists its pending call ids, and the application decides them with `approve(subRunId, callId, decision)`
+   * and finishes it with `resume(subRunId)` — its answer then stays in the sub-run (the caller's call has
+   * already failed; the caller does not suspend with it).
+   *
+   * @example
+   * const lead = new Agent({ name: 'lead', model, tools: { researcher: researcher.asTool() } })
    */
   asTool(options: AgentToolOptions = {}): Tool<{ prompt: string }, string> {
     return defineTool({
@@ -124,13 +137,13 @@ export class Agent implements AgentSpec {
         }
         // The sub-run's events are nested in the parent's stream (each keeps its own runId and seq).
         const stream = RuntimeStore.runWithResources(parentRuntime.extensions.runtimeResources, () => parentRuntime.stream(request))
-        for await (const event of stream) host?.forward?.(event)
-        const output = await stream.result
-        if (output.finishReason === 'error' || output.finishReason === 'cancelled') {
-          throw new ToolExecutionError(`[spindle/core] agent "${this.name}" ended with ${output.finishReason}: ${output.error?.message ?? 'no answer'}`, {
-            details: { runId: output.runId, finishReason: output.finishReason },
-          })
+        let approvals: ApprovalRequest[] | undefined
+        for await (const event of stream) {
+          host?.forward?.(event)
+          if (event.type === 'approval.requested') (approvals ??= []).push(event)
         }
+        const output = await stream.result
+        if (output.finishReason !== 'stop') throw subRunFailure(this.name, output, approvals?.filter((event) => event.runId === output.runId) ?? [])
         return output.text
       },
     })
@@ -153,6 +166,54 @@ export class Agent implements AgentSpec {
       resourceId: options.resourceId,
     }
   }
+}
+
+type ApprovalRequest = Extract<AgentEvent, { type: 'approval.requested' }>
+
+/** Why each finish reason other than `stop` left the sub-run without an answer. */
+const endings: Record<Exclude<FinishReason, 'stop'>, string> = {
+  awaiting_approval: 'it is suspended until a human decides on its pending calls',
+  max_steps: 'it reached its step limit (policy.maxSteps) without a final answer',
+  max_tool_calls: 'it reached its tool-call limit (policy.maxToolCalls) without a final answer',
+  budget: 'it ran out of its token or cost budget',
+  timeout: 'it ran out of time (policy.runTimeoutMs)',
+  policy: 'a policy check stopped it',
+  length: "its answer was cut off at the model's output limit",
+  content_filter: "the model's content filter stopped its answer",
+  error: 'it failed',
+  cancelled: 'it was cancelled',
+}
+
+/**
+ * The tool error for a sub-run that ended without a final answer: the reason, the sub-run's id, the calls it
+ * waits on (and how to decide them) and its partial answer, for the caller's model and for whoever reads the log.
+ */
+function subRunFailure(agentName: string, output: RunOutput, approvals: ApprovalRequest[]): ToolExecutionError {
+  const { runId, finishReason } = output
+  const text = output.text || lastAssistantText(output.messages)
+  const reason = finishReason as Exclude<FinishReason, 'stop'>
+  const calls = approvals.map((event) => `${event.callId} (${event.toolName})`).join(', ')
+  const why = reason === 'awaiting_approval' && calls ? `it is suspended until a human decides on ${calls}` : (endings[reason] ?? 'it gave no final answer')
+  let message = `[spindle/core] agent "${agentName}" ended with ${reason} (sub-run "${runId}"): ${why}${output.error ? `: ${output.error.message.replace(/\.$/, '')}` : ''}.`
+  if (reason === 'awaiting_approval') {
+    message += ` Decide each call with approve("${runId}", callId, decision), then resume("${runId}") finishes it; its answer does not come back to this call.`
+  }
+  if (text) message += ` Partial answer: ${text}`
+  return new ToolExecutionError(message, {
+    details: { runId, finishReason, ...(approvals.length ? { pendingCallIds: approvals.map((event) => event.callId) } : {}), ...(text ? { text } : {}) },
+  })
+}
+
+/** The text of the sub-run's last assistant message that has any: what it wrote before it stopped. */
+function lastAssistantText(messages: readonly ModelMessage[]): string {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const message = messages[index]!
+    if (message.role !== 'assistant') continue
+    let text = ''
+    for (const part of message.content) if (part.type === 'text') text += part.text
+    if (text) return text
+  }
+  return ''
 }
 
 function isAgentRuntime(value: unknown): value is AgentRuntime {

@@ -84,6 +84,8 @@ export class AgentRuntime {
   readonly #active = new Map<string, ActiveRun>()
   readonly #agents = new Map<string, AgentSpec>()
   readonly #windows = new Map<string, ContextWindow>()
+  /** Per run, the tail of its queue of approval decisions. */
+  readonly #decisions = new Map<string, Promise<void>>()
   readonly #readArtifact: Tool | undefined
   #compaction: CompactionService | undefined
 
@@ -184,22 +186,65 @@ export class AgentRuntime {
     return this.#withRuntimeStore(options.runtime, (runtime) => this.#resume(runId, options, runtime, false))
   }
 
-  /** Records a human decision on a call awaiting approval; `resume(runId)` then continues. */
-  async approve(runId: string, callId: string, decision: ApprovalDecision | boolean): Promise<void> {
+  /**
+   * Records a human decision on a call awaiting approval; `resume(runId)` then continues.
+   *
+   * Decisions are applied one at a time per run, each to the latest snapshot, so concurrent calls all keep
+   * theirs: in this process they queue per run, and across processes sharing the stores they hold the run's
+   * session gate — the lease `resume()` and `cancel()` hold while they read that snapshot. While another run
+   * of the same session is active, a decision therefore waits for it (up to `policy.queueTimeoutMs`).
+   *
+   * @example
+   * await Promise.all(pendingCallIds.map((callId) => runtime.approve(runId, callId, true)))
+   * const output = await runtime.resume(runId)
+   */
+  approve(runId: string, callId: string, decision: ApprovalDecision | boolean): Promise<void> {
+    // The tail of this run's queue never rejects: one failed decision does not fail the ones behind it.
+    const queued = this.#decisions.get(runId)
+    const decided = queued ? queued.then(() => this.#decide(runId, callId, decision)) : this.#decide(runId, callId, decision)
+    const tail = decided.then(noop, noop)
+    this.#decisions.set(runId, tail)
+    void tail.then(() => {
+      if (this.#decisions.get(runId) === tail) this.#decisions.delete(runId)
+    })
+    return decided
+  }
+
+  async #decide(runId: string, callId: string, decision: ApprovalDecision | boolean): Promise<void> {
     const { approved, reason } = typeof decision === 'boolean' ? { approved: decision, reason: undefined } : decision
+    await this.extensions.ready()
+    // Checked before waiting for the gate too: a run that is not suspended fails at once.
+    const { sessionId } = await this.#suspendedRun(runId)
+    const lease = await this.sessionGate.acquire(sessionId, {
+      owner: `approve:${runId}`,
+      // A decision is a short write, queued even when runs on contention are rejected.
+      onContention: 'queue',
+      maxQueue: this.policy.maxQueue,
+      queueTimeoutMs: this.policy.queueTimeoutMs,
+    })
+    try {
+      // Read again under the gate: a decision, resume or cancel made meanwhile, here or elsewhere, is seen.
+      await this.#suspendedRun(runId)
+      const snapshot = await this.snapshots.latest(runId)
+      const state = snapshot?.state as unknown as RunState | undefined
+      const call = state?.pending.find((pending) => pending.callId === callId)
+      if (!snapshot || !state || !call) {
+        const waiting = state?.pending.filter((pending) => pending.approval === 'required').map((pending) => pending.callId) ?? []
+        throw new NotFoundError(`[spindle/core] run "${runId}" has no pending call "${callId}". Calls awaiting approval: ${waiting.join(', ') || '(none)'}`)
+      }
+      call.approval = approved ? 'approved' : 'denied'
+      if (reason) call.reason = reason
+      await this.snapshots.save({ ...snapshot, state: state as never, createdAt: Date.now() })
+    } finally {
+      await lease.release()
+    }
+  }
+
+  async #suspendedRun(runId: string): Promise<RunRecord> {
     const run = await this.runs.getRun(runId)
     if (!run) throw new NotFoundError(`[spindle/core] no run "${runId}"`)
     if (run.status !== 'suspended') throw new ConfigurationError(`[spindle/core] run "${runId}" is ${run.status}, not awaiting approval`)
-    const snapshot = await this.snapshots.latest(runId)
-    const state = snapshot?.state as unknown as RunState | undefined
-    const call = state?.pending.find((pending) => pending.callId === callId)
-    if (!snapshot || !state || !call) {
-      const waiting = state?.pending.filter((pending) => pending.approval === 'required').map((pending) => pending.callId) ?? []
-      throw new NotFoundError(`[spindle/core] run "${runId}" has no pending call "${callId}". Calls awaiting approval: ${waiting.join(', ') || '(none)'}`)
-    }
-    call.approval = approved ? 'approved' : 'denied'
-    if (reason) call.reason = reason
-    await this.snapshots.save({ ...snapshot, state: state as never, createdAt: Date.now() })
+    return run
   }
 
   /** Cancels a run: an active one is aborted (finish reason `cancelled`); a suspended one is closed. */
@@ -720,3 +765,5 @@ function withBuiltins(list: readonly ContextAdapter[], added: readonly ContextAd
 }
 
 const noHooks: readonly AdmissionHook[] = []
+
+function noop(): void {}
