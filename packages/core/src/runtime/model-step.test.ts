@@ -192,6 +192,7 @@ describe('a run\'s model steps', () => {
     const tokenizer = { name: 'spy', count: (text: string) => Math.ceil(text.length / 4), observe: (estimated: number, actual: number) => void observed.push([estimated, actual]) }
     const model = mockModel(
       [
+        { text: 'first answer', usage: { inputTokens: 100 } },
         { toolCalls: [{ name: 'echo', args: { value: 'a'.repeat(400) } }], usage: { inputTokens: 111 } },
         { error: new ContextOverflowError('prompt is too long', { status: 400 }) },
         { text: 'fits now', usage: { inputTokens: 222 } },
@@ -200,9 +201,11 @@ describe('a run\'s model steps', () => {
     )
     const echo = defineTool({ name: 'echo', description: 'echo', inputSchema: z.object({ value: z.string() }), execute: ({ value }) => value })
     const runtime = new AgentRuntime(new Extensions(), {}, { tokenizer })
-    const output = await runtime.run({ agent: { name: 'a', model, tools: { echo } }, input: 'first question' })
+    // A first turn the overflow's compaction can cut (the run's own question is never cut).
+    const first = await runtime.run({ agent: { name: 'a', model, tools: { echo } }, input: 'first question' })
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { echo } }, input: 'second question', sessionId: first.sessionId })
     expect(output).toMatchObject({ finishReason: 'stop', text: 'fits now', steps: 2 })
-    expect(observed.map(([, actual]) => actual)).toEqual([111, 222])
+    expect(observed.map(([, actual]) => actual)).toEqual([100, 111, 222])
     for (const [estimated] of observed) expect(estimated).toBeGreaterThan(0)
   })
 })
