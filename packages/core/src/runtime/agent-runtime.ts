@@ -240,6 +240,22 @@ export class AgentRuntime {
     }
   }
 
+  /**
+   * Refuses to start a run after one that a crash left unfinished: the session's last entry belongs to a run still
+   * `running` (its process died; its lease may have expired before its job's) or `interrupted`. Starting anyway would
+   * interleave the two runs' messages, and leave the old run's unanswered tool call before the new question (which
+   * the providers reject). One read of a run record, when the session's last entry has one.
+   */
+  async #refuseOverUnfinished(window: ContextWindow, sessionId: string, runId: string): Promise<void> {
+    const owner = window.entries[window.entries.length - 1]?.runId
+    if (owner === undefined || owner === runId) return
+    const previous = await this.runs.getRun(owner)
+    if (previous?.status !== 'running' && previous?.status !== 'interrupted') return
+    throw new SessionBusyError(
+      `[spindle/core] session "${sessionId}" has an unfinished run "${owner}" (${previous.status}: stopped mid-run by a crash or a shutdown); resume("${owner}") or cancel("${owner}") it first. A new run now would interleave with it.`,
+    )
+  }
+
   async #suspendedRun(runId: string): Promise<RunRecord> {
     const run = await this.runs.getRun(runId)
     if (!run) throw new NotFoundError(`[spindle/core] no run "${runId}"`)
@@ -405,6 +421,8 @@ export class AgentRuntime {
         signal: controller.signal,
       })
       const gateWaitMs = performance.now() - gateStart
+      // A session named by the caller may hold a run a crash left unfinished: refused before anything is written.
+      if (request.sessionId !== undefined) await this.#refuseOverUnfinished(await this.#window(sessionId), sessionId, runId)
       const winner = await this.#createRecord(request, input, model, sessionId, runId, 'running', {
         startedAt: Date.now(),
         lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs },
@@ -455,7 +473,7 @@ export class AgentRuntime {
     if (run.status === 'running' && run.lease && run.lease.owner !== this.ownerId && run.lease.expiresAt > Date.now()) {
       throw new SessionBusyError(`[spindle/core] run "${runId}" is held by ${run.lease.owner} until ${new Date(run.lease.expiresAt).toISOString()}; resume it after its lease expires`)
     }
-    let agent = options.agent ?? this.#agents.get(runId) ?? this.#agentFromRecord(run)
+    let agent = options.agent ?? this.#agents.get(runId) ?? (cancelOnly ? this.#agentToCancel(run) : this.#agentFromRecord(run))
     const policy = mergePolicy(this.policy, agent.policy)
     let model = this.#resolveModel(agent.model)
     let scope = this.#scope(agent.tools)
@@ -476,6 +494,8 @@ export class AgentRuntime {
       const gateWaitMs = performance.now() - gateStart
       const snapshot = await this.snapshots.latest(runId)
       const window = await this.#window(run.sessionId)
+      // A queued run starts here: not after a run a crash left unfinished (the queue retries the job later).
+      if (run.status === 'queued') await this.#refuseOverUnfinished(window, run.sessionId, runId)
       const state: RunState = snapshot ? (structuredClone(snapshot.state) as unknown as RunState) : initialRunState(runId, run.sessionId, 1)
       if (!snapshot) state.lastSeq = 0
       // Events are flushed before each snapshot, so only the snapshot's own `snapshot.saved` may be missing (a
@@ -613,7 +633,9 @@ export class AgentRuntime {
 
   async #window(sessionId: string): Promise<ContextWindow> {
     const session = await this.sessions.getSession(sessionId)
-    const lastSeq = session?.lastSeq ?? 0
+    // No session yet (a run about to create it): nothing to read.
+    if (session === undefined) return new ContextWindow(this.context.tokenizer)
+    const { lastSeq } = session
     let window = this.#windows.get(sessionId)
     if (window && window.lastSeq > lastSeq) window = undefined
     if (!window) {
@@ -691,6 +713,20 @@ export class AgentRuntime {
   }
 
   /** Rebuilds an agent after a restart from the run record: its model id and tools from the registries. */
+  /**
+   * The agent of a run being cancelled: its own when it can be rebuilt, else a stand-in. A cancel never calls the
+   * model or a tool (it closes the open calls with error results), so a process without the run's model or tools
+   * registered can still cancel it.
+   */
+  #agentToCancel(run: RunRecord): AgentSpec {
+    try {
+      return this.#agentFromRecord(run)
+    } catch {
+      const name = (run.request.agent as { name?: string } | undefined)?.name ?? 'agent'
+      return { name, model: cancelledModel(run.id) }
+    }
+  }
+
   #agentFromRecord(run: RunRecord): AgentSpec {
     const agent = (run.request.agent ?? {}) as { name?: string; instructions?: string; model?: string; tools?: string[] }
     const tools: Record<string, Tool> = {}
@@ -767,3 +803,16 @@ function withBuiltins(list: readonly ContextAdapter[], added: readonly ContextAd
 const noHooks: readonly AdmissionHook[] = []
 
 function noop(): void {}
+
+/** The model of a run resumed only to be cancelled: never called (the run is aborted before its first step). */
+function cancelledModel(runId: string): LanguageModel {
+  return {
+    specificationVersion: 'v1',
+    provider: 'spindle',
+    modelId: 'cancelled',
+    capabilities: { contextWindow: 1_000_000, maxOutputTokens: 1, tools: true, parallelTools: true, reasoning: false, structuredOutput: false },
+    stream() {
+      throw new AbortedError(`[spindle/core] run "${runId}" was cancelled`)
+    },
+  }
+}
