@@ -1,7 +1,7 @@
 // A full agent run through AgentRuntime on the Anthropic provider, against the loopback server:
 // thinking + a tool call, the tool runs, then the answer.
 import { AgentRuntime, Extensions, defineTool } from '@spindle/core'
-import { startAnthropicMessagesServer, type AnthropicMessagesServer } from '@spindle/testing'
+import { anthropicResponse, startAnthropicMessagesServer, type AnthropicMessagesServer } from '@spindle/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createAnthropic, type AnthropicProvider } from './index.js'
@@ -119,5 +119,43 @@ describe('@spindle/anthropic through AgentRuntime', () => {
     expect(calls).toEqual([])
     expect(output.finishReason).toBe('error')
     expect(output.error?.code).toBe('stream_interrupted')
+  })
+
+  it('does not abandon a healthy stream while a slow reader of runtime.stream() holds it back', async () => {
+    // More deltas than the event channel buffers: while the reader pauses, back-pressure stops the model stream.
+    server.enqueue({ turn: { blocks: [{ type: 'text', text: Array.from({ length: 1_500 }, (_, index) => `w${index} `) }] } })
+    const model = createAnthropic({ apiKey: 'sk-ant-test-agent', baseURL: server.baseURL, idleTimeoutMs: 200 })('claude-sonnet-5')
+    const stream = new AgentRuntime(new Extensions()).stream({ agent: { name: 'writer', model }, input: 'Write' })
+    let deltas = 0
+    for await (const event of stream) {
+      if (event.type === 'text.delta' && deltas++ === 0) await new Promise((resolve) => setTimeout(resolve, 600))
+    }
+    const output = await stream.result
+    expect(output.error).toBeUndefined()
+    expect(output.finishReason).toBe('stop')
+    expect(deltas).toBe(1_500)
+    expect(server.requests).toHaveLength(1)
+  })
+
+  // The provider retries by itself and reports its attempts, so the runtime (default policy: modelRetry.maxRetries 2)
+  // does not retry the call again: a failing call costs 1 + maxRetries requests, not that times 3.
+  for (const maxRetries of [2, 0]) {
+    it(`sends 1 + maxRetries requests to an API that always fails with 500 (maxRetries ${maxRetries})`, async () => {
+      server.scripted.setHandler(() => anthropicResponse({ kind: 'error', errorType: 'api_error' }))
+      const model = createAnthropic({ apiKey: 'sk-ant-test-agent', baseURL: server.baseURL, retry: { maxRetries, initialDelayMs: 5 } })('claude-sonnet-5')
+      const output = await new AgentRuntime(new Extensions()).run({ agent: { name: 'writer', model }, input: 'Write' })
+      expect(output.finishReason).toBe('error')
+      expect(output.error?.code).toBe('provider')
+      expect(server.requests).toHaveLength(1 + maxRetries)
+    })
+  }
+
+  it('does not retry again a call whose first chunk timed out on every provider attempt', async () => {
+    server.scripted.setHandler(() => anthropicResponse({ turn: { blocks: [{ type: 'text', text: 'late' }] }, firstEventDelayMs: 2_000 }))
+    const model = createAnthropic({ apiKey: 'sk-ant-test-agent', baseURL: server.baseURL, firstChunkTimeoutMs: 100, retry: { maxRetries: 1, initialDelayMs: 5 } })('claude-sonnet-5')
+    const output = await new AgentRuntime(new Extensions()).run({ agent: { name: 'writer', model }, input: 'Write' })
+    expect(output.finishReason).toBe('error')
+    expect(output.error?.message).toMatch(/firstChunkTimeoutMs/)
+    expect(server.requests).toHaveLength(2)
   })
 })

@@ -1,6 +1,14 @@
 // Errors, retries, truncation, abort and timeouts: the real SDK over real HTTP against the loopback server.
 import { SpindleError, type ModelRequest, type StreamPart } from '@spindle/core'
-import { anthropicErrorBody, anthropicErrorEvent, anthropicStreamEvents, startAnthropicMessagesServer, type AnthropicMessagesServer, type RecordedRequest } from '@spindle/testing'
+import {
+  anthropicErrorBody,
+  anthropicErrorEvent,
+  anthropicResponse,
+  anthropicStreamEvents,
+  startAnthropicMessagesServer,
+  type AnthropicMessagesServer,
+  type RecordedRequest,
+} from '@spindle/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createAnthropic, type AnthropicProviderOptions } from './index.js'
 
@@ -226,6 +234,20 @@ describe('@spindle/anthropic errors and retries', () => {
     expect(Date.now() - started).toBeLessThan(2_000)
   })
 
+  it('does not count the time the consumer holds a part as silence', async () => {
+    // The whole answer is sent at once, more of it than the client buffers; the reader pauses on one part
+    // for longer than idleTimeoutMs while the rest waits on the socket.
+    server.enqueue({ turn: { blocks: [{ type: 'text', text: Array.from({ length: 2_000 }, (_, index) => `w${index} `) }] } })
+    const parts: StreamPart[] = []
+    for await (const part of model({ idleTimeoutMs: 100, retry: { maxRetries: 0 } }).stream(ask)) {
+      parts.push(part)
+      if (parts.length === 3) await new Promise((resolve) => setTimeout(resolve, 400))
+    }
+    expect(parts.some((part) => part.type === 'error')).toBe(false)
+    expect(parts.filter((part) => part.type === 'text-delta')).toHaveLength(2_000)
+    expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'stop' })
+  })
+
   it('reports a missing API key when the model is called, not when it is created', async () => {
     const saved = process.env.ANTHROPIC_API_KEY
     delete process.env.ANTHROPIC_API_KEY
@@ -244,6 +266,39 @@ describe('@spindle/anthropic errors and retries', () => {
       if (saved === undefined) delete process.env.ANTHROPIC_API_KEY
       else process.env.ANTHROPIC_API_KEY = saved
     }
+  })
+})
+
+// Every error after Spindle's own retries says how many requests the call made, so the runtime does not retry it again.
+describe('@spindle/anthropic attempts', () => {
+  it('counts the requests behind an HTTP error, retries included', async () => {
+    for (const maxRetries of [2, 0]) {
+      server.scripted.reset()
+      server.scripted.setHandler(() => anthropicResponse({ kind: 'error', errorType: 'api_error' }))
+      const { error } = await run(model({ retry: { maxRetries } }).stream(ask))
+      expect(error).toMatchObject({ code: 'provider', status: 500, attempts: 1 + maxRetries })
+      expect(server.requests).toHaveLength(1 + maxRetries)
+    }
+    server.scripted.reset()
+    server.enqueue({ kind: 'error', errorType: 'invalid_request_error' })
+    expect((await run(model().stream(ask))).error).toMatchObject({ status: 400, attempts: 1 })
+  })
+
+  it('counts them on a first-chunk timeout, an in-band error after output and a stream cut before message_stop', async () => {
+    server.scripted.setHandler(() => anthropicResponse({ ...hello, firstEventDelayMs: 1_000 }))
+    const late = await run(model({ firstChunkTimeoutMs: 100, retry: { maxRetries: 1 } }).stream(ask))
+    expect(late.error).toMatchObject({ code: 'provider', attempts: 2, details: { reason: 'first_chunk_timeout' } })
+
+    server.scripted.reset()
+    const events = anthropicStreamEvents({ blocks: [{ type: 'text', text: ['partial'] }] }).slice(0, -2)
+    server.enqueue({ events: [...events, anthropicErrorEvent('overloaded_error')] })
+    // After output the error is yielded, not retried: one request.
+    expect((await run(model().stream(ask))).error).toMatchObject({ status: 529, attempts: 1 })
+
+    server.scripted.reset()
+    server.scripted.setHandler(() => anthropicResponse({ ...hello, truncateAfter: 1 }))
+    const cut = await run(model({ retry: { maxRetries: 1 } }).stream(ask))
+    expect(cut.error).toMatchObject({ code: 'stream_interrupted', attempts: 2 })
   })
 })
 

@@ -1,5 +1,7 @@
 // The Messages API as a Spindle LanguageModel: request building, stream mapping, retries before
 // the first part, first-chunk and idle timeouts, and abort, around the official SDK client.
+// Every ProviderError carries `attempts` (the requests made for the call): the retries are spent here,
+// and the runtime must not multiply them by retrying the call again.
 import Anthropic from '@anthropic-ai/sdk'
 import {
   AbortedError,
@@ -30,7 +32,7 @@ export interface AnthropicModelSettings {
   retry: RetryOptions
   /** Longest wait for the first stream event, request included. */
   firstChunkTimeoutMs: number
-  /** Longest silence between two stream events (pings are not seen through the SDK). */
+  /** Longest silence between two stream events (pings are not seen through the SDK); time the consumer spends on a part is not counted. */
   idleTimeoutMs: number
   capabilities: ModelCapabilities
   /** Default `providerOptions.anthropic` of every request (e.g. extended thinking for an agent's model). */
@@ -71,7 +73,7 @@ export class AnthropicMessagesModel implements LanguageModel {
       let yielded = false
       let held: StreamPart | undefined
       try {
-        for await (const part of this.#attempt(client, body, jsonToolName, options, secrets)) {
+        for await (const part of this.#attempt(client, body, jsonToolName, options, secrets, attempt)) {
           // Metadata is held back until real output, so a retried attempt never shows two responses.
           if (!yielded && part.type === 'response-metadata') {
             held = part
@@ -85,7 +87,7 @@ export class AnthropicMessagesModel implements LanguageModel {
         return
       } catch (raw) {
         if (signal?.aborted) throw aborted()
-        const error = mapAnthropicError(raw, { provider: this.provider, apiKey: this.#settings.apiKey(), secrets })
+        const error = mapAnthropicError(raw, { provider: this.provider, apiKey: this.#settings.apiKey(), secrets, attempts: attempt })
         if (error instanceof AbortedError) throw error
         if (yielded) {
           yield { type: 'error', error }
@@ -104,6 +106,7 @@ export class AnthropicMessagesModel implements LanguageModel {
     jsonToolName: string | undefined,
     options: ModelCallOptions,
     secrets: readonly string[],
+    attempts: number,
   ): AsyncGenerator<StreamPart> {
     const controller = new AbortController()
     const signal = options.signal
@@ -126,7 +129,7 @@ export class AnthropicMessagesModel implements LanguageModel {
       try {
         stream = await client.messages.create(body, { signal: controller.signal, ...(options.headers ? { headers: options.headers } : {}) })
       } catch (error) {
-        throw this.#interruption(error, timedOut, signal, false, secrets)
+        throw this.#interruption(error, timedOut, signal, false, secrets, attempts)
       }
       iterator = stream[Symbol.asyncIterator]()
       for (;;) {
@@ -134,24 +137,25 @@ export class AnthropicMessagesModel implements LanguageModel {
         try {
           next = await iterator.next()
         } catch (error) {
-          throw this.#interruption(error, timedOut, signal, true, secrets)
+          throw this.#interruption(error, timedOut, signal, true, secrets, attempts)
         }
+        // The clock runs only while we wait for the API: time the consumer spends on the parts
+        // (back-pressure from a slow reader) is not silence of the stream.
+        clearTimeout(timer)
         if (next.done) break
-        arm('idle', this.#settings.idleTimeoutMs)
-        const parts = mapper.map(next.value)
+        for (const part of mapper.map(next.value)) yield part
         // Nothing follows message_stop: stop reading so a lingering connection cannot time out a complete answer.
-        if (mapper.finished) clearTimeout(timer)
-        for (const part of parts) yield part
         if (mapper.finished) break
+        arm('idle', this.#settings.idleTimeoutMs)
       }
       if (mapper.finished) return
       // The SDK ends the iteration quietly when its request is aborted.
-      if (timedOut || signal?.aborted) throw this.#interruption(undefined, timedOut, signal, true, secrets)
+      if (timedOut || signal?.aborted) throw this.#interruption(undefined, timedOut, signal, true, secrets, attempts)
       if (!mapper.finished) {
         const open = mapper.openToolCalls()
         throw new StreamInterruptedError(
           `[spindle/anthropic] the stream ended before message_stop${open.length ? `; tool call(s) ${open.join(', ')} were cut off and must not run` : ''}. The answer is incomplete: retry the request.`,
-          { provider: this.provider, details: { openToolCalls: open } },
+          { provider: this.provider, attempts, details: { openToolCalls: open } },
         )
       }
     } finally {
@@ -163,17 +167,24 @@ export class AnthropicMessagesModel implements LanguageModel {
   }
 
   /** Explains why a request or stream stopped: our timeout, the caller's abort, or the transport. */
-  #interruption(error: unknown, timedOut: TimeoutKind | undefined, signal: AbortSignal | undefined, streaming: boolean, secrets: readonly string[]): unknown {
+  #interruption(
+    error: unknown,
+    timedOut: TimeoutKind | undefined,
+    signal: AbortSignal | undefined,
+    streaming: boolean,
+    secrets: readonly string[],
+    attempts: number,
+  ): unknown {
     if (timedOut === 'first-chunk') {
       return new ProviderError(
         `[spindle/anthropic] no response within ${this.#settings.firstChunkTimeoutMs} ms (firstChunkTimeoutMs); the API is slow or unreachable`,
-        { provider: this.provider, isRetryable: true, details: { reason: 'first_chunk_timeout' } },
+        { provider: this.provider, attempts, isRetryable: true, details: { reason: 'first_chunk_timeout' } },
       )
     }
     if (timedOut === 'idle') {
       return new StreamInterruptedError(
         `[spindle/anthropic] the stream was silent for ${this.#settings.idleTimeoutMs} ms (idleTimeoutMs) and was abandoned; retry the request`,
-        { provider: this.provider, details: { reason: 'idle_timeout' } },
+        { provider: this.provider, attempts, details: { reason: 'idle_timeout' } },
       )
     }
     if (signal?.aborted) return aborted()
@@ -181,6 +192,7 @@ export class AnthropicMessagesModel implements LanguageModel {
       const text = error instanceof Error ? error.message : String(error)
       return new StreamInterruptedError(`[spindle/anthropic] the connection failed mid-stream: ${redactSecrets(text, secrets)}`, {
         provider: this.provider,
+        attempts,
       })
     }
     return error

@@ -20,11 +20,14 @@ export interface AnthropicProviderOptions {
   fetch?: typeof globalThis.fetch
   /** Provider name for `provider:model` ids and errors (default `anthropic`). */
   name?: string
-  /** Retries before any part was streamed, for 408/409/429/5xx/529 and network errors (default 2 retries). */
+  /**
+   * Retries before any part was streamed, for 408/409/429/5xx/529 and network errors (default 2 retries). Errors
+   * report the requests made (`attempts`), so the runtime does not retry the call again on top of these.
+   */
   retry?: RetryOptions
   /** Longest wait for the first stream event (default 120 s). */
   firstChunkTimeoutMs?: number
-  /** Longest silence between stream events (default 120 s). */
+  /** Longest silence between stream events (default 120 s); time the consumer spends on a part is not counted. */
   idleTimeoutMs?: number
   /** Overrides the capabilities of every model (e.g. a smaller context window on a proxy). */
   capabilities?: Partial<ModelCapabilities>

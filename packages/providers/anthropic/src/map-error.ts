@@ -24,6 +24,11 @@ export interface ErrorMappingContext {
   apiKey: string | undefined
   /** Further values to keep out of errors: the credential headers given to the provider and the call. */
   secrets?: readonly string[]
+  /**
+   * Requests made for this call so far, Spindle's retries included. Carried by every ProviderError (as
+   * `attempts`) so the runtime knows the provider already retried and does not retry the call once more.
+   */
+  attempts?: number
   now?: () => number
 }
 
@@ -36,7 +41,7 @@ export function mapAnthropicError(error: unknown, context: ErrorMappingContext):
     const timeout = error instanceof Anthropic.APIConnectionTimeoutError
     return new ProviderError(
       `[spindle/anthropic] ${timeout ? 'the request timed out' : 'could not reach the Anthropic API'}: ${redact(error.message)}. Check the network and baseURL.`,
-      { provider: context.provider, isRetryable: true, cause: sanitizedCause(error, redact) },
+      { provider: context.provider, attempts: context.attempts, isRetryable: true, cause: sanitizedCause(error, redact) },
     )
   }
   if (error instanceof Anthropic.APIError) {
@@ -51,6 +56,7 @@ export function mapAnthropicError(error: unknown, context: ErrorMappingContext):
     const options = {
       status,
       provider: context.provider,
+      attempts: context.attempts,
       cause: sanitizedCause(error, redact),
       details: { type, requestId: requestId === undefined ? undefined : redact(requestId), inBand },
       ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
@@ -61,6 +67,7 @@ export function mapAnthropicError(error: unknown, context: ErrorMappingContext):
   const text = error instanceof Error ? error.message : String(error)
   return new ProviderError(`[spindle/anthropic] ${redact(text)}`, {
     provider: context.provider,
+    attempts: context.attempts,
     cause: error instanceof Error ? sanitizedCause(error, redact) : undefined,
   })
 }

@@ -1,7 +1,7 @@
 // A full agent run through the kernel's AgentRuntime: the model (real openai SDK over loopback HTTP)
 // asks for a tool, the runtime executes it, and the model answers — for both OpenAI APIs; and how failures end a run.
 import { AgentRuntime, Extensions, defineTool, type AgentEvent } from '@spindle/core'
-import { openaiChatWire, openaiResponsesWire, startScriptedServer, type ScriptedServer, type WireAdapter } from '@spindle/testing'
+import { openaiChatWire, openaiHttpError, openaiResponsesWire, startScriptedServer, type ScriptedServer, type WireAdapter } from '@spindle/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createOpenAI } from './index.js'
@@ -113,6 +113,30 @@ describe('AgentRuntime with @spindle/openai', () => {
       expect(output.error?.message).not.toMatch(/the request failed/)
     })
   }
+
+  // The provider retries by itself and reports its attempts, so the runtime (default policy: modelRetry.maxRetries 2)
+  // does not retry the call again: a failing call costs 1 + maxRetries requests, not that times 3.
+  for (const maxRetries of [2, 0]) {
+    it(`sends 1 + maxRetries requests to an API that always fails with 500 (maxRetries ${maxRetries})`, async () => {
+      server.setHandler(() => openaiHttpError({ kind: 'server', status: 500, message: 'boom' }))
+      const provider = createOpenAI({ apiKey: 'sk-agent-test', baseURL: `${server.url}/v1`, maxRetries, retry: { initialDelayMs: 5 } })
+      const runtime = new AgentRuntime(new Extensions())
+      const output = await runtime.run({ agent: { name: 'writer', model: provider.chat('gpt-test') }, input: 'Write' })
+      expect(output.finishReason).toBe('error')
+      expect(output.error?.code).toBe('provider')
+      expect(server.requests).toHaveLength(1 + maxRetries)
+    })
+  }
+
+  it('does not retry again a call whose first chunk timed out on every provider attempt', async () => {
+    server.setHandler(() => ({ ...openaiResponsesWire.streamTurn({ text: ['late'] }), firstEventDelayMs: 2_000 }))
+    const provider = createOpenAI({ apiKey: 'sk-agent-test', baseURL: `${server.url}/v1`, maxRetries: 1, retry: { initialDelayMs: 5 }, timeouts: { firstChunkMs: 100 } })
+    const runtime = new AgentRuntime(new Extensions())
+    const output = await runtime.run({ agent: { name: 'writer', model: provider.responses('gpt-test') }, input: 'Write' })
+    expect(output.finishReason).toBe('error')
+    expect(output.error?.message).toMatch(/first-chunk timeout/)
+    expect(server.requests).toHaveLength(2)
+  })
 
   it('keeps a credential header echoed by the server out of run.failed, the run record, snapshots and the event log', async () => {
     const headerKey = 'azurehdr-5555-EEEE-6666-FFFF'

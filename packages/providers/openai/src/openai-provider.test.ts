@@ -143,9 +143,10 @@ describe('embedding', () => {
   it('maps a 401 without echoing the key', async () => {
     server.enqueue({ match: { path: '/v1/embeddings' }, ...openaiHttpError({ kind: 'authentication', status: 401, message: 'Incorrect API key provided: sk-secret-embed-key.' }) })
     const model = createOpenAI({ apiKey: 'sk-secret-embed-key', baseURL: `${server.url}/v1` }).embedding('e')
-    const error = (await model.embed(['a']).catch((caught: unknown) => caught)) as { code: string; status: number; message: string; cause?: Error }
+    const error = (await model.embed(['a']).catch((caught: unknown) => caught)) as { code: string; status: number; attempts?: number; message: string; cause?: Error }
     expect(error.code).toBe('provider')
     expect(error.status).toBe(401)
+    expect(error.attempts).toBe(1)
     expect(error.message).not.toContain('sk-secret-embed-key')
     expect(error.message).toContain('***')
     expect(String(error.cause?.message)).not.toContain('sk-secret-embed-key')

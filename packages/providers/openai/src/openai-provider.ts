@@ -26,7 +26,8 @@ export interface OpenAIProviderOptions {
   /**
    * Retries before any part was yielded, for 408/409/429/5xx, connection errors and first-chunk timeouts
    * (default 2). Spindle retries itself with jittered exponential backoff and honours `Retry-After` /
-   * `retry-after-ms`; the SDK's own retries are turned off.
+   * `retry-after-ms`; the SDK's own retries are turned off. Errors report the requests made (`attempts`), so the
+   * runtime does not retry the call again on top of these.
    */
   maxRetries?: number
   /** Backoff tuning (initial delay 500 ms, cap 8 s; a Retry-After over 60 s is surfaced instead of waited for). */

@@ -35,6 +35,31 @@ describe('codeTool: normal use', () => {
     expect((await run(tool, '(async () => { throw new Error("async boom") })()').catch((error: Error) => error.message))).toContain('Error: async boom')
   })
 
+  it('returns the last expression of code with top-level await too', async () => {
+    const requested: string[] = []
+    const rates = codeTool({
+      timeLimitMs: 2000,
+      globals: {
+        getRate: async (currency: string) => {
+          requested.push(currency)
+          return currency === 'EUR' ? 1.5 : 1
+        },
+      },
+    })
+    expect((await run(rates, 'await getRate("EUR") * 2')).result).toBe(3)
+    expect((await run(rates, 'const rate = await getRate("EUR")\nrate * 2 // doubled\n;;')).result).toBe(3)
+    // A promise as the last expression is awaited, as without top-level await.
+    expect((await run(rates, 'await getRate("EUR"); getRate("USD")')).result).toBe(1)
+    expect((await run(rates, 'const rate = await getRate("EUR")')).result).toBeNull()
+    expect((await run(rates, 'const rate = await getRate("EUR"); if (rate > 1) { "dear" } else { "cheap" }')).result).toBe('dear')
+    // A SyntaxError thrown while running (not a top-level await the parser refused) is reported as it is: the
+    // code, which had already called the host, is not run a second time as the body of an async function.
+    requested.length = 0
+    const error = await failure(run(rates, 'getRate("EUR"); (async () => { await 0 })(); JSON.parse("{")'))
+    expect(error.message).toContain('SyntaxError')
+    expect(requested).toEqual(['EUR'])
+  })
+
   it('returns null for undefined and reports thrown errors with console output', async () => {
     expect((await run(tool, 'let a = 1')).result).toBeNull()
     const error = await failure(run(tool, 'console.log("before"); null.property'))

@@ -60,7 +60,7 @@ export function codeTool(options: CodeToolOptions = {}): Tool<{ code: string }, 
   return defineTool({
     name: options.name ?? 'run_code',
     description:
-      'Run JavaScript in an isolated sandbox and return the value of its last expression (awaited if it is a promise; with top-level await, use `return`) plus console output. ' +
+      'Run JavaScript in an isolated sandbox and return the value of its last expression (awaited if it is a promise; top-level await works) plus console output. ' +
       `No network, files, require or process. Limits: ${limits.timeLimitMs} ms, ${Math.round(limits.memoryLimitBytes / 1024 / 1024)} MiB.` +
       (granted.length ? ` Available async functions: ${granted.join(', ')}.` : ''),
     inputSchema: z.object({ code: z.string().min(1).max(200_000).describe('JavaScript source; the last expression is the result') }),

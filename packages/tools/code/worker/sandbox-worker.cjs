@@ -7,6 +7,9 @@ const { parentPort, workerData } = require('node:worker_threads')
 const { newQuickJSWASMModuleFromVariant, newVariant, RELEASE_SYNC } = require('quickjs-emscripten')
 
 const { code, memoryLimitBytes, maxStackBytes, timeLimitMs, maxOutputBytes, globalNames, wasmModule } = workerData
+// QuickJS's JS_EVAL_FLAG_ASYNC (not named by quickjs-emscripten): a global script with top-level await,
+// whose promise resolves to { value: <completion value> }, the value a plain script would give.
+const evalGlobalAsync = 1 << 7
 // The clock starts when the guest code starts, not while the sandbox is being set up.
 let deadline = Infinity
 
@@ -56,6 +59,42 @@ let wasmMemory
 let wasmMemoryMaxBytes = Infinity
 function nearMemoryCap() {
   return wasmMemory !== undefined && wasmMemory.buffer.byteLength + 2 * 1024 * 1024 >= wasmMemoryMaxBytes
+}
+
+function isSyntaxError(vm, errorHandle) {
+  const problem = classify(vm, errorHandle)
+  return problem.kind === 'error' && problem.detail.startsWith('SyntaxError')
+}
+
+/**
+ * Settles a promise the guest returned: runs guest jobs, waits for granted host calls, stays inside the
+ * deadline. A value that is not a promise is returned as it is.
+ */
+async function settle(vm, runtime, value) {
+  for (;;) {
+    const state = vm.getPromiseState(value)
+    if (state.type === 'fulfilled') {
+      if (state.notAPromise) return { ok: true, value }
+      value.dispose()
+      return { ok: true, value: state.value }
+    }
+    if (state.type === 'rejected') return { ok: false, problem: classify(vm, state.error) }
+    const jobs = runtime.executePendingJobs()
+    if (jobs.error) return { ok: false, problem: classify(vm, jobs.error) }
+    if (Date.now() > deadline) return { ok: false, problem: { kind: 'timeout' } }
+    if (jobs.value === 0) {
+      if (pendingCalls.size === 0) return { ok: false, problem: { kind: 'error', detail: 'the returned promise never settles' } }
+      await new Promise((resolve) => {
+        const timer = setTimeout(done, Math.max(0, deadline - Date.now()) + 1)
+        function done() {
+          clearTimeout(timer)
+          wakeUp = undefined
+          resolve()
+        }
+        wakeUp = done
+      })
+    }
+  }
 }
 
 function classify(vm, errorHandle) {
@@ -142,45 +181,27 @@ async function main() {
 
   deadline = Date.now() + timeLimitMs
   report({ type: 'started' })
-  let evaluated = vm.evalCode(code, 'sandbox.js', { type: 'global' })
-  if (evaluated.error && /\bawait\b/.test(code)) {
-    // Top-level await: run the code as the body of an async function (use `return` for the result).
-    const first = classify(vm, evaluated.error)
-    if (first.kind === 'error' && first.detail.startsWith('SyntaxError')) {
-      evaluated.error.dispose()
-      evaluated = vm.evalCode(`(async () => {\n${code}\n})()`, 'sandbox.js', { type: 'global' })
-    }
+  // Code that uses await runs as an async script (its last expression is still the result). That evaluation
+  // reports only syntax errors here (a failure while running rejects its promise), so falling back to the body
+  // of an async function, for code with a top-level `return`, never runs anything twice.
+  const hasAwait = /\bawait\b/.test(code)
+  let evaluated = vm.evalCode(code, 'sandbox.js', hasAwait ? evalGlobalAsync : { type: 'global' })
+  let completion = hasAwait
+  if (evaluated.error && hasAwait && isSyntaxError(vm, evaluated.error)) {
+    evaluated.error.dispose()
+    evaluated = vm.evalCode(`(async () => {\n${code}\n})()`, 'sandbox.js', { type: 'global' })
+    completion = false
   }
   if (evaluated.error) return finish({ type: 'done', ok: false, ...classify(vm, evaluated.error) })
-  let value = evaluated.value
-
-  // Settle a returned promise: run guest jobs, wait for granted host calls, stay inside the deadline.
-  for (;;) {
-    const state = vm.getPromiseState(value)
-    if (state.type === 'fulfilled') {
-      if (!state.notAPromise) {
-        value.dispose()
-        value = state.value
-      }
-      break
-    }
-    if (state.type === 'rejected') return finish({ type: 'done', ok: false, ...classify(vm, state.error) })
-    const jobs = runtime.executePendingJobs()
-    if (jobs.error) return finish({ type: 'done', ok: false, ...classify(vm, jobs.error) })
-    if (Date.now() > deadline) return finish({ type: 'done', ok: false, kind: 'timeout' })
-    if (jobs.value === 0) {
-      if (pendingCalls.size === 0) return finish({ type: 'done', ok: false, kind: 'error', detail: 'the returned promise never settles' })
-      await new Promise((resolve) => {
-        const timer = setTimeout(done, Math.max(0, deadline - Date.now()) + 1)
-        function done() {
-          clearTimeout(timer)
-          wakeUp = undefined
-          resolve()
-        }
-        wakeUp = done
-      })
-    }
+  let settled = await settle(vm, runtime, evaluated.value)
+  if (settled.ok && completion) {
+    const last = vm.getProp(settled.value, 'value')
+    settled.value.dispose()
+    // The last expression may itself be a promise that was not awaited.
+    settled = await settle(vm, runtime, last)
   }
+  if (!settled.ok) return finish({ type: 'done', ok: false, ...settled.problem })
+  const value = settled.value
 
   const jsonResult = vm.callFunction(toJson, vm.undefined, value)
   if (jsonResult.error) {

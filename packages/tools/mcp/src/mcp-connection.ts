@@ -1,5 +1,6 @@
 // One MCP client connection that can be restarted: a server that died (process exit, closed
 // HTTP endpoint) is reconnected once on the next call; a call cut by the death fails clearly.
+// It tells its owner when the server's tools may have changed: announced, or after a restart.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -45,6 +46,8 @@ export class McpConnection {
     readonly serverName: string,
     private readonly transportOptions: McpTransportOptions,
     private readonly connectTimeoutMs: number,
+    /** Called when the server's tools may have changed: it sent `notifications/tools/list_changed`, or it was restarted. */
+    private readonly onToolsChanged?: () => void,
   ) {}
 
   /** How many times a connection was established (1 after the first connect; more after restarts). */
@@ -71,7 +74,15 @@ export class McpConnection {
     this.#client = undefined
     if (previous) await previous.close().catch(() => {})
     const transport = this.#createTransport()
-    const client = new Client({ name: 'spindle-tools-mcp', version: '0.0.0' }, { capabilities: {} })
+    const client = new Client(
+      { name: 'spindle-tools-mcp', version: '0.0.0' },
+      {
+        capabilities: {},
+        // Subscribed only when the server advertises tools.listChanged. The owner lists the tools itself
+        // (every page; the SDK's refresh reads only the first one).
+        listChanged: { tools: { autoRefresh: false, onChanged: () => this.onToolsChanged?.() } },
+      },
+    )
     client.onclose = () => {
       if (this.#client === client) this.#dead = true
     }
@@ -89,6 +100,8 @@ export class McpConnection {
     this.#client = client
     this.#dead = false
     this.#generation++
+    // A restarted server may offer other tools than the one that died.
+    if (this.#generation > 1) this.onToolsChanged?.()
     return client
   }
 

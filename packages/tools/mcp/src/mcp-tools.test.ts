@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
@@ -10,7 +13,7 @@ import { mcpTools, McpToolError, prefixedToolName, type McpToolSet, type McpTran
 const context = { runId: 'r', sessionId: 's', step: 0, callId: 'c', toolName: 't', idempotencyKey: 'r:0:c', signal: new AbortController().signal, runtime: undefined } as unknown as ToolExecutionContext
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
 
-function stdio(fixture: string): McpTransportOptions {
+function stdio(fixture: string): Extract<McpTransportOptions, { type: 'stdio' }> {
   return {
     type: 'stdio',
     command: process.execPath,
@@ -121,6 +124,33 @@ describe('mcpTools over stdio against a real MCP server', () => {
     expect(own.connections).toBe(2)
     await own.close()
     expect((await failure(call(own.tools.own_pid, {}))).code).toBe('mcp_closed')
+  }, 60_000)
+})
+
+describe('a server whose tools change', () => {
+  it('follows notifications/tools/list_changed, and lists the tools again after a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spindle-mcp-'))
+    const changing = await mcpTools({ name: 'ch', transport: { ...stdio('changing-server.ts'), env: { STARTS_FILE: join(dir, 'starts') } } })
+    try {
+      const held = changing.tools
+      expect(Object.keys(changing.tools).sort()).toEqual(['ch_crash', 'ch_grow', 'ch_ping', 'ch_start_1'])
+      await call(changing.tools.ch_grow, {})
+      await expect.poll(() => Object.keys(changing.tools).sort(), { timeout: 5_000 }).toEqual(['ch_crash', 'ch_extra', 'ch_grow', 'ch_ping', 'ch_start_1'])
+      expect(await call(changing.tools.ch_extra, {})).toEqual({ content: [{ type: 'text', text: 'extra works' }] })
+      expect(changing.serverToolNames.ch_extra).toBe('extra')
+      // Updated in place: an agent that holds the record sees the new tools too.
+      expect(held).toBe(changing.tools)
+
+      expect((await failure(call(changing.tools.ch_crash, {}))).code).toBe('mcp_connection_lost')
+      expect(await call(changing.tools.ch_ping, {})).toEqual({ content: [{ type: 'text', text: 'pong' }] })
+      // The restarted server is another process: its start tool, and not the tool added to the first one.
+      await expect.poll(() => Object.keys(changing.tools).sort(), { timeout: 5_000 }).toEqual(['ch_crash', 'ch_grow', 'ch_ping', 'ch_start_2'])
+      expect(changing.serverToolNames).not.toHaveProperty('ch_extra')
+      expect(changing.connections).toBe(2)
+    } finally {
+      await changing.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 60_000)
 })
 

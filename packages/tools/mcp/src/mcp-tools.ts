@@ -1,6 +1,6 @@
-// mcpTools(): connects to an MCP server and exposes each of its tools as a Spindle tool.
-// The server's annotations (readOnlyHint, destructiveHint…) are untrusted: the operator's
-// options decide effect, approval and idempotency.
+// mcpTools(): connects to an MCP server and exposes each of its tools as a Spindle tool, kept
+// current when the server's tools change. The server's annotations (readOnlyHint, destructiveHint…)
+// are untrusted: the operator's options decide effect, approval and idempotency.
 import { ConfigurationError, defineTool, jsonSchema, toolNamePattern, type JsonSchema, type Tool, type ToolEffect } from '@spindle/core'
 import { checkJsonSchema } from './json-schema-check.js'
 import { toCallResult, type McpCallResult } from './mcp-content.js'
@@ -17,6 +17,8 @@ export interface McpToolInfo {
 }
 
 type PerTool<T> = T | ((tool: McpToolInfo) => T)
+
+type McpTool = Tool<Record<string, unknown>, McpCallResult>
 
 export interface McpToolsOptions {
   transport: McpTransportOptions
@@ -40,9 +42,12 @@ export interface McpToolsOptions {
 
 export interface McpToolSet {
   readonly name: string
-  /** The Spindle tools, keyed by the name the model sees. */
+  /**
+   * The Spindle tools, keyed by the name the model sees. Updated in place (the same object) when the server
+   * announces a change (`notifications/tools/list_changed`) and after it was restarted.
+   */
   readonly tools: Record<string, Tool<Record<string, unknown>, McpCallResult>>
-  /** The server tools behind them: model-facing name → server tool name. */
+  /** The server tools behind them: model-facing name → server tool name (updated with `tools`). */
   readonly serverToolNames: Record<string, string>
   readonly serverInfo: { name: string; version: string } | undefined
   /** How many times the server was (re)connected. */
@@ -63,51 +68,46 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
   if (!options.transport || (options.transport.type !== 'stdio' && options.transport.type !== 'http')) {
     throw new ConfigurationError('[spindle/tools-mcp] `transport` must be { type: "stdio", command, args?, env? } or { type: "http", url, headers? }')
   }
-  const timeoutMs = options.timeoutMs ?? 60_000
-  const maxDescriptionChars = options.maxDescriptionChars ?? 2000
-  const connection = new McpConnection(options.name, options.transport, options.connectTimeoutMs ?? 20_000)
-  let serverTools: McpServerTool[]
+  const tools: Record<string, McpTool> = {}
+  const serverToolNames: Record<string, string> = {}
+  // In place, so an agent holding `tools` gets the server's current tools in its next run.
+  const expose = (serverTools: McpServerTool[]) => {
+    const next: Record<string, McpTool> = {}
+    const nextNames: Record<string, string> = {}
+    for (const serverTool of serverTools) {
+      const info: McpToolInfo = {
+        server: options.name,
+        name: String(serverTool.name),
+        description: typeof serverTool.description === 'string' ? serverTool.description : '',
+        inputSchema: normalizeInputSchema(serverTool.inputSchema),
+        annotations: typeof serverTool.annotations === 'object' && serverTool.annotations !== null ? { ...serverTool.annotations } : undefined,
+      }
+      if (!passesFilter(options.toolFilter, info)) continue
+      const modelName = uniqueName(prefixedToolName(options.name, info.name), next)
+      next[modelName] = wrapTool(info, modelName, connection, options)
+      nextNames[modelName] = info.name
+    }
+    replaceEntries(tools, next)
+    replaceEntries(serverToolNames, nextNames)
+  }
+  // Listings after a change run one after another, so the last one wins.
+  let relisting = Promise.resolve()
+  const relist = () => {
+    relisting = relisting.then(async () => {
+      try {
+        expose(await connection.listTools())
+      } catch {
+        // Nobody awaits this listing: the tools stay as they were until the next change or restart.
+      }
+    })
+  }
+  const connection = new McpConnection(options.name, options.transport, options.connectTimeoutMs ?? 20_000, relist)
   try {
-    serverTools = await connection.listTools()
+    expose(await connection.listTools())
   } catch (error) {
     await connection.close()
     if (McpToolError.isInstance(error)) throw error
     throw new McpToolError('mcp_protocol_error', `MCP server "${options.name}" could not list its tools: ${(error as Error)?.message ?? String(error)}`, { cause: error })
-  }
-
-  const tools: Record<string, Tool<Record<string, unknown>, McpCallResult>> = {}
-  const serverToolNames: Record<string, string> = {}
-  for (const serverTool of serverTools) {
-    const info: McpToolInfo = {
-      server: options.name,
-      name: String(serverTool.name),
-      description: typeof serverTool.description === 'string' ? serverTool.description : '',
-      inputSchema: normalizeInputSchema(serverTool.inputSchema),
-      annotations: typeof serverTool.annotations === 'object' && serverTool.annotations !== null ? { ...serverTool.annotations } : undefined,
-    }
-    if (!passesFilter(options.toolFilter, info)) continue
-    const modelName = uniqueName(prefixedToolName(options.name, info.name), tools)
-    const effect = decide(options.effect, info, 'external')
-    const label = `the tool "${info.name}" on MCP server "${options.name}"`
-    tools[modelName] = defineTool<Record<string, unknown>, McpCallResult>({
-      name: modelName,
-      id: `mcp.${options.name}.${info.name}`,
-      description: describe(info, maxDescriptionChars),
-      inputSchema: jsonSchema<Record<string, unknown>>(info.inputSchema, (value) => {
-        const problems = checkJsonSchema(info.inputSchema, value)
-        if (problems.length > 0) return { success: false, error: `invalid arguments for ${modelName}: ${problems.join('; ')}` }
-        return { success: true, value: value as Record<string, unknown> }
-      }),
-      effect,
-      idempotent: decide(options.idempotent, info, false),
-      needsApproval: decide(options.needsApproval, info, effect !== 'read'),
-      timeoutMs: timeoutMs + 1000,
-      async execute(input, context) {
-        const raw = await connection.callTool(info.name, input ?? {}, { signal: context?.signal, timeoutMs })
-        return toCallResult(raw, label)
-      },
-    })
-    serverToolNames[modelName] = info.name
   }
 
   return {
@@ -122,6 +122,35 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
     },
     close: () => connection.close(),
   }
+}
+
+function wrapTool(info: McpToolInfo, modelName: string, connection: McpConnection, options: McpToolsOptions): McpTool {
+  const timeoutMs = options.timeoutMs ?? 60_000
+  const effect = decide(options.effect, info, 'external')
+  const label = `the tool "${info.name}" on MCP server "${options.name}"`
+  return defineTool<Record<string, unknown>, McpCallResult>({
+    name: modelName,
+    id: `mcp.${options.name}.${info.name}`,
+    description: describe(info, options.maxDescriptionChars ?? 2000),
+    inputSchema: jsonSchema<Record<string, unknown>>(info.inputSchema, (value) => {
+      const problems = checkJsonSchema(info.inputSchema, value)
+      if (problems.length > 0) return { success: false, error: `invalid arguments for ${modelName}: ${problems.join('; ')}` }
+      return { success: true, value: value as Record<string, unknown> }
+    }),
+    effect,
+    idempotent: decide(options.idempotent, info, false),
+    needsApproval: decide(options.needsApproval, info, effect !== 'read'),
+    timeoutMs: timeoutMs + 1000,
+    async execute(input, context) {
+      const raw = await connection.callTool(info.name, input ?? {}, { signal: context?.signal, timeoutMs })
+      return toCallResult(raw, label)
+    },
+  })
+}
+
+function replaceEntries<T>(target: Record<string, T>, next: Record<string, T>): void {
+  for (const key of Object.keys(target)) if (!Object.hasOwn(next, key)) delete target[key]
+  Object.assign(target, next)
 }
 
 /** `${server}_${tool}`, with every character outside `[a-zA-Z0-9_-]` replaced and cut to 64. */

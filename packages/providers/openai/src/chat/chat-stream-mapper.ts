@@ -28,6 +28,7 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
   readonly #keyByIndex = new Map<number, number>()
   #nextSyntheticKey = -1
   #metadataSent = false
+  #refused = false
   #finishReason: string | undefined
   #usage: Usage | undefined
 
@@ -48,7 +49,10 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
     const reasoning = delta.reasoning_content ?? delta.reasoning
     if (reasoning) parts.push({ type: 'reasoning-delta', delta: reasoning })
     if (delta.content) parts.push({ type: 'text-delta', delta: delta.content })
-    if (delta.refusal) parts.push({ type: 'text-delta', delta: delta.refusal })
+    if (delta.refusal) {
+      this.#refused = true
+      parts.push({ type: 'text-delta', delta: delta.refusal })
+    }
     for (const toolDelta of delta.tool_calls ?? []) {
       let key = this.#keyByIndex.get(toolDelta.index) ?? toolDelta.index
       let call = this.#calls.get(key)
@@ -97,11 +101,14 @@ export class ChatStreamMapper implements StreamMapper<ChatCompletionChunk> {
       const open = [...this.#calls.values()].map((call) => call.id ?? '(no id)')
       throw new StreamInterruptedError(
         `[spindle/${this.#errors.provider}] the chat completion stream ended without a finish_reason${open.length ? ` (tool call ${open.join(', ')} was cut off and is discarded)` : ''}; the answer is incomplete`,
-        { provider: this.#errors.provider },
+        { provider: this.#errors.provider, attempts: this.#errors.attempts },
       )
     }
     const raw = this.#finishReason
-    return [{ type: 'finish', finishReason: mapChatFinishReason(raw, this.#calls.size > 0), rawFinishReason: raw, ...(this.#usage ? { usage: this.#usage } : {}) }]
+    const mapped = mapChatFinishReason(raw, this.#calls.size > 0)
+    // A refusal comes with a normal `stop`; like a Responses refusal, it finishes with content-filter.
+    const finishReason = this.#refused && (mapped === 'stop' || mapped === 'tool-calls') ? 'content-filter' : mapped
+    return [{ type: 'finish', finishReason, rawFinishReason: raw, ...(this.#usage ? { usage: this.#usage } : {}) }]
   }
 }
 

@@ -43,7 +43,7 @@ export class OpenAIChatModel implements LanguageModel {
         })
         return settings.client().chat.completions.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) })
       },
-      createMapper: () => new ChatStreamMapper(errors),
+      createMapper: (attemptErrors) => new ChatStreamMapper(attemptErrors),
     })
   }
 }

@@ -8,6 +8,11 @@ export interface ErrorMappingContext {
   provider: string
   /** Secrets to scrub from messages (the API key, the values of credential-bearing headers). */
   secrets: readonly string[]
+  /**
+   * Requests made for this call so far, Spindle's retries included. Carried by every ProviderError (as
+   * `attempts`) so the runtime knows the provider already retried and does not retry the call once more.
+   */
+  attempts?: number
 }
 
 export interface ErrorMappingOptions {
@@ -83,13 +88,13 @@ export function mapOpenAIError(error: unknown, context: ErrorMappingContext, opt
     const text = error instanceof Error ? error.message : String(error)
     return new StreamInterruptedError(
       `[spindle/${context.provider}] the connection broke mid-stream (${redact(text, context.secrets)}), before the terminal event; the answer is incomplete: retry the request`,
-      { provider: context.provider, cause: scrubbed(error, context) },
+      { provider: context.provider, attempts: context.attempts, cause: scrubbed(error, context) },
     )
   }
   if (error instanceof APIConnectionError) {
     return new ProviderError(
       `[spindle/${context.provider}] could not reach the API: ${redact(error.message, context.secrets)}. Check baseURL and the network; the call is retried.`,
-      { isRetryable: true, provider: context.provider, cause: scrubbed(error, context) },
+      { isRetryable: true, provider: context.provider, attempts: context.attempts, cause: scrubbed(error, context) },
     )
   }
   if (error instanceof APIError) {
@@ -107,6 +112,7 @@ export function mapOpenAIError(error: unknown, context: ErrorMappingContext, opt
   return new ProviderError(`[spindle/${context.provider}] the request failed: ${redact(text, context.secrets)}`, {
     isRetryable: true,
     provider: context.provider,
+    attempts: context.attempts,
     cause: scrubbed(error, context),
   })
 }
@@ -133,14 +139,22 @@ function buildProviderError(
   const details = code ? { code: redact(code, context.secrets) } : undefined
   if (status === 400 || status === 413 || code === 'context_length_exceeded') {
     if (code === 'context_length_exceeded' || contextOverflowPattern.test(message)) {
-      return new ContextOverflowError(message, { status, provider: context.provider, cause, details })
+      return new ContextOverflowError(message, { status, provider: context.provider, attempts: context.attempts, cause, details })
     }
   }
   let isRetryable: boolean | undefined
   if (code === 'insufficient_quota') isRetryable = false
   if (shouldRetryHeader === 'true') isRetryable = true
   if (shouldRetryHeader === 'false') isRetryable = false
-  return new ProviderError(message, { status, retryAfterMs, provider: context.provider, cause, details, ...(isRetryable === undefined ? {} : { isRetryable }) })
+  return new ProviderError(message, {
+    status,
+    retryAfterMs,
+    provider: context.provider,
+    attempts: context.attempts,
+    cause,
+    details,
+    ...(isRetryable === undefined ? {} : { isRetryable }),
+  })
 }
 
 function hint(status: number): string {

@@ -175,6 +175,43 @@ describe('broken connections', () => {
   })
 })
 
+// Every error after Spindle's own retries says how many requests the call made, so the runtime does not retry it again.
+describe('attempts', () => {
+  const attemptsOf = (error: unknown) => (error as { attempts?: number }).attempts
+
+  it('counts the requests behind an HTTP error, retries included', async () => {
+    for (const [maxRetries, api] of [[2, 'responses'], [0, 'chat']] as const) {
+      server.reset()
+      server.setHandler(() => openaiHttpError({ kind: 'server', status: 500, message: 'boom' }))
+      const collected = await collectStream(provider(maxRetries)[api]('gpt-test').stream(request))
+      expect(collected.error).toMatchObject({ code: 'provider', status: 500, attempts: 1 + maxRetries })
+      expect(server.requests).toHaveLength(1 + maxRetries)
+    }
+    server.reset()
+    server.enqueue(openaiHttpError({ kind: 'invalid_request', status: 400, message: 'nope' }))
+    expect(attemptsOf((await collectStream(provider().responses('gpt-test').stream(request))).error)).toBe(1)
+  })
+
+  it('counts them on a first-chunk timeout, an in-band error and a stream that ends without its terminal event', async () => {
+    server.setHandler(() => ({ ...responsesTurn('late'), firstEventDelayMs: 1_000 }))
+    const late = await collectStream(provider(1, { timeouts: { firstChunkMs: 100 } }).responses('gpt-test').stream(request))
+    expect(late.error).toMatchObject({ code: 'provider', attempts: 2 })
+    expect(String((late.error as Error).message)).toMatch(/first-chunk timeout/)
+
+    server.reset()
+    const inBand = openaiChatEvents({ text: ['par'], truncate: 'before-finish' })
+    inBand.push({ data: { error: { message: 'overloaded', type: 'server_error', code: 'server_is_overloaded', param: null } } })
+    server.enqueue({ events: inBand })
+    // After output the error is yielded, not retried: one request.
+    expect((await collectStream(provider().chat('gpt-test').stream(request))).error).toMatchObject({ status: 503, attempts: 1 })
+
+    server.reset()
+    server.setHandler(() => ({ events: openaiResponsesEvents({ text: ['x'], truncate: 'before-finish' }).slice(0, 1) }))
+    const cut = await collectStream(provider(1).responses('gpt-test').stream(request))
+    expect(cut.error).toMatchObject({ code: 'stream_interrupted', attempts: 2 })
+  })
+})
+
 // Credentials passed as headers (Azure `api-key`, gateway tokens) never reach an error, even when the server echoes them.
 const azureKey = 'azurehdr-5555-EEEE-6666-FFFF'
 const callToken = 'gw-call-token-0123456789'

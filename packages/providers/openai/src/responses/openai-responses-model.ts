@@ -41,7 +41,7 @@ export class OpenAIResponsesModel implements LanguageModel {
         })
         return settings.client().responses.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) })
       },
-      createMapper: () => new ResponsesStreamMapper(errors),
+      createMapper: (attemptErrors) => new ResponsesStreamMapper(attemptErrors),
     })
   }
 }

@@ -96,7 +96,7 @@ export class ResponsesStreamMapper implements StreamMapper<ResponseStreamEvent> 
     const open = [...this.#calls.values()].filter((call) => !call.ended).map((call) => call.callId)
     throw new StreamInterruptedError(
       `[spindle/${this.#errors.provider}] the Responses stream ended before response.completed${open.length ? ` (tool call ${open.join(', ')} was cut off and is discarded)` : ''}; the answer is incomplete`,
-      { provider: this.#errors.provider },
+      { provider: this.#errors.provider, attempts: this.#errors.attempts },
     )
   }
 

@@ -20,7 +20,8 @@ export interface DriveStreamOptions<Event> {
   signal: AbortSignal | undefined
   /** Sends the request; resolves to the SDK's event stream once the response headers arrived. */
   open(signal: AbortSignal): Promise<AsyncIterable<Event>>
-  createMapper(): StreamMapper<Event>
+  /** A fresh mapper per attempt; `errors` is the mapping context of that attempt (it counts the requests made). */
+  createMapper(errors: ErrorMappingContext): StreamMapper<Event>
 }
 
 type Stop = { kind: 'first-chunk' } | { kind: 'idle' } | undefined
@@ -28,12 +29,15 @@ type Stop = { kind: 'first-chunk' } | { kind: 'idle' } | undefined
 /**
  * Yields the mapped parts. An error before any output is thrown (after the allowed retries);
  * after output it is yielded as an `error` part and the stream ends. An abort always throws AbortedError.
+ * Every ProviderError carries `attempts` (the requests made for this call): the retries are spent here,
+ * and the runtime must not multiply them by retrying the call again.
  */
 export async function* driveStream<Event>(options: DriveStreamOptions<Event>): AsyncGenerator<StreamPart> {
   const { errors, signal } = options
   const provider = errors.provider
   for (let attempt = 0; ; attempt++) {
     if (signal?.aborted) throw new AbortedError(`[spindle/${provider}] the request was aborted`)
+    const attemptErrors: ErrorMappingContext = { ...errors, attempts: attempt + 1 }
     const controller = new AbortController()
     let stop: Stop
     // One watchdog timer per attempt instead of one per event: it re-arms itself for the time left,
@@ -58,7 +62,7 @@ export async function* driveStream<Event>(options: DriveStreamOptions<Event>): A
     let iterator: AsyncIterator<Event> | undefined
     try {
       watch(options.timeouts.firstChunkMs)
-      const mapper = options.createMapper()
+      const mapper = options.createMapper(attemptErrors)
       const events = await options.open(controller.signal)
       iterator = events[Symbol.asyncIterator]()
       for (;;) {
@@ -80,17 +84,17 @@ export async function* driveStream<Event>(options: DriveStreamOptions<Event>): A
       }
       // The SDK ends its iterator quietly when the request is aborted; find out why it ended.
       if (signal?.aborted) throw new AbortedError(`[spindle/${provider}] the request was aborted`)
-      if (stop) throw timeoutError(stop, options.timeouts, provider, committed)
+      if (stop) throw timeoutError(stop, options.timeouts, attemptErrors, committed)
       for (const part of mapper.end()) yield part
       return
     } catch (caught) {
       clearTimeout(timer)
       let error
       if (signal?.aborted) error = new AbortedError(`[spindle/${provider}] the request was aborted`, { cause: caught })
-      else if (stop) error = timeoutError(stop, options.timeouts, provider, committed)
+      else if (stop) error = timeoutError(stop, options.timeouts, attemptErrors, committed)
       // `waiting` in the idle phase: `iterator.next()` threw after at least one event arrived, so the
       // stream broke mid-way (StreamInterruptedError); before the first event the failure keeps its class.
-      else error = mapOpenAIError(caught, errors, { midStream: waiting && phase === 'idle' })
+      else error = mapOpenAIError(caught, attemptErrors, { midStream: waiting && phase === 'idle' })
       if (error.code === 'aborted') throw error
       if (committed) {
         yield { type: 'error', error }
@@ -108,15 +112,16 @@ export async function* driveStream<Event>(options: DriveStreamOptions<Event>): A
   }
 }
 
-function timeoutError(stop: NonNullable<Stop>, timeouts: StreamTimeouts, provider: string, committed: boolean): ProviderError {
+function timeoutError(stop: NonNullable<Stop>, timeouts: StreamTimeouts, errors: ErrorMappingContext, committed: boolean): ProviderError {
+  const { provider, attempts } = errors
   if (stop.kind === 'first-chunk') {
     return new ProviderError(
       `[spindle/${provider}] no response within ${timeouts.firstChunkMs} ms (first-chunk timeout); raise timeouts.firstChunkMs for slow models`,
-      { isRetryable: true, provider },
+      { isRetryable: true, provider, attempts },
     )
   }
   return new StreamInterruptedError(
     `[spindle/${provider}] the stream stalled for ${timeouts.idleMs} ms (idle timeout)${committed ? ' after partial output' : ''}; raise timeouts.idleMs if the model pauses longer`,
-    { provider },
+    { provider, attempts },
   )
 }
