@@ -89,6 +89,26 @@ describe('@spindle/anthropic through AgentRuntime', () => {
     expect(JSON.parse(toolTurn.content[0].content)).toEqual({ city: 'Paris', sky: 'sunny', celsius: 24 })
   })
 
+  it('interleaved thinking goes back block for block: each signature with its own thinking, redacted thinking as is, in order among the tool uses', async () => {
+    const blocks = [
+      { type: 'thinking', thinking: 'Think A.', signature: 'SIG_A' },
+      { type: 'redacted_thinking', data: 'OPAQUE' },
+      { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } },
+      { type: 'thinking', thinking: 'Think B.', signature: 'SIG_B' },
+      { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: { city: 'Oslo' } },
+    ]
+    server.enqueue({ turn: { blocks } }, { turn: { blocks: [{ type: 'text', text: 'Sunny in both.' }] } })
+    const calls: string[] = []
+    const output = await new AgentRuntime(extensions()).run({
+      agent: { name: 'weather', model: provider()('claude-sonnet-5', { thinking: { type: 'enabled', budget_tokens: 2048 } }), tools: { get_weather: weatherTool(calls) } },
+      input: 'Weather in Paris and Oslo?',
+    })
+    expect(output.finishReason).toBe('stop')
+    expect(calls).toEqual(['Paris', 'Oslo'])
+    const assistant = server.requests[1]!.body.messages.find((message: { role: string }) => message.role === 'assistant')
+    expect(assistant.content).toEqual(blocks)
+  })
+
   it('streams the run as events: reasoning, tool call and result, text', async () => {
     server.enqueue(
       { turn: { blocks: [{ type: 'thinking', thinking: 'Hmm.', signature: 'sig_2' }, { type: 'tool_use', id: 'toolu_s', name: 'get_weather', input: { city: 'Oslo' } }] } },
