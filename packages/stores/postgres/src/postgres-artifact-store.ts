@@ -1,6 +1,7 @@
 // ArtifactStore on PostgreSQL: sha-256 addressed blobs in fixed-size `bytea` chunks, streamed in and out, de-duplicated.
 import { createHash, randomUUID } from 'node:crypto'
 import { type ArtifactRecord, type ArtifactSource, type ArtifactStore, type JsonObject, NotFoundError, type PutArtifactOptions } from '@spindle/core'
+import { fromJsonb, fromText, toJsonbText, toText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase } from './sql-database.js'
 
@@ -77,9 +78,9 @@ export class PostgresArtifactStore implements ArtifactStore {
             id,
             size,
             this.#chunkSize,
-            options.mediaType ?? (typeof source === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream'),
-            options.name ?? null,
-            JSON.stringify(options.metadata ?? {}),
+            toText(options.mediaType ?? (typeof source === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream')),
+            toText(options.name ?? null),
+            toJsonbText(options.metadata ?? {}),
             Date.now(),
           ],
         )
@@ -175,9 +176,9 @@ function toArtifact(row: ArtifactRow): ArtifactRecord {
   return {
     id: row.id,
     size: Number(row.size),
-    mediaType: row.media_type,
-    ...(row.name !== null && { name: row.name }),
-    metadata: row.metadata,
+    mediaType: fromText(row.media_type),
+    ...(row.name !== null && { name: fromText(row.name) }),
+    metadata: fromJsonb(row.metadata),
     createdAt: Number(row.created_at),
   }
 }

@@ -1,5 +1,6 @@
 // EmbeddingStore on PostgreSQL: exact cosine scan over `float8[]`, or pgvector's HNSW index when the extension is there.
 import { type EmbeddingMatch, type EmbeddingQuery, type EmbeddingRecord, type EmbeddingStore, type JsonObject, StoreError } from '@spindle/core'
+import { assertKey, fromJsonb, fromText, toJsonbText, toText } from './jsonb-text.js'
 import { mapPostgresError, sqlState } from './map-postgres-error.js'
 import type { PgvectorSupport } from './pgvector.js'
 import type { SqlDatabase } from './sql-database.js'
@@ -47,6 +48,8 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
       if (!Array.isArray(record.vector) || record.vector.length === 0 || !record.vector.every(Number.isFinite)) {
         throw new StoreError(`[spindle/store-postgres] embedding "${record.id}" needs a non-empty vector of finite numbers`)
       }
+      assertKey(record.id, 'embedding id')
+      if (record.namespace !== undefined) assertKey(record.namespace, 'embedding namespace')
       const namespace = record.namespace ?? null
       const expected = batchDimensions.get(namespace)
       if (expected !== undefined && expected !== record.vector.length) throw dimensionError(record.id, record.vector.length, namespace, expected)
@@ -70,7 +73,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
         }
         for (const record of records) {
           const norm = Math.sqrt(record.vector.reduce((sum, x) => sum + x * x, 0))
-          const values: unknown[] = [record.id, record.namespace ?? null, record.vector.length, record.vector, norm, record.content ?? null, JSON.stringify(record.metadata ?? {})]
+          const values: unknown[] = [record.id, record.namespace ?? null, record.vector.length, record.vector, norm, toText(record.content ?? null), toJsonbText(record.metadata ?? {})]
           const vectorColumn = pgvector === undefined ? '' : ', embedding'
           const vectorValue = pgvector === undefined ? '' : `, $8::${pgvector.type}`
           if (pgvector !== undefined) values.push(toVectorLiteral(record.vector))
@@ -210,9 +213,10 @@ function filterClauses(filter: EmbeddingQuery['filter'], values: unknown[]): str
   if (filter === undefined) return []
   const clauses: string[] = []
   for (const [key, expected] of Object.entries(filter)) {
-    values.push(key)
+    // Keys and strings are compared as stored: escaped the same way.
+    values.push(toText(key))
     const field = `metadata -> $${values.length}::text`
-    values.push(JSON.stringify(expected))
+    values.push(toJsonbText(expected))
     const parameter = `$${values.length}::jsonb`
     clauses.push(Array.isArray(expected) ? `(${field}) IN (SELECT jsonb_array_elements(${parameter}))` : `(${field}) = ${parameter}`)
   }
@@ -227,9 +231,9 @@ function toRecord(row: EmbeddingRow): EmbeddingRecord {
   return {
     id: row.id,
     vector: row.vector.map(Number),
-    ...(row.content !== null && { content: row.content }),
+    ...(row.content !== null && { content: fromText(row.content) }),
     ...(row.namespace !== null && { namespace: row.namespace }),
-    metadata: row.metadata,
+    metadata: fromJsonb(row.metadata),
   }
 }
 

@@ -66,6 +66,21 @@ describePostgres('PostgresEventBus', () => {
     expect(seqs(await stores.runs.listEvents('a'))).toEqual([3])
   })
 
+  it('events holding U+0000 and unpaired surrogates arrive exactly, by NOTIFY and by reference to the run log', async () => {
+    const { schema, bus } = setup()
+    const receiver = await bus()
+    const errors: unknown[] = []
+    const publisher = new PostgresEventBus({ connectionString: databaseUrl, schema, onError: (error) => errors.push(error) })
+    cleanups.push(() => publisher.close())
+    await publisher.ready()
+    const texts = ['a\u0000b', 'split \uD83D', '\uDE00 emoji', '\uFDD0marker', `large \u0000 \uD83D ${'é'.repeat(5_000)}`]
+    const received = take(receiver.subscribe(), texts.length)
+    texts.forEach((text, index) => publisher.publish(delta('u', index + 1, text)))
+    await publisher.flush()
+    expect(errors).toEqual([])
+    expect((await received).map((event) => (event as Extract<AgentEvent, { type: 'text.delta' }>).delta)).toEqual(texts)
+  })
+
   it('a burst of events goes out in a few NOTIFY statements, delivered in order; a failed statement is reported and the next ones still go', async () => {
     const schema = randomSchemaName()
     cleanups.push(() => dropSchema(schema))

@@ -9,6 +9,7 @@ import {
   NotFoundError,
   type StoreBatch,
 } from '@spindle/core'
+import { assertKey, fromJsonb, fromText, toJsonbText, toText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase, SqlExecutor } from './sql-database.js'
 
@@ -63,7 +64,7 @@ export class PostgresExecutionStore implements ExecutionStore {
 
   async get(key: string): Promise<ExecutionRecord | undefined> {
     try {
-      const { rows } = await this.#database.query<ExecutionRow>(`SELECT * FROM ${this.#s}.executions WHERE key = $1`, [key])
+      const { rows } = await this.#database.query<ExecutionRow>(`SELECT * FROM ${this.#s}.executions WHERE key = $1`, [toText(key)])
       return rows[0] === undefined ? undefined : toExecution(rows[0])
     } catch (error) {
       throw mapPostgresError(error, `reading execution "${key}"`)
@@ -90,7 +91,9 @@ export async function startExecutions(
   schema: string,
   executions: readonly NewExecution[],
 ): Promise<Array<{ record: ExecutionRecord; created: boolean }>> {
-  const payload = JSON.stringify(
+  for (const execution of executions) assertKey(execution.runId, 'execution runId')
+  // The key, call id and tool name are escaped with the JSON (a call id comes from the model): see `toText`.
+  const payload = toJsonbText(
     executions.map((execution) => ({
       key: execution.key,
       run_id: execution.runId,
@@ -109,7 +112,7 @@ export async function startExecutions(
      RETURNING x.*, (x.xmax = 0) AS created`,
     [payload, Date.now()],
   )
-  const written = new Map(rows.map((row) => [row.key, row]))
+  const written = new Map(rows.map((row) => [fromText(row.key), row]))
   const terminal = executions.filter((execution) => !written.has(execution.key)).map((execution) => execution.key)
   const existing = terminal.length === 0 ? new Map<string, ExecutionRow>() : await readExecutions(executor, schema, terminal)
   const results: Array<{ record: ExecutionRecord; created: boolean }> = []
@@ -132,7 +135,7 @@ export async function finishExecutions(
   finishes: ReadonlyArray<{ key: string; outcome: ExecutionOutcome }>,
 ): Promise<ExecutionRecord[]> {
   // A missing `result` / `error` is SQL NULL (`->` of an absent key), as the single statement always wrote it.
-  const payload = JSON.stringify(finishes.map(({ key, outcome }) => ({ key, status: outcome.status, result: outcome.result, error: outcome.error })))
+  const payload = toJsonbText(finishes.map(({ key, outcome }) => ({ key, status: outcome.status, result: outcome.result, error: outcome.error })))
   const { rows } = await executor.query<ExecutionRow>(
     `UPDATE ${schema}.executions AS x SET status = f.value->>'status', result = f.value->'result', error = f.value->'error', finished_at = $2::bigint
      FROM jsonb_array_elements($1::jsonb) AS f
@@ -140,7 +143,7 @@ export async function finishExecutions(
      RETURNING x.*`,
     [payload, Date.now()],
   )
-  const written = new Map(rows.map((row) => [row.key, row]))
+  const written = new Map(rows.map((row) => [fromText(row.key), row]))
   const rest = finishes.filter(({ key }) => !written.has(key)).map(({ key }) => key)
   const existing = rest.length === 0 ? new Map<string, ExecutionRow>() : await readExecutions(executor, schema, rest)
   return finishes.map(({ key }) => {
@@ -151,21 +154,21 @@ export async function finishExecutions(
 }
 
 async function readExecutions(executor: SqlExecutor, schema: string, keys: string[]): Promise<Map<string, ExecutionRow>> {
-  const { rows } = await executor.query<ExecutionRow>(`SELECT * FROM ${schema}.executions WHERE key = ANY($1::text[])`, [keys])
-  return new Map(rows.map((row) => [row.key, row]))
+  const { rows } = await executor.query<ExecutionRow>(`SELECT * FROM ${schema}.executions WHERE key = ANY($1::text[])`, [keys.map(toText)])
+  return new Map(rows.map((row) => [fromText(row.key), row]))
 }
 
 function toExecution(row: ExecutionRow): ExecutionRecord {
   return {
-    key: row.key,
+    key: fromText(row.key),
     runId: row.run_id,
     step: Number(row.step),
-    callId: row.call_id,
-    toolName: row.tool_name,
-    args: row.args,
+    callId: fromText(row.call_id),
+    toolName: fromText(row.tool_name),
+    args: fromJsonb(row.args),
     status: row.status,
-    ...(row.result !== null && { result: row.result }),
-    ...(row.error !== null && { error: row.error }),
+    ...(row.result !== null && { result: fromJsonb(row.result) }),
+    ...(row.error !== null && { error: fromJsonb(row.error) }),
     attempt: Number(row.attempt),
     startedAt: Number(row.started_at),
     ...(row.finished_at !== null && { finishedAt: Number(row.finished_at) }),

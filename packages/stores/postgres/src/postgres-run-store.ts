@@ -10,6 +10,7 @@ import {
   type RunStore,
   type StoreBatch,
 } from '@spindle/core'
+import { assertKey, fromJsonb, toJsonbText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase, SqlExecutor } from './sql-database.js'
 
@@ -74,6 +75,10 @@ export class PostgresRunStore implements RunStore {
   async createRun(run: NewRun): Promise<RunRecord> {
     const now = Date.now()
     try {
+      assertKey(run.id, 'run id')
+      assertKey(run.sessionId, 'run sessionId')
+      if (run.idempotencyKey !== undefined) assertKey(run.idempotencyKey, 'run idempotencyKey')
+      if (run.lease !== undefined) assertKey(run.lease.owner, 'run lease owner')
       const { rows } = await this.#database.query<RunRow>(
         `INSERT INTO ${this.#s}.runs (id, session_id, status, step, usage, idempotency_key, request, metadata, created_at, updated_at, lease_owner, lease_expires_at, started_at)
          VALUES ($1, $2, $3, 0, $4::jsonb, $5, $6::jsonb, $7::jsonb, $8, $8, $9, $10, $11) RETURNING *`,
@@ -83,8 +88,8 @@ export class PostgresRunStore implements RunStore {
           run.status ?? 'queued',
           JSON.stringify({ inputTokens: 0, outputTokens: 0 }),
           run.idempotencyKey ?? null,
-          JSON.stringify(run.request),
-          JSON.stringify(run.metadata ?? {}),
+          toJsonbText(run.request),
+          toJsonbText(run.metadata ?? {}),
           now,
           run.lease?.owner ?? null,
           run.lease?.expiresAt ?? null,
@@ -157,7 +162,7 @@ export class PostgresRunStore implements RunStore {
         `SELECT event FROM ${this.#s}.run_events WHERE run_id = $1 AND ($2::bigint IS NULL OR seq > $2) ORDER BY seq LIMIT $3`,
         [runId, options.after ?? null, options.limit === undefined ? null : Math.max(0, options.limit)],
       )
-      return rows.map((row) => row.event)
+      return rows.map((row) => fromJsonb(row.event))
     } catch (error) {
       throw mapPostgresError(error, `listing events of run "${runId}"`)
     }
@@ -172,12 +177,13 @@ export async function updateRunRecord(executor: SqlExecutor, schema: string, id:
     if (!Object.hasOwn(patch, key)) continue
     const value = (patch as Record<string, unknown>)[key]
     const json = jsonColumns.has(column)
-    values.push(value === undefined ? null : json ? JSON.stringify(value) : value)
+    values.push(value === undefined ? null : json ? toJsonbText(value) : value)
     const parameter = `$${values.length}${json ? '::jsonb' : ''}`
     const fallback = notNullDefaults[column]
     assignments.push(`${column} = ${fallback === undefined ? parameter : `COALESCE(${parameter}, ${fallback})`}`)
   }
   if (Object.hasOwn(patch, 'lease')) {
+    if (patch.lease !== undefined) assertKey(patch.lease.owner, 'run lease owner')
     values.push(patch.lease?.owner ?? null, patch.lease?.expiresAt ?? null)
     assignments.push(`lease_owner = $${values.length - 1}`, `lease_expires_at = $${values.length}`)
   }
@@ -194,12 +200,13 @@ export async function updateRunRecord(executor: SqlExecutor, schema: string, id:
 export async function insertRunEvents(executor: SqlExecutor, schema: string, logs: ReadonlyArray<{ runId: string; events: readonly AgentEvent[] }>): Promise<void> {
   const nonEmpty = logs.filter((log) => log.events.length > 0)
   if (nonEmpty.length === 0) return
+  for (const log of nonEmpty) assertKey(log.runId, 'event runId')
   await executor.query(
     `INSERT INTO ${schema}.run_events (run_id, seq, event)
      SELECT l.value->>'run_id', (e.value->>'seq')::bigint, e.value
      FROM jsonb_array_elements($1::jsonb) AS l CROSS JOIN LATERAL jsonb_array_elements(l.value->'events') AS e
      ON CONFLICT (run_id, seq) DO NOTHING`,
-    [JSON.stringify(nonEmpty.map((log) => ({ run_id: log.runId, events: log.events })))],
+    [toJsonbText(nonEmpty.map((log) => ({ run_id: log.runId, events: log.events })))],
   )
 }
 
@@ -214,12 +221,12 @@ function toRun(row: RunRow): RunRecord {
     status: row.status,
     step: Number(row.step),
     ...(row.finish_reason !== null && { finishReason: row.finish_reason }),
-    usage: row.usage,
-    ...(row.error !== null && { error: row.error }),
+    usage: fromJsonb(row.usage),
+    ...(row.error !== null && { error: fromJsonb(row.error) }),
     ...(row.idempotency_key !== null && { idempotencyKey: row.idempotency_key }),
-    request: row.request,
+    request: fromJsonb(row.request),
     ...(row.lease_owner !== null && row.lease_expires_at !== null && { lease: { owner: row.lease_owner, expiresAt: Number(row.lease_expires_at) } }),
-    metadata: row.metadata,
+    metadata: fromJsonb(row.metadata),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
     ...(row.started_at !== null && { startedAt: optional(row.started_at) }),

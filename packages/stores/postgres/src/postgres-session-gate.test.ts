@@ -184,6 +184,53 @@ describePostgres('PostgresSessionGate', () => {
     await held.release()
   })
 
+  it('joining the queue runs again on a new connection when its backend is terminated mid-transaction', async () => {
+    const { schema, gate } = setup()
+    const a = gate()
+    const held = await a.acquire('s', queue('holder'))
+    // A stranger holds the session's lease row: the waiter's enqueue transaction blocks on it (FOR UPDATE).
+    const stranger = new pg.Client({ connectionString: databaseUrl })
+    await stranger.connect()
+    cleanups.push(async () => {
+      await stranger.query('ROLLBACK').catch(() => {})
+      await stranger.end()
+    })
+    await stranger.query('BEGIN')
+    await stranger.query(`SELECT * FROM "${schema}".gate_leases WHERE session_id = 's' FOR UPDATE`)
+    const admin = new pg.Client({ connectionString: databaseUrl })
+    await admin.connect()
+    cleanups.push(() => admin.end())
+    const blockedEnqueue = async (): Promise<number | undefined> => {
+      const { rows } = await admin.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
+        [`%"${schema}".gate_leases WHERE session_id = $1 FOR UPDATE`],
+      )
+      return rows[0]?.pid
+    }
+    const waiting = gate().acquire('s', queue('waiter'))
+    const outcome = waiting.then(
+      () => 'acquired',
+      (error: unknown) => error,
+    )
+    let terminated: number | undefined
+    await until(async () => (terminated = await blockedEnqueue()) !== undefined)
+    await admin.query('SELECT pg_terminate_backend($1)', [terminated])
+    // The transaction runs again on a new connection, and waits for the same row (a rejection would end the wait).
+    await until(async () => {
+      const pid = await blockedEnqueue()
+      if (pid !== undefined && pid !== terminated) return true
+      const settled = await Promise.race([outcome, new Promise((resolve) => setTimeout(resolve, 0, 'pending'))])
+      if (settled !== 'pending') throw new Error(`acquire settled while the retry was expected: ${String(settled)}`)
+      return false
+    })
+    await stranger.query('ROLLBACK')
+    await until(async () => (await a.state('s')).queued === 1)
+    await held.release()
+    const lease = await waiting
+    expect([lease.owner, lease.token]).toEqual(['waiter', held.token + 1])
+    await lease.release()
+  })
+
   it('waiters are woken by NOTIFY, and fall back to polling when the LISTEN connection is killed', async () => {
     const { gate } = setup()
     const notified = gate({ pollIntervalMs: 10_000 })

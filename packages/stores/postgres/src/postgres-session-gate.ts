@@ -11,11 +11,12 @@ import {
 } from '@spindle/core'
 import type pg from 'pg'
 import { type PostgresConnectionOptions, resolvePool } from './connection-options.js'
+import { assertKey } from './jsonb-text.js'
 import { mapPostgresError, sqlState } from './map-postgres-error.js'
 import { runMigrations } from './migrations.js'
 import { PostgresListener } from './postgres-listener.js'
 import { quoteSchema } from './schema-name.js'
-import { checkOutClient, poolDatabase, type SqlExecutor } from './sql-database.js'
+import { poolDatabase, type SqlDatabase } from './sql-database.js'
 
 export interface PostgresSessionGateOptions extends PostgresConnectionOptions {
   /** How long a lease lives without a heartbeat: a crashed holder's session is free after this (default 15 s). */
@@ -41,7 +42,7 @@ const channel = 'spindle_session_gate'
 export class PostgresSessionGate implements SessionGate {
   readonly specificationVersion = 'v1' as const
   readonly #pool: pg.Pool
-  readonly #database: SqlExecutor
+  readonly #database: SqlDatabase
   readonly #owned: boolean
   readonly #schemaName: string
   readonly #s: string
@@ -87,6 +88,8 @@ export class PostgresSessionGate implements SessionGate {
   }
 
   async acquire(sessionId: string, options: AcquireOptions): Promise<SessionLease> {
+    assertKey(sessionId, 'session id')
+    assertKey(options.owner, 'lease owner')
     await this.ready()
     options.signal?.throwIfAborted()
     const leaseId = randomUUID()
@@ -180,38 +183,27 @@ export class PostgresSessionGate implements SessionGate {
     return rows[0] === undefined ? undefined : Number(rows[0].token)
   }
 
-  /** Joins the queue; the lease row's lock makes the `maxQueue` count and the insert one step across processes. */
+  /**
+   * Joins the queue; the lease row's lock makes the `maxQueue` count and the insert one step across processes.
+   * One transaction of the retrying executor: a backend terminated before COMMIT runs it again on a new connection.
+   */
   async #enqueue(sessionId: string, options: AcquireOptions): Promise<string> {
-    let broken: Error | undefined
-    // A checked-out client has no pool listener: a dropped connection must fail the statement, not crash the process.
-    const onError = (error: Error) => {
-      broken = error
-    }
-    const client = await checkOutClient(this.#pool, onError)
+    let rows: Array<{ ticket: string }>
     try {
-      await client.query('BEGIN')
-      // Bounded: a stranger's transaction idling on this session's row cannot hold the waiter past its timeout.
-      await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(options.queueTimeoutMs))}`)
-      await client.query(`SELECT 1 FROM ${this.#s}.gate_leases WHERE session_id = $1 FOR UPDATE`, [sessionId])
-      const { rows } = await client.query<{ ticket: string }>(
-        `INSERT INTO ${this.#s}.gate_waiters (session_id, owner, expires_at)
-         SELECT $1, $2, now() + $4 * interval '1 millisecond'
-         WHERE (SELECT count(*) FROM ${this.#s}.gate_waiters WHERE session_id = $1 AND expires_at > now()) < $3
-         RETURNING ticket`,
-        [sessionId, options.owner, options.maxQueue, this.#ttlMs],
-      )
-      await client.query('COMMIT')
-      if (rows[0] === undefined) {
-        throw new SessionBusyError(
-          `[spindle/store-postgres] session "${sessionId}" already has ${options.maxQueue} waiter(s) (maxQueue); retry later or raise maxQueue`,
-          { details: { sessionId, maxQueue: options.maxQueue } },
+      rows = await this.#database.transaction(async (transaction) => {
+        // Bounded: a stranger's transaction idling on this session's row cannot hold the waiter past its timeout.
+        await transaction.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(options.queueTimeoutMs))}`)
+        await transaction.query(`SELECT 1 FROM ${this.#s}.gate_leases WHERE session_id = $1 FOR UPDATE`, [sessionId])
+        const inserted = await transaction.query<{ ticket: string }>(
+          `INSERT INTO ${this.#s}.gate_waiters (session_id, owner, expires_at)
+           SELECT $1, $2, now() + $4 * interval '1 millisecond'
+           WHERE (SELECT count(*) FROM ${this.#s}.gate_waiters WHERE session_id = $1 AND expires_at > now()) < $3
+           RETURNING ticket`,
+          [sessionId, options.owner, options.maxQueue, this.#ttlMs],
         )
-      }
-      return rows[0].ticket
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken = rollbackError
+        return inserted.rows
       })
+    } catch (error) {
       if (sqlState(error) === '55P03') {
         throw new SessionBusyError(
           `[spindle/store-postgres] session "${sessionId}" stayed locked by another transaction for ${options.queueTimeoutMs} ms; retry later`,
@@ -219,10 +211,14 @@ export class PostgresSessionGate implements SessionGate {
         )
       }
       throw mapPostgresError(error, `queueing for session "${sessionId}"`)
-    } finally {
-      client.removeListener('error', onError)
-      client.release(broken)
     }
+    if (rows[0] === undefined) {
+      throw new SessionBusyError(
+        `[spindle/store-postgres] session "${sessionId}" already has ${options.maxQueue} waiter(s) (maxQueue); retry later or raise maxQueue`,
+        { details: { sessionId, maxQueue: options.maxQueue } },
+      )
+    }
+    return rows[0].ticket
   }
 
   #lease(sessionId: string, owner: string, leaseId: string, token: number): SessionLease {

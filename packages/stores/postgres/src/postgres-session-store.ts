@@ -14,6 +14,7 @@ import {
   StaleFenceError,
   type StoreBatch,
 } from '@spindle/core'
+import { assertKey, fromJsonb, fromText, toJsonbText, toText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase, SqlExecutor } from './sql-database.js'
 
@@ -58,9 +59,11 @@ export class PostgresSessionStore implements SessionStore {
     const id = input.id ?? randomUUID()
     const now = Date.now()
     try {
+      assertKey(id, 'session id')
+      if (input.resourceId !== undefined) assertKey(input.resourceId, 'session resourceId')
       const { rows } = await this.#database.query<SessionRow>(
         `INSERT INTO ${this.#s}.sessions (id, resource_id, title, metadata, created_at, updated_at) VALUES ($1, $2, $3, $4::jsonb, $5, $5) RETURNING *`,
-        [id, input.resourceId ?? null, input.title ?? null, JSON.stringify(input.metadata ?? {}), now],
+        [id, input.resourceId ?? null, toText(input.title ?? null), toJsonbText(input.metadata ?? {}), now],
       )
       return toSession(rows[0]!)
     } catch (error) {
@@ -100,7 +103,7 @@ export class PostgresSessionStore implements SessionStore {
            metadata = COALESCE($4::jsonb, metadata),
            updated_at = GREATEST(updated_at, $5)
          WHERE id = $1 RETURNING *`,
-        [id, patch.title !== undefined, patch.title ?? null, patch.metadata === undefined ? null : JSON.stringify(patch.metadata), Date.now()],
+        [id, patch.title !== undefined, toText(patch.title ?? null), patch.metadata === undefined ? null : toJsonbText(patch.metadata), Date.now()],
       ))
     } catch (error) {
       throw mapPostgresError(error, `updating session "${id}"`)
@@ -169,7 +172,8 @@ export async function appendToSession(executor: SqlExecutor, schema: string, app
   if (entries.length === 0) {
     ;({ rows } = await executor.query(reserve, [sessionId, 0, now, fence, expected]))
   } else {
-    const payload = JSON.stringify(
+    for (const entry of entries) if (entry.runId !== undefined) assertKey(entry.runId, 'entry runId')
+    const payload = toJsonbText(
       entries.map((entry) => ({ kind: entry.kind, body: entry.kind === 'message' ? entry.message : entry.compaction, run_id: entry.runId ?? null })),
     )
     // No row reserved (missing session, stale fence, other lastSeq) → nothing inserted, no row returned.
@@ -214,8 +218,8 @@ function toSession(row: SessionRow): SessionRecord {
   return {
     id: row.id,
     ...(row.resource_id !== null && { resourceId: row.resource_id }),
-    ...(row.title !== null && { title: row.title }),
-    metadata: row.metadata,
+    ...(row.title !== null && { title: fromText(row.title) }),
+    metadata: fromJsonb(row.metadata),
     lastSeq: Number(row.last_seq),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
@@ -225,6 +229,6 @@ function toSession(row: SessionRow): SessionRecord {
 function toEntry(row: EntryRow): SessionEntry {
   const base = { sessionId: row.session_id, seq: Number(row.seq), createdAt: Number(row.created_at), ...(row.run_id !== null && { runId: row.run_id }) }
   return row.kind === 'message'
-    ? ({ kind: 'message', message: row.body, ...base } as SessionEntry)
-    : ({ kind: 'compaction', compaction: row.body, ...base } as SessionEntry)
+    ? ({ kind: 'message', message: fromJsonb(row.body), ...base } as SessionEntry)
+    : ({ kind: 'compaction', compaction: fromJsonb(row.body), ...base } as SessionEntry)
 }

@@ -1,6 +1,6 @@
 // SnapshotStore on PostgreSQL: one row per (run, version); saving a version again replaces it.
 import type { JsonObject, RunSnapshot, SnapshotStore, StoreBatch } from '@spindle/core'
-import { fromJsonb, toJsonbText } from './jsonb-text.js'
+import { assertKey, fromJsonb, toJsonbText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase, SqlExecutor } from './sql-database.js'
 
@@ -74,6 +74,8 @@ export class PostgresSnapshotStore implements SnapshotStore {
 
 /** `save` as one upsert (the single method and a batch share it); pg errors are thrown unmapped. */
 export async function saveSnapshot(executor: SqlExecutor, schema: string, snapshot: RunSnapshot): Promise<void> {
+  assertKey(snapshot.runId, 'snapshot runId')
+  assertKey(snapshot.sessionId, 'snapshot sessionId')
   await executor.query(
     `INSERT INTO ${schema}.snapshots (run_id, version, session_id, state, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)
      ON CONFLICT (run_id, version) DO UPDATE SET session_id = EXCLUDED.session_id, state = EXCLUDED.state, created_at = EXCLUDED.created_at`,

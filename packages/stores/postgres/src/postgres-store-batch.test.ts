@@ -249,15 +249,15 @@ describePostgres('PostgresStoreBatch', () => {
     const stores = await freshStores()
     await seed(stores)
     const before = await everything(stores)
-    // jsonb cannot hold U+0000 in a message (PostgreSQL refuses it: 22P05).
+    // `step` is an integer column: PostgreSQL refuses 2^31 (22003, integer out of range).
     const error = await stores.sessions.batch!
       .write([
-        { type: 'run.update', runId: 'r', patch: { step: 3 } },
-        { type: 'session.append', sessionId: 's', entries: [user('nul \u0000 here')] },
+        { type: 'session.append', sessionId: 's', entries: [user('applied first')] },
+        { type: 'run.update', runId: 'r', patch: { step: 2 ** 31 } },
       ])
       .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(StoreError)
-    expect((error as StoreError).message).toMatch(/appending to session "s" \(in a batch of 2 writes, none applied\) failed/)
+    expect((error as StoreError).message).toMatch(/updating run "r" \(in a batch of 2 writes, none applied\) failed: .*out of range/)
     expect(await everything(stores)).toEqual(before)
   })
 

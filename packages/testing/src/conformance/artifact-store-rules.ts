@@ -4,7 +4,7 @@ import { readArtifactBytes, type ArtifactStore } from '@spindle/core'
 import { expect } from 'vitest'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
-import { expectBytes, tick, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
+import { expectBytes, expectExactJson, tick, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
 
 /** Deterministic pseudo-random bytes (xorshift), so large artifacts need no fixture files. */
 export function patternBytes(size: number, seed = 1): Uint8Array {
@@ -172,6 +172,17 @@ export const artifactStoreRules: ConformanceChecks<ArtifactStore> = {
           },
           { name: sample, metadata: { [`key ${sample}`]: sample } },
         )
+        const metadata = { text: sample, [`key ${sample}`]: [sample] }
+        let metadataId = ''
+        const outcome = await unicodeOutcome(
+          sample,
+          async () => {
+            metadataId = (await store.put(patternBytes(64, index + 200), { metadata })).id
+          },
+          async () => (await store.head(metadataId))?.metadata,
+          metadata,
+        )
+        await expectExactJson(`artifact.unicode.json.${name}`, sample, outcome)
       })
     }
   },

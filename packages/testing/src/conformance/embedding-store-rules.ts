@@ -3,7 +3,7 @@ import { SpindleError, type EmbeddingMatch, type EmbeddingStore } from '@spindle
 import { expect } from 'vitest'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
-import { unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
+import { expectExactJson, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
 
 const summary = (matches: EmbeddingMatch[]) => matches.map((match) => match.id)
 
@@ -158,6 +158,18 @@ export const embeddingStoreRules: ConformanceChecks<EmbeddingStore> = {
           },
           { content: sample, metadata: { text: sample } },
         )
+        const metadata = { text: sample, [`key ${sample}`]: [sample] }
+        const outcome = await unicodeOutcome(
+          sample,
+          () => store.upsert([{ id: `m-${name}`, vector: [2, 1], namespace: 'metadata', metadata }]),
+          async () => (await store.get(`m-${name}`))?.metadata,
+          metadata,
+        )
+        await expectExactJson(`embedding.unicode.json.${name}`, sample, outcome)
+        await rule(`embedding.unicode.filter.${name}`, 'a metadata filter must match a string exactly as it was stored (escape it the way the metadata is escaped)', async () => {
+          const matches = await store.query({ vector: [2, 1], topK: 10, namespace: 'metadata', filter: { text: sample } })
+          expect(matches.map((match) => match.id)).toEqual([`m-${name}`])
+        })
       })
     }
   },

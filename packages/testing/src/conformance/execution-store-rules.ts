@@ -3,7 +3,7 @@ import type { ExecutionStore, NewExecution } from '@spindle/core'
 import { expect } from 'vitest'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
-import { unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
+import { expectExactJson, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
 
 function call(runId: string, step: number, callId: string, args: NewExecution['args'] = { q: callId }): NewExecution {
   return { key: `${runId}:${step}:${callId}`, runId, step, callId, toolName: 'search', args }
@@ -127,6 +127,8 @@ export const executionStoreRules: ConformanceChecks<ExecutionStore> = {
           { text: sample },
         )
         expect(finished, 'the same string must get the same outcome in args and in a result').toBe(started)
+        await expectExactJson(`execution.unicode.json.${name}`, sample, started)
+        await expectExactJson(`execution.unicode.json.${name}`, sample, finished)
       })
     }
   },

@@ -3,7 +3,7 @@ import type { AgentEvent, RunStore } from '@spindle/core'
 import { expect } from 'vitest'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
-import { tick, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
+import { expectExactJson, tick, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
 
 function textDelta(runId: string, seq: number, delta: string): AgentEvent {
   return { type: 'text.delta', runId, sessionId: 'session-1', seq, timestamp: 1_700_000_000_000 + seq, step: 1, delta }
@@ -209,6 +209,19 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
           textDelta(`events-${name}`, 1, sample),
         )
         expect(eventOutcome, 'the same string must get the same outcome in a run request and in an event').toBe(runOutcome)
+        const patch = { metadata: { [`key ${sample}`]: sample }, error: { code: 'tool', message: sample } }
+        const patchOutcome = await unicodeOutcome(
+          sample,
+          () => store.updateRun(`events-${name}`, patch),
+          async () => {
+            const run = await store.getRun(`events-${name}`)
+            return { metadata: run?.metadata, error: run?.error }
+          },
+          patch,
+        )
+        await expectExactJson(`run.unicode.json.${name}`, sample, runOutcome)
+        await expectExactJson(`run.unicode.json.${name}`, sample, eventOutcome)
+        await expectExactJson(`run.unicode.json.${name}`, sample, patchOutcome)
       })
     }
   },

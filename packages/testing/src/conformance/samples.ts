@@ -1,6 +1,7 @@
-// Shared fixtures of the conformance checks: tricky unicode, entries, time ticks, and the unicode round-trip rule.
+// Shared fixtures of the conformance checks: tricky unicode, entries, time ticks, and the unicode round-trip rules.
 import { SpindleError, type SessionEntryInput } from '@spindle/core'
 import { expect } from 'vitest'
+import { rule } from './rule.js'
 
 /** Strings that break naive stores: NUL, lone surrogates, RTL with bidi controls, emoji sequences, combining marks. */
 export const unicodeSamples: Record<string, string> = {
@@ -56,6 +57,17 @@ export async function unicodeOutcome(
 /** Fix text for the unicode rule, shared by every store. */
 export const unicodeFix =
   'store strings losslessly (bind them as parameters, use a UTF-8/UTF-16 safe column type) or, when the backend cannot hold a character (e.g. NUL or lone surrogates in PostgreSQL text/jsonb), detect it and throw StoreError before writing — never replace characters silently'
+
+/** Fix text for JSON values holding those strings: stored exactly, never refused. */
+export const unicodeJsonFix =
+  'JSON values (messages, tool arguments and results, events, run state, metadata) hold whatever models and tools produce — a tool’s binary output with NUL, an emoji split across two text deltas — and a refused write leaves the run stuck: store them exactly. JSON.stringify into a text column keeps every code unit (it escapes NUL and lone surrogates); where the backend cannot hold a character (PostgreSQL jsonb refuses \\u0000 and unpaired surrogates), escape those strings on write and restore them on read'
+
+/** The JSON rule: a JSON value holding `sample` must have been stored and read back exactly (not refused). */
+export async function expectExactJson(id: string, sample: string, outcome: 'exact' | 'rejected'): Promise<void> {
+  await rule(id, unicodeJsonFix, () => {
+    expect(outcome, `a JSON value holding ${JSON.stringify(sample)} was refused`).toBe('exact')
+  })
+}
 
 /** Collects an async iterable. */
 export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {

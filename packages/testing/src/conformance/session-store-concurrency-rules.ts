@@ -3,7 +3,7 @@ import type { SessionEntry, SessionStore } from '@spindle/core'
 import { expect } from 'vitest'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
-import { unicodeFix, unicodeOutcome, unicodeSamples, userEntry } from './samples.js'
+import { expectExactJson, unicodeFix, unicodeOutcome, unicodeSamples, userEntry } from './samples.js'
 
 const gapFreeFix =
   'assign seq inside the same transaction as the insert (SELECT lastSeq … FOR UPDATE / BEGIN IMMEDIATE, or a single UPDATE … RETURNING on the session row) and keep a UNIQUE (sessionId, seq) constraint'
@@ -123,6 +123,7 @@ export const sessionStoreConcurrencyRules: ConformanceChecks<SessionStore> = {
           },
           { role: 'user', content: sample },
         )
+        await expectExactJson(`session.unicode.json.${name}`, sample, outcome)
         const title = await unicodeOutcome(
           sample,
           async () => {

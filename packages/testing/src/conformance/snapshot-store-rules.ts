@@ -3,7 +3,7 @@ import type { RunSnapshot, SnapshotStore } from '@spindle/core'
 import { expect } from 'vitest'
 import type { ConformanceChecks } from './harness.js'
 import { rule } from './rule.js'
-import { unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
+import { expectExactJson, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
 
 function snapshot(runId: string, version: number, state: RunSnapshot['state'] = { step: version }): RunSnapshot {
   return { runId, sessionId: 's', version, state, createdAt: 1_700_000_000_000 + version }
@@ -67,7 +67,8 @@ export const snapshotStoreRules: ConformanceChecks<SnapshotStore> = {
     for (const [index, [name, sample]] of Object.entries(unicodeSamples).entries()) {
       await rule(`snapshot.unicode.${name}`, unicodeFix, async () => {
         const state = { text: sample, [`key ${sample}`]: [sample] }
-        await unicodeOutcome(sample, () => store.save(snapshot('r', index + 1, state)), async () => (await store.get('r', index + 1))?.state, state)
+        const outcome = await unicodeOutcome(sample, () => store.save(snapshot('r', index + 1, state)), async () => (await store.get('r', index + 1))?.state, state)
+        await expectExactJson(`snapshot.unicode.json.${name}`, sample, outcome)
       })
     }
   },

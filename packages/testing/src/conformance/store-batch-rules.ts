@@ -15,7 +15,7 @@ import {
 import { expect } from 'vitest'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
-import { userEntry } from './samples.js'
+import { unicodeJsonFix, unicodeSamples, userEntry } from './samples.js'
 
 const sameLogicFix =
   'apply each write of the batch with the very code of its single-store method (one internal function called by both), inside one transaction'
@@ -287,6 +287,32 @@ export const storeBatchRules: ConformanceChecks<BatchedStores> = {
     await rule('batch.two-connections.gap-free', 'batches from two connections must share one gap-free sequence: read lastSeq and insert in the same transaction, in the database', async () => {
       expect([...appended].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, index) => index + 2))
       expect((await other.sessions.getSession('s'))?.lastSeq).toBe(11)
+    })
+  },
+
+  async 'batch.unicode'({ create }) {
+    const stores = await create()
+    await seed(stores)
+    const batch = await batchOf(stores)
+    // Every tricky sample in one string; an emoji split between two deltas leaves each event a lone surrogate.
+    const text = Object.values(unicodeSamples).join(' | ')
+    const json = { text, [`key ${text}`]: [text] }
+    const error = { code: 'tool', message: text }
+    await rule('batch.unicode', `a batch must store JSON values exactly, as the single methods do: ${unicodeJsonFix}`, async () => {
+      await batch.write([
+        { type: 'session.append', sessionId: 's', entries: [userEntry(text, 'r')] },
+        { type: 'execution.start', execution: { ...call(2, 'unicode'), args: json } },
+        { type: 'execution.finish', key: 'r:1:open', outcome: { status: 'succeeded', result: { content: `binary\u0000data ${text}` } } },
+        { type: 'run.events', runId: 'r', events: [event(2, '\uD83D'), event(3, '\uDE00'), event(4, text)] },
+        { type: 'snapshot.save', snapshot: snapshot(2, json) },
+        { type: 'run.update', runId: 'r', patch: { metadata: json, error } },
+      ])
+      expect((await stores.sessions.listEntries('s', { after: 1 }))[0]).toMatchObject({ message: { role: 'user', content: text }, runId: 'r' })
+      expect((await stores.executions.get('r:2:unicode'))?.args).toEqual(json)
+      expect((await stores.executions.get('r:1:open'))?.result).toEqual({ content: `binary\u0000data ${text}` })
+      expect((await stores.runs.listEvents('r')).map((item) => (item as { delta?: string }).delta)).toEqual(['delta 1', '\uD83D', '\uDE00', text])
+      expect((await stores.snapshots.get('r', 2))?.state).toEqual(json)
+      expect(await stores.runs.getRun('r')).toMatchObject({ metadata: json, error })
     })
   },
 
