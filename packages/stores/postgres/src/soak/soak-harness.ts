@@ -24,6 +24,12 @@ export interface SoakCampaignOptions {
   terminateEveryMs?: number
   /** Give up after this long. */
   timeoutMs: number
+  /**
+   * Whether the queue has settled once every run is terminal: a job can still wait for a retry, or for its
+   * completion to be written, when its run has ended (a campaign once stopped on `{ retry: 1, completed: 59 }`),
+   * so the workers keep going until this says so.
+   */
+  settled?: () => Promise<boolean>
   log?: (line: string) => void
 }
 
@@ -112,7 +118,7 @@ export async function runSoakCampaign(options: SoakCampaignOptions): Promise<Soa
         throw new Error(`soak: ${(await countRuns()).terminal} of ${options.runs} runs terminal after ${options.timeoutMs} ms; stuck:\n${await describeStuck(monitor, options.schema)}`)
       }
       const { terminal, running } = await countRuns()
-      if (terminal >= options.runs) break
+      if (terminal >= options.runs && (options.settled === undefined || (await options.settled()))) break
       if (Date.now() >= nextProgress) {
         options.log?.(`${Math.round((Date.now() - started) / 1000)} s: ${terminal}/${options.runs} runs terminal, ${lives.size} workers`)
         nextProgress = Date.now() + 5000

@@ -119,6 +119,23 @@ export async function checkSoakInvariants(options: {
       if (results.get(callId) !== 1) violations.push(`session ${sessionId}: tool call ${callId} answered ${results.get(callId) ?? 0} times`)
     }
     for (const callId of results.keys()) if (!calls.has(callId)) violations.push(`session ${sessionId}: a result for unknown call ${callId}`)
+    // What a provider would accept: a step's tool calls answered by the very next message, and one run's messages
+    // never interleaved with another's (a run starting while an earlier one was unfinished did both).
+    const messages = entries.filter((entry) => entry.kind === 'message')
+    const finished = new Set<string>()
+    for (let i = 0; i < messages.length; i++) {
+      const entry = messages[i]!
+      if (entry.kind !== 'message') continue
+      const previous = messages[i - 1]
+      if (previous?.runId && previous.runId !== entry.runId) finished.add(previous.runId)
+      if (entry.runId && finished.has(entry.runId)) violations.push(`session ${sessionId}: run ${entry.runId} continues at seq ${entry.seq} after another run's messages`)
+      if (entry.message.role !== 'assistant') continue
+      const asked = entry.message.content.filter((part) => part.type === 'tool-call').map((part) => part.toolCallId)
+      if (!asked.length) continue
+      const next = messages[i + 1]
+      const answered = next?.kind === 'message' && next.message.role === 'tool' ? next.message.content.map((part) => part.toolCallId) : []
+      if (asked.some((callId) => !answered.includes(callId))) violations.push(`session ${sessionId}: the tool calls at seq ${entry.seq} are not answered by the next message`)
+    }
   }
   for (const runId of taskOfRun.keys()) if (!runs.some((run) => run.id === runId)) violations.push(`run ${runId} was never stored`)
 

@@ -48,6 +48,7 @@ async function soak(runs: number, disruption: Pick<SoakCampaignOptions, 'killEve
     concurrency: 3,
     leaseMs: 3000,
     timeoutMs: Number(process.env.SPINDLE_PG_SOAK_TIMEOUT_MS ?? 120_000 + runs * 1500),
+    settled: async () => Object.keys(await scaleOut.queue.counts()).every((state) => state === 'completed'),
     log: (line) => {
       log.push(line)
       if (process.env.SPINDLE_PG_SOAK_VERBOSE) console.info(`[soak] ${line}`)
