@@ -80,7 +80,7 @@ export type { AcquireOptions, SessionGate, SessionGateState, SessionLease } from
 
 export { Extensions } from './extensions/extensions.js'
 export type { RunJob, RunQueue, WorkOptions } from './spec/run-queue.js'
-export { InProcessRunQueue } from './runtime/in-process-run-queue.js'
+export { InProcessRunQueue, type InProcessRunQueueOptions } from './runtime/in-process-run-queue.js'
 export { definePlugin, type Plugin } from './extensions/define-plugin.js'
 
 export { ProviderRegistry, type ProviderFactory } from './providers/provider-registry.js'

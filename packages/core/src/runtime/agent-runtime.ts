@@ -241,18 +241,26 @@ export class AgentRuntime {
   }
 
   /**
-   * Refuses to start a run after one that a crash left unfinished: the session's last entry belongs to a run still
-   * `running` (its process died; its lease may have expired before its job's) or `interrupted`. Starting anyway would
-   * interleave the two runs' messages, and leave the old run's unanswered tool call before the new question (which
-   * the providers reject). One read of a run record, when the session's last entry has one.
+   * Refuses to start or continue a run after another one left unfinished: the session's last entry belongs to a run
+   * still `running` (its process died; its lease may have expired before its job's), `interrupted`, or `suspended`
+   * (awaiting approval). Going on anyway would interleave the two runs' messages and leave the other run's
+   * unanswered tool calls before this run's messages (which the providers reject). One read of a run record, when
+   * the session's last entry belongs to another run.
    */
   async #refuseOverUnfinished(window: ContextWindow, sessionId: string, runId: string): Promise<void> {
     const owner = window.entries[window.entries.length - 1]?.runId
     if (owner === undefined || owner === runId) return
     const previous = await this.runs.getRun(owner)
+    if (previous?.status === 'suspended') {
+      throw new SessionBusyError(
+        `[spindle/core] session "${sessionId}" has run "${owner}" awaiting approval of its tool calls; approve() them and resume("${owner}"), or cancel("${owner}"), first. A new run now would leave those calls unanswered before its own messages.`,
+        { details: { sessionId, runId: owner, status: previous.status } },
+      )
+    }
     if (previous?.status !== 'running' && previous?.status !== 'interrupted') return
     throw new SessionBusyError(
       `[spindle/core] session "${sessionId}" has an unfinished run "${owner}" (${previous.status}: stopped mid-run by a crash or a shutdown); resume("${owner}") or cancel("${owner}") it first. A new run now would interleave with it.`,
+      { details: { sessionId, runId: owner, status: previous.status } },
     )
   }
 
@@ -342,29 +350,45 @@ export class AgentRuntime {
 
   /**
    * Finds runs left `running` by a dead process (lease expired) and resumes them, or marks them `interrupted`.
-   * `agents` gives the agents by name when their tools or models are not in the registries.
+   * `agents` gives the agents by name when their tools or models are not in the registries. A run refused because
+   * another unfinished run of its session must go first is tried again after the others; `busy` lists the runs
+   * still refused then (their session's last run is awaiting approval, or held by a live process).
    */
-  async recover(options: { mode?: 'resume' | 'interrupt'; agents?: AgentSpec[] } = {}): Promise<{ resumed: RunOutput[]; interrupted: string[] }> {
+  async recover(options: { mode?: 'resume' | 'interrupt'; agents?: AgentSpec[] } = {}): Promise<{ resumed: RunOutput[]; interrupted: string[]; busy: string[] }> {
     await this.extensions.ready()
     const now = Date.now()
     // Queued runs are recovered too when the queue lived in this process's memory (it died with it).
     const statuses: RunRecord['status'][] = this.extensions.queue ? ['running'] : ['running', 'queued']
-    const stale = (await this.runs.listRuns({ status: statuses, limit: 1000 })).filter(
+    let stale = (await this.runs.listRuns({ status: statuses, limit: 1000 })).filter(
       (run) => !this.#active.has(run.id) && (!run.lease || run.lease.expiresAt <= now || run.lease.owner === this.ownerId),
     )
     const resumed: RunOutput[] = []
     const interrupted: string[] = []
-    for (const run of stale) {
-      if (options.mode === 'interrupt') {
+    if (options.mode === 'interrupt') {
+      for (const run of stale) {
         await this.runs.updateRun(run.id, { status: 'interrupted', lease: undefined })
         interrupted.push(run.id)
-        continue
       }
-      const name = (run.request.agent as JsonObject | undefined)?.name
-      const agent = options.agents?.find((candidate) => candidate.name === name)
-      resumed.push(await this.resume(run.id, { agent }))
+      return { resumed, interrupted, busy: [] }
     }
-    return { resumed, interrupted }
+    // Passes until one resumes nothing: the run a session's log ends with goes first, then the ones it held back.
+    for (let progressed = true; stale.length && progressed; ) {
+      progressed = false
+      const refused: RunRecord[] = []
+      for (const run of stale) {
+        const name = (run.request.agent as JsonObject | undefined)?.name
+        const agent = options.agents?.find((candidate) => candidate.name === name)
+        try {
+          resumed.push(await this.resume(run.id, { agent }))
+          progressed = true
+        } catch (error) {
+          if (!(error instanceof SessionBusyError)) throw error
+          refused.push(run)
+        }
+      }
+      stale = refused
+    }
+    return { resumed, interrupted, busy: stale.map((run) => run.id) }
   }
 
   /**
@@ -494,8 +518,9 @@ export class AgentRuntime {
       const gateWaitMs = performance.now() - gateStart
       const snapshot = await this.snapshots.latest(runId)
       const window = await this.#window(run.sessionId)
-      // A queued run starts here: not after a run a crash left unfinished (the queue retries the job later).
-      if (run.status === 'queued') await this.#refuseOverUnfinished(window, run.sessionId, runId)
+      // Not after another run a crash left unfinished (the queue retries the job later): a queued run starts here, and
+      // a run whose process died before its input reached the session may find another run appended after it since.
+      if (!cancelOnly) await this.#refuseOverUnfinished(window, run.sessionId, runId)
       const state: RunState = snapshot ? (structuredClone(snapshot.state) as unknown as RunState) : initialRunState(runId, run.sessionId, 1)
       if (!snapshot) state.lastSeq = 0
       // Events are flushed before each snapshot, so only the snapshot's own `snapshot.saved` may be missing (a
@@ -558,9 +583,12 @@ export class AgentRuntime {
           if (run.status !== 'queued') execution.emit({ type: 'run.resumed', fromStep: state.step, agent: agent.name, modelId: `${model.provider}:${model.modelId}`, gateWaitMs })
           const entries = window.entries.filter((entry) => entry.seq > state.lastSeq)
           if (!snapshot && !entries.some((entry) => entry.runId === runId)) {
-            // The process died between creating the run and appending its input: append it now.
-            await execution.appendInput((run.request.input ?? []) as unknown as ModelMessage[])
-            await execution.checkpoint()
+            // The process died between creating the run and appending its input: append it now (not to cancel it:
+            // the session never saw this run, and another one may be unfinished there).
+            if (!cancelOnly) {
+              await execution.appendInput((run.request.input ?? []) as unknown as ModelMessage[])
+              await execution.checkpoint()
+            }
           } else await execution.replay(entries)
         }),
       )

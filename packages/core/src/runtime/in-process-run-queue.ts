@@ -1,12 +1,28 @@
 // The default RunQueue: FIFO jobs within this process, handled by `runtime.work()`.
 import type { RunJob, RunQueue, WorkOptions } from '../spec/run-queue.js'
 
+export interface InProcessRunQueueOptions {
+  /** The first wait before a job refused for a busy session is tried again, in ms; default 250 (then doubled). */
+  busyDelayMs?: number
+  /** The longest such wait, in ms; default 30,000 (a run awaiting approval may hold its session for hours). */
+  busyDelayMaxMs?: number
+}
+
 export class InProcessRunQueue implements RunQueue {
   readonly specificationVersion = 'v1' as const
   readonly #jobs: RunJob[] = []
   readonly #waiters = new Set<() => void>()
+  /** Refusals for a busy session so far, by run: the job waits longer each time. */
+  readonly #busy = new Map<string, number>()
+  readonly #busyDelayMs: number
+  readonly #busyDelayMaxMs: number
   /** Errors thrown by handlers (the run stays recoverable through `recover()`). */
   readonly errors: unknown[] = []
+
+  constructor(options: InProcessRunQueueOptions = {}) {
+    this.#busyDelayMs = Math.max(1, options.busyDelayMs ?? 250)
+    this.#busyDelayMaxMs = Math.max(this.#busyDelayMs, options.busyDelayMaxMs ?? 30_000)
+  }
 
   get size(): number {
     return this.#jobs.length
@@ -15,6 +31,14 @@ export class InProcessRunQueue implements RunQueue {
   async enqueue(job: RunJob): Promise<void> {
     this.#jobs.push(job)
     for (const wake of this.#waiters) wake()
+  }
+
+  /** Puts a job refused for a busy session back after a wait that doubles with each refusal. */
+  #later(job: RunJob): void {
+    const refusals = (this.#busy.get(job.runId) ?? 0) + 1
+    this.#busy.set(job.runId, refusals)
+    const timer = setTimeout(() => void this.enqueue(job), Math.min(this.#busyDelayMaxMs, this.#busyDelayMs * 2 ** Math.min(20, refusals - 1)))
+    timer.unref?.()
   }
 
   async work(handler: (job: RunJob) => Promise<void>, options: WorkOptions): Promise<void> {
@@ -27,7 +51,17 @@ export class InProcessRunQueue implements RunQueue {
     while (!signal.aborted) {
       const job = inFlight.size < options.concurrency ? this.#jobs.shift() : undefined
       if (job) {
-        const task = handler(job).catch((error: unknown) => void this.errors.push(error))
+        const task = handler(job).then(
+          () => void this.#busy.delete(job.runId),
+          (error: unknown) => {
+            // Refused because another run of its session is unfinished (or awaits approval): not a failure, it waits.
+            if ((error as { code?: unknown } | null)?.code === 'session_busy') this.#later(job)
+            else {
+              this.#busy.delete(job.runId)
+              this.errors.push(error)
+            }
+          },
+        )
         inFlight.add(task)
         void task.finally(() => {
           inFlight.delete(task)

@@ -1,6 +1,7 @@
 // enqueue() returns at once; work() executes queued runs with bounded concurrency and shuts down gracefully.
 import { describe, expect, it } from 'vitest'
-import { AgentRuntime, Extensions, InProcessRunQueue, memoryStores, mockModel } from '../index.js'
+import { z } from 'zod'
+import { AgentRuntime, defineTool, Extensions, InProcessRunQueue, memoryStores, mockModel } from '../index.js'
 
 describe('run queue', () => {
   it('enqueue returns a run id at once (the same id for the same idempotency key); work() runs them', async () => {
@@ -102,5 +103,33 @@ describe('wait times', () => {
     await working
     const [queued] = (await runtime.runs.listEvents(runId)).filter((event) => event.type === 'run.started')
     expect(queued?.type === 'run.started' && queued.queueWaitMs).toBeGreaterThanOrEqual(20)
+  })
+
+  it('a queued run behind a run awaiting approval waits in the queue, and runs once that run is resumed', async () => {
+    const queue = new InProcessRunQueue({ busyDelayMs: 20, busyDelayMaxMs: 50 })
+    const extensions = new Extensions().setStores(memoryStores())
+    extensions.queue = queue
+    const runtime = new AgentRuntime(extensions)
+    const remove = defineTool({ name: 'remove', description: 'r', inputSchema: z.object({}), needsApproval: true, execute: async () => 'removed' })
+    const asking = { name: 'asking', model: mockModel([{ toolCalls: [{ name: 'remove', args: {} }] }, { text: 'removed it' }]), tools: { remove } }
+    const suspended = await runtime.run({ agent: asking, input: 'remove it', sessionId: 'ses_q' })
+    expect(suspended.finishReason).toBe('awaiting_approval')
+    const later = { name: 'later', model: mockModel([{ text: 'later answer' }]) }
+    const { runId } = await runtime.enqueue({ agent: later, input: 'and then?', sessionId: 'ses_q' })
+    const controller = new AbortController()
+    const working = runtime.work({ concurrency: 1, signal: controller.signal })
+    // Refused several times (session busy), and neither failed nor dropped.
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect((await runtime.runs.getRun(runId))?.status).toBe('queued')
+    expect(later.model.calls).toHaveLength(0)
+    expect(queue.errors).toEqual([])
+    const [call] = (await runtime.snapshots.latest(suspended.runId))!.state.pending as Array<{ callId: string }>
+    await runtime.approve(suspended.runId, call!.callId, true)
+    expect(await runtime.resume(suspended.runId)).toMatchObject({ text: 'removed it' })
+    for (let i = 0; i < 200 && (await runtime.runs.getRun(runId))?.status !== 'completed'; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    controller.abort()
+    await working
+    expect(await runtime.runs.getRun(runId)).toMatchObject({ status: 'completed', finishReason: 'stop' })
+    expect(later.model.calls[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'assistant', 'user'])
   })
 })

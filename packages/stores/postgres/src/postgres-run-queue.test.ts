@@ -1,5 +1,5 @@
 // PostgresRunQueue on a real PostgreSQL: one job per run, heartbeats, expiry of a dead worker's job, retries, graceful shutdown.
-import { AgentRuntime, Extensions, mockModel, type RunJob } from '@spindle/core'
+import { AgentRuntime, Extensions, mockModel, type RunJob, SessionBusyError } from '@spindle/core'
 import pg from 'pg'
 import PgBoss from 'pg-boss'
 import { afterEach, expect, it } from 'vitest'
@@ -115,6 +115,39 @@ describePostgres('PostgresRunQueue', () => {
     expect(attempts).toHaveLength(2)
     expect(attempts[1]! - attempts[0]!).toBeGreaterThanOrEqual(900)
     expect(await q.counts()).toEqual({ completed: 1 })
+  })
+
+  it('a job refused for a busy session waits a short while and tries again, without using its retries', async () => {
+    // retryLimit 0: a failure would end the job at once. A busy session is not a failure: the soak's jobs waited
+    // behind a crashed run for pg-boss's exponential backoff (minutes, after a few refusals) and used up retries.
+    const schema = freshSchema()
+    const q = queue(schema, { retryLimit: 0, retryDelaySeconds: 1 })
+    await q.enqueue({ runId: 'run_waiting', sessionId: 's' })
+    const attempts: number[] = []
+    const controller = new AbortController()
+    const giveUp = setTimeout(() => controller.abort(), 15_000)
+    await q.work(
+      async () => {
+        attempts.push(Date.now())
+        if (attempts.length <= 3) throw new SessionBusyError('session "s" has an unfinished run')
+        controller.abort()
+      },
+      { concurrency: 1, signal: controller.signal },
+    )
+    clearTimeout(giveUp)
+    expect(attempts).toHaveLength(4)
+    const gaps = attempts.slice(1).map((at, i) => at - attempts[i]!)
+    // Each wait is about retryDelaySeconds (0.75–1.25 s, plus a poll): not 1, 2, 4 s…
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(700)
+      expect(gap).toBeLessThan(2_500)
+    }
+    expect(await q.counts()).toEqual({ completed: 1 })
+    const pool = new pg.Pool({ connectionString: databaseUrl })
+    cleanups.push(() => pool.end())
+    const { rows } = await pool.query(`SELECT retry_count FROM "${schema}_queue".job`)
+    expect(rows).toHaveLength(1)
+    expect(rows[0].retry_count).toBe(0)
   })
 
   it('graceful shutdown finishes the jobs in flight and leaves the others queued', async () => {

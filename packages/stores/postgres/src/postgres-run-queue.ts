@@ -1,7 +1,7 @@
 // RunQueue on pg-boss 10: one job per run, job expiry as the crash detector (renewed by a heartbeat while the
 // run executes), retries with backoff, claims with FOR UPDATE SKIP LOCKED, NOTIFY to wake idle workers.
 import { createHash } from 'node:crypto'
-import { ConfigurationError, type RunJob, type RunQueue, type WorkOptions } from '@spindle/core'
+import { ConfigurationError, type RunJob, type RunQueue, SessionBusyError, type WorkOptions } from '@spindle/core'
 import type pg from 'pg'
 import PgBoss from 'pg-boss'
 import { type PostgresConnectionOptions, resolvePool } from './connection-options.js'
@@ -27,6 +27,12 @@ export interface PostgresRunQueueOptions extends PostgresConnectionOptions {
   retryLimit?: number
   /** Base delay of the exponential backoff between attempts, in seconds; default 1. */
   retryDelaySeconds?: number
+  /**
+   * The longest wait before a job refused with `SessionBusyError` (its session has another unfinished run, or its run
+   * is still held by another worker) is tried again, in seconds; default 30. Such a job is not failed: it waits,
+   * without using its retries, from `retryDelaySeconds` up to this, growing with how long it has been waiting.
+   */
+  busyDelayMaxSeconds?: number
   /** How often pg-boss looks for expired jobs (its maintenance), in seconds; default 5. */
   maintenanceIntervalSeconds?: number
   /** How often an idle worker looks for jobs when no notification arrived; default 500 ms. */
@@ -84,6 +90,8 @@ export class PostgresRunQueue implements RunQueue {
   readonly #wakers = new Set<() => void>()
   readonly #workers = new Set<Promise<void>>()
   readonly #queueOptions: { policy: 'standard'; expireInSeconds: number; retryLimit: number; retryDelay: number; retryBackoff: boolean }
+  readonly #retryDelaySeconds: number
+  readonly #busyDelayMaxSeconds: number
   #ready: Promise<void> | undefined
   #closed = false
 
@@ -107,6 +115,8 @@ export class PostgresRunQueue implements RunQueue {
     this.#database = database
     const retryLimit = options.retryLimit ?? 20
     const retryDelay = Math.max(1, Math.round(options.retryDelaySeconds ?? 1))
+    this.#retryDelaySeconds = retryDelay
+    this.#busyDelayMaxSeconds = Math.max(retryDelay, options.busyDelayMaxSeconds ?? 30)
     this.#boss = new PgBoss({
       // pg-boss runs on our pool (statements retried when a connection is dropped); it opens none of its own.
       db: { executeSql: (text: string, values?: unknown[]) => database.query(text, values ?? []) },
@@ -222,7 +232,8 @@ export class PostgresRunQueue implements RunQueue {
       await handler({ runId: job.data.runId, sessionId: job.data.sessionId })
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
-      await this.#settle(() => this.#boss.fail(this.queueName, job.id, { message }))
+      if (error instanceof SessionBusyError) await this.#settle(() => this.#defer(job.id, message))
+      else await this.#settle(() => this.#boss.fail(this.queueName, job.id, { message }))
       return
     }
     await this.#settle(() => this.#boss.complete(this.queueName, job.id))
@@ -239,6 +250,25 @@ export class PostgresRunQueue implements RunQueue {
         await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
       }
     }
+  }
+
+  /**
+   * Puts a job refused for a busy session back to wait, without counting an attempt (`started_on` cleared: pg-boss
+   * counts a retry when it fetches a job that has started before). The wait is a tenth of the time it has waited
+   * so far, between `retryDelaySeconds` and `busyDelayMaxSeconds`, with jitter: a crashed run's session frees up
+   * in seconds, a run awaiting approval may take hours, and the exponential backoff of failures suits neither.
+   */
+  async #defer(id: string, message: string): Promise<void> {
+    await this.#database.query(
+      `UPDATE ${quoteSchema(this.queueSchema)}.job SET
+         state = 'retry',
+         started_on = NULL,
+         output = jsonb_build_object('message', $3::text, 'busySince', COALESCE(output->>'busySince', now()::text)),
+         start_after = now() + make_interval(secs => LEAST($5::float8, GREATEST($4::float8,
+           EXTRACT(EPOCH FROM now() - COALESCE((output->>'busySince')::timestamptz, now()))::float8 / 10)) * (0.75 + random() / 2))
+       WHERE name = $1 AND id = $2 AND state = 'active'`,
+      [this.queueName, id, message, this.#retryDelaySeconds, this.#busyDelayMaxSeconds],
+    )
   }
 
   /** Pushes the expiry of the jobs this worker holds `expireInSeconds` past now. */
