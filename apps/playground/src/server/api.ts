@@ -81,6 +81,11 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
     if (!session) throw new ApiError(404, 'not_found', `[spindle/playground] no session "${id}"`)
     return session
   }
+  // The gate's queue, plus the messages the manager holds while the session's last run is unfinished.
+  const gateState = async (sessionId: string) => {
+    const gate = await runtime.sessionGate.state(sessionId)
+    return { ...gate, queued: gate.queued + manager.waiting(sessionId) }
+  }
   const runSummary = (run: RunRecord) => ({
     id: run.id,
     sessionId: run.sessionId,
@@ -115,7 +120,7 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
 
   api.get('/sessions/:id', async (c) => {
     const session = await getSession(c.req.param('id'))
-    return c.json({ session, gate: await runtime.sessionGate.state(session.id) })
+    return c.json({ session, gate: await gateState(session.id) })
   })
 
   api.get('/sessions/:id/messages', async (c) => {
@@ -126,7 +131,7 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
 
   api.get('/sessions/:id/gate', async (c) => {
     const session = await getSession(c.req.param('id'))
-    return c.json({ gate: await runtime.sessionGate.state(session.id) })
+    return c.json({ gate: await gateState(session.id) })
   })
 
   api.get('/sessions/:id/runs', async (c) => {
@@ -164,7 +169,7 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
       runtime.runs.listEvents(run.id),
       runtime.snapshots.list(run.id),
       runtime.executions.listByRun(run.id),
-      runtime.sessionGate.state(run.sessionId),
+      gateState(run.sessionId),
     ])
     return c.json({ run: { ...runSummary(run), request: run.request, lease: run.lease, metadata: run.metadata }, events, snapshots, journal, gate, backgroundError: manager.errors.get(run.id) })
   })

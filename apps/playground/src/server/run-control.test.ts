@@ -45,6 +45,24 @@ describe('approvals', () => {
     expect(gapFree(done)).toBe(true)
   })
 
+  it('a message sent while a run awaits approval waits for the decision, then runs (nothing refused or dropped)', async () => {
+    const { sessionId, runId } = await start('delete README.md')
+    const suspended = await playground.waitForRun(runId, (detail) => detail.run.status === 'suspended')
+    const request = suspended.events.find((event: { type: string }) => event.type === 'approval.requested')
+    const waiting = await start('what is 6 * 7?', sessionId)
+    expect(waiting).toMatchObject({ queued: true })
+    expect((await playground.call('GET', `/api/sessions/${sessionId}/gate`)).body.gate.queued).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    expect((await playground.call('GET', `/api/sessions/${sessionId}/gate`)).body.gate.queued).toBe(1)
+    await playground.call('POST', `/api/runs/${runId}/approve`, { callId: request.callId, approved: true })
+    await playground.waitForRun(runId, (detail) => detail.run.status === 'completed')
+    await playground.manager.settle()
+    const runs = (await playground.call('GET', `/api/sessions/${sessionId}/runs`)).body.runs
+    expect(runs.map((run: { status: string; ticket: string }) => [run.status, run.ticket])).toEqual([['completed', waiting.ticket], ['completed', expect.any(String)]])
+    const messages = await playground.call('GET', `/api/sessions/${sessionId}/messages`)
+    expect(messages.body.entries.at(-1).message.content[0].text).toBe('6 * 7 = 42')
+  })
+
   it('a denial goes back to the model with the reason', async () => {
     const { runId } = await start('write keep.txt with "draft"')
     const suspended = await playground.waitForRun(runId, (detail) => detail.run.status === 'suspended')

@@ -1,6 +1,6 @@
 // RunManager: starts runs in the background and answers at once; approve, resume, cancel, kill and fork.
 import { randomUUID } from 'node:crypto'
-import { type AgentEvent, ConfigurationError, NotFoundError, type RunOutput, type SessionEntryInput } from '@spindle/core'
+import { type AgentEvent, ConfigurationError, NotFoundError, type RunOutput, SessionBusyError, type SessionEntryInput } from '@spindle/core'
 import type { Spindle } from './compose-spindle.js'
 
 export interface StartedRun {
@@ -23,6 +23,10 @@ export class RunManager {
   #stopped: Promise<string[]> | undefined
   /** Last error of a background resume, by run id (shown in the run detail). */
   readonly errors = new Map<string, string>()
+  /** Messages held here, by session, while another run of it is unfinished (awaiting approval, killed, interrupted). */
+  readonly #waiting = new Map<string, number>()
+  /** By session: settles once the last message started has its run (or gave up), so held messages keep their order. */
+  readonly #line = new Map<string, Promise<void>>()
 
   constructor(spindle: Spindle) {
     this.#spindle = spindle
@@ -39,17 +43,47 @@ export class RunManager {
     if (!session) await this.#runtime.sessions.createSession({ id: sessionId, title: title(input.text), metadata: {} })
     else if (!session.title) await this.#runtime.sessions.updateSession(sessionId, { title: title(input.text) })
     const ticket = `msg_${randomUUID()}`
-    const stream = this.#runtime.stream({ agent, input: input.text, sessionId, metadata: { model: input.model, ticket }, signal: this.#shutdown.signal })
     let first: (value: AgentEvent | Error) => void = () => {}
     const firstEvent = new Promise<AgentEvent | Error>((resolve) => (first = resolve))
-    // The stream is lossless with back-pressure: keep reading it, or the run would wait for us.
+    const ahead = this.#line.get(sessionId)
+    let admitted: () => void = () => {}
+    const line = Promise.all([ahead, new Promise<void>((resolve) => (admitted = resolve))]).then(() => {})
+    this.#line.set(sessionId, line)
+    void line.then(() => this.#line.get(sessionId) === line && this.#line.delete(sessionId))
+    let held = false
+    const hold = (on: boolean) => {
+      if (held !== on) this.#waiting.set(sessionId, this.waiting(sessionId) + (on ? 1 : -1))
+      held = on
+    }
     this.#track(
       (async () => {
         try {
-          for await (const event of stream) first(event)
-          await stream.result
+          if (ahead) hold(true)
+          await ahead
+          // Refused while another run of the session is unfinished (its last run awaits approval, or was killed):
+          // the message waits here, as it would in the gate's queue, until that run is resumed or cancelled.
+          for (let wait = 250; ; wait = Math.min(wait * 2, 2000)) {
+            // The stream is lossless with back-pressure: keep reading it, or the run would wait for us.
+            const stream = this.#runtime.stream({ agent, input: input.text, sessionId, metadata: { model: input.model, ticket }, signal: this.#shutdown.signal })
+            try {
+              for await (const event of stream) {
+                hold(false)
+                admitted()
+                first(event)
+              }
+              await stream.result
+              return
+            } catch (error) {
+              if (!behindUnfinishedRun(error) || this.#shutdown.signal.aborted) throw error
+              hold(true)
+              await delay(wait)
+            }
+          }
         } catch (error) {
           first(error instanceof Error ? error : new Error(String(error)))
+        } finally {
+          hold(false)
+          admitted()
         }
       })(),
     )
@@ -65,6 +99,11 @@ export class RunManager {
     const pending = (snapshot?.state.pending ?? []) as Array<{ approval?: string }>
     // Continue once every gated call of the step has a decision.
     if (!pending.some((call) => call.approval === 'required')) await this.resume(runId)
+  }
+
+  /** Messages of the session held back until its unfinished run is resumed or cancelled (not in the gate's queue). */
+  waiting(sessionId: string): number {
+    return this.#waiting.get(sessionId) ?? 0
   }
 
   /** Continues a suspended, interrupted or killed run in the background. */
@@ -163,6 +202,11 @@ export class RunManager {
     this.#background.add(promise)
     void promise.finally(() => this.#background.delete(promise))
   }
+}
+
+/** The kernel's refusal to start a run over another unfinished run of the session (not a full gate queue). */
+function behindUnfinishedRun(error: unknown): boolean {
+  return error instanceof SessionBusyError && typeof error.details?.status === 'string'
 }
 
 function title(text: string): string {

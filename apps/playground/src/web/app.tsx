@@ -38,7 +38,8 @@ export function App() {
       setRoute({ sessionId, runId }, 'replace')
       setRefresh((value) => value + 1)
     },
-    onLost: (count) => fail(count === 1 ? 'A queued message did not start; send it again.' : `${count} queued messages did not start; send them again.`),
+    // Their text is shown, so that nothing typed is lost.
+    onLost: (texts) => fail(`${texts.length === 1 ? 'A queued message' : `${texts.length} queued messages`} did not start; send ${texts.length === 1 ? 'it' : 'them'} again: ${texts.map((text) => `“${text}”`).join(', ')}`),
   })
 
   useEffect(() => {
@@ -163,7 +164,8 @@ export function App() {
 
   const selectedModel = useMemo(() => config?.models.find((option) => option.id === (detail?.run.model ?? model)), [config, detail, model])
   const pickedModel = config?.models.find((option) => option.id === model)
-  const busy = status === 'running' || status === 'queued' || gateBusy
+  // A run awaiting approval keeps its session too: a message sent then waits until it is resumed or cancelled.
+  const busy = status === 'running' || status === 'queued' || status === 'suspended' || gateBusy
 
   return (
     <div className="app">

@@ -205,10 +205,14 @@ export function timeline(events: AgentEvent[]): Timeline {
       }
       case 'step.finished': {
         const entry = stepOf(event.step, event.timestamp)
-        entry.durationMs = event.durationMs
+        // A step finishes again after its approval (its tools ran then): both parts add up, the model call included.
+        entry.durationMs = (entry.durationMs ?? 0) + event.durationMs
         entry.usage = event.usage
         entry.finishReason = event.finishReason
-        entry.delta = { inputTokens: event.usage.inputTokens - previous.inputTokens, outputTokens: event.usage.outputTokens - previous.outputTokens }
+        entry.delta = {
+          inputTokens: (entry.delta?.inputTokens ?? 0) + event.usage.inputTokens - previous.inputTokens,
+          outputTokens: (entry.delta?.outputTokens ?? 0) + event.usage.outputTokens - previous.outputTokens,
+        }
         previous = event.usage
         result.usage = event.usage
         break

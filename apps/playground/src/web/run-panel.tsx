@@ -42,7 +42,7 @@ export function RunPanel(props: {
           <span>{view.steps.length} step(s)</span>
         </div>
         <div className="controls">
-          <button onClick={() => props.onAction('cancel')} disabled={run.status !== 'running' && run.status !== 'suspended'} title="End the run now (final: finish reason cancelled)">
+          <button onClick={() => props.onAction('cancel')} disabled={run.status !== 'running' && run.status !== 'suspended' && run.status !== 'interrupted'} title="End the run now (final: finish reason cancelled)">
             Cancel
           </button>
           <button className="danger" onClick={() => props.onAction('kill')} disabled={run.status !== 'running'} title="Kill the run like a crashed process: it stops where it is and can be resumed">

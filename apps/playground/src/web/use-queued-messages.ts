@@ -15,10 +15,10 @@ const waiting = new Set<RunSummary['status']>(['queued', 'running', 'suspended']
 
 /**
  * Watches the queued messages of `sessionId` (the session shown). `onStarted` gets the run to show: the first of the
- * started ones still going, else the last; `onLost` the number of messages that will never run (the gate is idle and
+ * started ones still going, else the last; `onLost` the text of the messages that will never run (the gate is idle and
  * no run has their ticket).
  */
-export function useQueuedMessages(options: { sessionId?: string; onStarted(sessionId: string, runId: string): void; onLost(count: number): void }) {
+export function useQueuedMessages(options: { sessionId?: string; onStarted(sessionId: string, runId: string): void; onLost(texts: string[]): void }) {
   const [queue, setQueue] = useState<QueuedMessage[]>([])
   const callbacks = useRef(options)
   callbacks.current = options
@@ -43,7 +43,7 @@ export function useQueuedMessages(options: { sessionId?: string; onStarted(sessi
       if (!started.length && !lost.length) return
       const settled = new Set([...started.map((run) => run.ticket), ...lost])
       setQueue((all) => all.filter((message) => !settled.has(message.ticket)))
-      if (lost.length) callbacks.current.onLost(lost.length)
+      if (lost.length) callbacks.current.onLost(shown.filter((message) => lost.includes(message.ticket)).map((message) => message.text))
       const next = started.find((run) => waiting.has(run.status)) ?? started.at(-1)
       if (next) callbacks.current.onStarted(sessionId, next.id)
     }
