@@ -319,11 +319,11 @@ describe('Agent.stream', () => {
   })
 
   it('can be read once; textStream yields only the text deltas', async () => {
-    const agent = new Agent({ name: 'text', model: mockModel([{ text: 'abcdef', chunkSize: 2 }]) })
+    const agent = new Agent({ name: 'text', model: mockModel([{ text: 'ab cd ef', chunkSize: 3 }]) })
     const stream = agent.stream({ prompt: 'go' })
     const chunks: string[] = []
     for await (const chunk of stream.textStream) chunks.push(chunk)
-    expect(chunks).toEqual(['ab', 'cd', 'ef'])
+    expect(chunks).toEqual(['ab ', 'cd ', 'ef'])
     expect(() => stream[Symbol.asyncIterator]()).toThrow(/can be read once/)
   })
 })

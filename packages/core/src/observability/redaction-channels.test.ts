@@ -2,8 +2,8 @@
 // output channel. Redacted: stream, subscribe, run event log, run record (error), snapshots (error and the answer
 // so far: runtime/resume.test.ts plants a key in a final answer), observers, the run output's error. Kept (documented): the session log, the run record's copy of the input and the tool
 // journal — the model's memory and the resume data, which a resumed run must replay unchanged. Tool call
-// arguments are resume data too (a snapshot's pending calls), so they are not planted here. Known limit: each
-// text delta is redacted on its own, so a key the model streams split across two deltas is not caught.
+// arguments are resume data too (a snapshot's pending calls), so they are not planted here. A key the model streams
+// a few characters per delta is caught too: streamed text is held back to the end of each word.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { AgentRuntime, createRedactor, defineTool, Extensions, mockModel, ProviderError, type AgentEvent } from '../index.js'
@@ -88,5 +88,37 @@ describe('redaction across output channels', () => {
     const raw = await plantedRun(off)
     expect(JSON.stringify(raw.streamed)).toContain(planted)
     expect(raw.output.error?.message).toContain(planted)
+  })
+
+  it('a key the model streams a few characters per delta reaches no channel, and the text around it streams on', async () => {
+    const extensions = new Extensions()
+    extensions.redactor = createRedactor({ env: { PAYMENTS_API_TOKEN: envSecret } })
+    const observed: AgentEvent[] = []
+    extensions.addObserver({ onEvent: (event) => observed.push(event) })
+    const runtime = new AgentRuntime(extensions)
+    const subscribed: AgentEvent[] = []
+    const controller = new AbortController()
+    const subscription = (async () => {
+      for await (const event of runtime.subscribe({ capacity: 10_000, signal: controller.signal })) subscribed.push(event as AgentEvent)
+    })().catch(() => {})
+    const text = `Your key is ${planted} and the token is ${envSecret}. Nothing else to add here.`
+    const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ text, chunkSize: 3 }]) }, input: 'what is my key?' })
+    const streamed: AgentEvent[] = []
+    for await (const event of stream) streamed.push(event)
+    const output = await stream.result
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    controller.abort()
+    await subscription
+    const deltas = streamed.flatMap((event) => (event.type === 'text.delta' ? [event.delta] : []))
+    expect(deltas.join('')).toBe('Your key is [REDACTED] and the token is [REDACTED]. Nothing else to add here.')
+    expect(deltas.length).toBeGreaterThan(10)
+    // The caller's own output keeps the text; the run.finished event carries what the deltas did.
+    expect(output.text).toBe(text)
+    expect(streamed.at(-1)).toMatchObject({ type: 'run.finished', text: deltas.join('') })
+    for (const [name, events] of Object.entries({ stream: streamed, subscribe: subscribed, eventLog: await runtime.runs.listEvents(output.runId), observers: observed })) {
+      const serialized = JSON.stringify(events)
+      expect(serialized, name).toContain('text.delta')
+      for (const piece of [planted.slice(-12), envSecret.slice(-10)]) expect(serialized, name).not.toContain(piece)
+    }
   })
 })

@@ -4,8 +4,8 @@
 // answer so far in a snapshot (`state.text`; a resume rebuilds it from the session log).
 // Not redacted, by design: the session log (the model's memory), the tool journal and the run record's copy of
 // the input — the data a resumed run replays, which must stay what the model and tools actually saw. Tool call
-// arguments in a snapshot's pending calls are resume data too. Each text delta is redacted on its own, so a
-// key that a model streams split across two deltas is not caught.
+// arguments in a snapshot's pending calls are resume data too. Streamed text deltas are held back to a whole
+// word before they are redacted (see stream-redaction.ts), so a key split across deltas is caught too.
 import type { AgentEvent } from '../spec/events.js'
 
 export interface RedactorOptions {
@@ -39,6 +39,16 @@ export interface Redactor {
   redactEvent<E extends AgentEvent>(event: E): E
   /** A serialized error (`{ code, message }`) with its message redacted. */
   redactError<E extends { code: string; message: string }>(error: E): E
+  /**
+   * Optional: `text` redacted as what follows `context`, the text sent (redacted) just before it: a secret that
+   * starts in `context` has its part in `text` replaced (`Bearer ` sent, then the token), or dropped when
+   * `continued` (what was sent before ended with a replacement: it covers this part too). `open` says whether a
+   * match reaches the end of `text` (the secret may go on). Streamed text deltas use it; without it they are
+   * redacted with `redact()` alone.
+   */
+  redactAppended?(context: string, text: string, continued: boolean): { text: string; open: boolean }
+  /** Optional: the characters of the literal secrets (streamed text is held back while it could be one of them). */
+  secretChars?(): string
 }
 
 /** An `Authorization` header name and separator: kept, being a lookbehind of the pattern, not part of its match. */
@@ -187,8 +197,50 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     return (copy ?? value) as T
   }
 
+  /** `text` redacted as the continuation of `context`: only the parts of matches that lie in `text` are replaced. */
+  const redactAppended = (context: string, text: string, continued: boolean): { text: string; open: boolean } => {
+    const whole = context.length ? context + text : text
+    if (whole.length < minimumSecretLength || !detector || !detector.test(whole)) return { text, open: false }
+    const from = context.length
+    const ranges: Array<[number, number]> = []
+    for (const literal of sortedLiterals) {
+      for (let at = whole.indexOf(literal); at >= 0; at = whole.indexOf(literal, at + literal.length)) if (at + literal.length > from) ranges.push([at, at + literal.length])
+    }
+    for (const pattern of patterns) {
+      pattern.lastIndex = 0
+      for (let match = pattern.exec(whole); match; match = pattern.exec(whole)) {
+        if (match[0].length === 0) pattern.lastIndex++
+        else if (match.index + match[0].length > from) ranges.push([match.index, match.index + match[0].length])
+      }
+    }
+    if (ranges.length === 0) return { text, open: false }
+    ranges.sort((a, b) => a[0] - b[0])
+    let result = ''
+    let at = from
+    // Whether `result` ends with a replacement that ends at `at` (at first: the one sent before, if any).
+    let replaced = continued
+    for (const [start, end] of ranges) {
+      if (end <= at) continue
+      if (start <= at && (replaced || start < from)) {
+        // Overlapping or touching a replacement already written (or sent): that replacement covers it.
+        if (!replaced) result += replacement
+        replaced = true
+        at = end
+        continue
+      }
+      result += whole.slice(at, start) + replacement
+      replaced = true
+      at = end
+    }
+    return { text: result + whole.slice(at), open: at === whole.length }
+  }
+
+  const secretChars = [...new Set(sortedLiterals.join(''))].join('')
+
   return {
     redact,
+    redactAppended,
+    secretChars: () => secretChars,
     redactValue,
     redactEvent: (event) => {
       // Only payload fields can carry user content; ids, types and counters are the kernel's own.

@@ -7,7 +7,7 @@ const echo = defineTool({ name: 'echo', description: 'e', inputSchema: z.object(
 
 describe('events', () => {
   it('stream() is lossless: seq is gap-free from 1, every event carries runId, sessionId and a timestamp', async () => {
-    const model = mockModel([{ toolCalls: [{ name: 'echo', args: { v: 1 } }] }, { text: 'a'.repeat(500), chunkSize: 1 }])
+    const model = mockModel([{ toolCalls: [{ name: 'echo', args: { v: 1 } }] }, { text: 'a '.repeat(500), chunkSize: 2 }])
     const runtime = new AgentRuntime()
     const stream = runtime.stream({ agent: { name: 'a', model, tools: { echo } }, input: 'x' })
     const events: AgentEvent[] = []
@@ -38,7 +38,7 @@ describe('events', () => {
     const controller = new AbortController()
     const subscription = runtime.subscribe({ capacity: 16, signal: controller.signal })[Symbol.asyncIterator]()
     const fast = runtime.subscribe({ capacity: 10_000 })[Symbol.asyncIterator]()
-    const output = await runtime.run({ agent: { name: 'a', model: mockModel([{ text: 'z'.repeat(300), chunkSize: 1 }]) }, input: 'x' })
+    const output = await runtime.run({ agent: { name: 'a', model: mockModel([{ text: 'z '.repeat(300), chunkSize: 2 }]) }, input: 'x' })
     const first = (await subscription.next()).value as LaggedEvent
     expect(first.type).toBe('lagged')
     const total = (await runtime.runs.listEvents(output.runId)).length
@@ -68,7 +68,7 @@ describe('events', () => {
 
   it('breaking out of a stream cancels the run (the consumer abandoned it)', async () => {
     const runtime = new AgentRuntime()
-    const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ text: 'q'.repeat(100), chunkSize: 1, delayMs: 500 }]) }, input: 'x' })
+    const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ text: 'q '.repeat(100), chunkSize: 2, delayMs: 500 }]) }, input: 'x' })
     for await (const event of stream) if (event.type === 'text.delta') break
     const output = await stream.result
     expect(output.finishReason).toBe('cancelled')
@@ -78,7 +78,7 @@ describe('events', () => {
 
   it('a slow stream consumer applies back-pressure instead of buffering without bound', async () => {
     const runtime = new AgentRuntime()
-    const model = mockModel([{ text: 'w'.repeat(5_000), chunkSize: 1 }])
+    const model = mockModel([{ text: 'w '.repeat(5_000), chunkSize: 2 }])
     const stream = runtime.stream({ agent: { name: 'a', model }, input: 'x' })
     const iterator = stream[Symbol.asyncIterator]()
     await iterator.next()
@@ -88,7 +88,7 @@ describe('events', () => {
     expect(runs[0]?.status).toBe('running')
     let count = 1
     while (!(await iterator.next()).done) count++
-    expect((await stream.result).text).toHaveLength(5_000)
+    expect((await stream.result).text).toHaveLength(10_000)
     expect(count).toBeGreaterThan(5_000)
   })
 })

@@ -64,7 +64,7 @@ describe('finish reasons', () => {
 
   it('cancelled: runtime.cancel() while the model streams', async () => {
     const runtime = new AgentRuntime()
-    const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ text: 'x'.repeat(200), chunkSize: 1, delayMs: 2_000 }]) }, input: 'hi' })
+    const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ text: 'x '.repeat(200), chunkSize: 2, delayMs: 2_000 }]) }, input: 'hi' })
     const events: AgentEvent[] = []
     for await (const event of stream) {
       events.push(event)

@@ -260,7 +260,7 @@ describe('lease lost', () => {
     const listenersMidRun = async (gate: SessionGate, signal: AbortSignal): Promise<number> => {
       const extensions = new Extensions()
       extensions.gate = gate
-      const stream = new AgentRuntime(extensions).stream({ agent: { name: 'a', model: mockModel([{ text: 'slow', chunkSize: 1, delayMs: 200 }]) }, input: 'x' })
+      const stream = new AgentRuntime(extensions).stream({ agent: { name: 'a', model: mockModel([{ text: 'so slow', chunkSize: 3, delayMs: 200 }]) }, input: 'x' })
       let listeners = -1
       for await (const event of stream) {
         if (event.type !== 'text.delta') continue

@@ -32,6 +32,7 @@ import type { ExecutionOutcome, NewExecution } from '../spec/execution-store.js'
 import type { ToolJournal } from '../tools/tool-runtime.js'
 import { notifyObservers, type RuntimeObserver } from '../observability/runtime-observer.js'
 import type { Redactor } from '../observability/redactor.js'
+import { StreamRedaction } from '../observability/stream-redaction.js'
 import { costOf, findModelPrice, type ModelPrice, type PriceTable } from '../observability/price-table.js'
 
 export interface RunExecutionDeps {
@@ -142,15 +143,37 @@ export class RunExecution {
     this.#deliver(event)
   }
 
-  /** Built whole in one literal (no added keys). */
+  /**
+   * With a redactor, the delta goes through the run's stream redaction (a secret's characters are held back until
+   * the secret is whole): what it lets out, redacted, becomes the event, or nothing yet.
+   */
   #emitDelta(type: 'text.delta' | 'reasoning.delta', step: number, delta: string): void {
-    const event = { type, step, delta, runId: this.state.runId, sessionId: this.state.sessionId, seq: ++this.#seq, timestamp: Date.now() } as AgentEvent
-    if (this.#init.parentRunId) event.parentRunId = this.#init.parentRunId
-    this.#publish(event)
+    const { redactor } = this.#deps
+    if (!redactor) return this.#sendDelta(type, step, delta)
+    if (type !== this.#deltaType || step !== this.#deltaStep) {
+      this.#flushDeltas()
+      this.#deltaType = type
+      this.#deltaStep = step
+    }
+    const sent = (this.#streamRedaction ??= new StreamRedaction(redactor)).push(delta)
+    if (sent) this.#sendDelta(type, step, sent)
   }
 
-  #publish(raw: AgentEvent): void {
-    const event = this.#deps.redactor ? this.#deps.redactor.redactEvent(raw) : raw
+  /** The part of the stream the redaction holds back, and which part it belongs to. */
+  #streamRedaction: StreamRedaction | undefined = undefined
+  #deltaType: 'text.delta' | 'reasoning.delta' = 'text.delta'
+  #deltaStep = 0
+
+  /** Sends the text held back (before any other event, so that the order of events stays the model's). */
+  #flushDeltas(): void {
+    const sent = this.#streamRedaction?.flush()
+    if (sent) this.#sendDelta(this.#deltaType, this.#deltaStep, sent)
+  }
+
+  /** Built whole in one literal (no added keys); already redacted. */
+  #sendDelta(type: 'text.delta' | 'reasoning.delta', step: number, delta: string): void {
+    const event = { type, step, delta, runId: this.state.runId, sessionId: this.state.sessionId, seq: ++this.#seq, timestamp: Date.now() } as AgentEvent
+    if (this.#init.parentRunId) event.parentRunId = this.#init.parentRunId
     this.#events.push(event)
     this.#deliver(event)
   }
@@ -164,6 +187,7 @@ export class RunExecution {
 
   /** An event stamped like `#emit` does (seq taken, redacted) but neither buffered nor delivered yet. */
   #stamp(payload: AgentEventPayload): AgentEvent {
+    if (this.#streamRedaction?.holding) this.#flushDeltas()
     const raw = payload as AgentEvent
     raw.runId = this.state.runId
     raw.sessionId = this.state.sessionId

@@ -57,9 +57,10 @@ describe('redaction in telemetry', () => {
     const deltas: string[] = []
     for await (const event of stream) if (event.type === 'text.delta') deltas.push(event.delta)
     expect((await stream.result).finishReason).toBe('stop')
-    // Each 8-character delta was redacted on its own, where neither secret is whole: joined, both are.
-    expect(deltas.join('')).toContain(split)
-    expect(deltas.join('')).toContain(envSecret)
+    // No 8-character delta holds either secret whole: the kernel holds each word back until it ends, so the
+    // deltas carry the replacement, and so does the chat span that joins them.
+    expect(deltas.length).toBeGreaterThan(3)
+    expect(deltas.join('')).toBe('your key is [REDACTED], the payments one [REDACTED]')
     const all = spans()
     const text = JSON.stringify(all.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status, links: span.links })))
     expect(text).not.toContain(split)
