@@ -139,7 +139,8 @@ export class Agent implements AgentSpec {
         const stream = RuntimeStore.runWithResources(parentRuntime.extensions.runtimeResources, () => parentRuntime.stream(request))
         let approvals: ApprovalRequest[] | undefined
         for await (const event of stream) {
-          host?.forward?.(event)
+          const pressure = host?.forward?.(event)
+          if (pressure) await pressure
           if (event.type === 'approval.requested') (approvals ??= []).push(event)
         }
         const output = await stream.result

@@ -39,4 +39,18 @@ describe('handoff', () => {
     const output = await second.resume(suspended.runId, { agent: front })
     expect(output).toMatchObject({ finishReason: 'stop', text: 'done by admin' })
   })
+
+  it("the target agent's policy applies from the handoff on: its approvals and its deny list", async () => {
+    const refunds: string[] = []
+    const refund = defineTool({ name: 'refund', description: 'refunds', inputSchema: z.object({ order: z.string() }), execute: ({ order }) => refunds.push(order) })
+    const billingWith = (policy: NonNullable<ConstructorParameters<typeof Agent>[0]['policy']>) =>
+      new Agent({ name: 'billing', model: mockModel([{ toolCalls: [{ name: 'refund', args: { order: '1' } }] }, { text: 'done' }]), tools: { refund }, policy })
+    const triage = (billing: Agent) => new Agent({ name: 'triage', model: mockModel([{ toolCalls: [{ name: 'transfer_to_billing', args: {} }] }]), tools: { transfer_to_billing: handoff(billing) } })
+    const approving = await new AgentRuntime().run({ agent: triage(billingWith({ requireApproval: ['refund'] })), input: 'refund 1' })
+    expect(approving.finishReason).toBe('awaiting_approval')
+    const denying = await new AgentRuntime().run({ agent: triage(billingWith({ tools: { deny: ['refund'] } })), input: 'refund 1' })
+    expect(denying.finishReason).toBe('stop')
+    expect(JSON.stringify(denying.messages)).toContain('not allowed')
+    expect(refunds).toEqual([])
+  })
 })

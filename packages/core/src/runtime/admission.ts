@@ -22,7 +22,13 @@ export function admitRequestNow(request: RunRequest, policy: RuntimePolicy, hook
   if (!parsed.success) throw new AdmissionError(`[spindle/core] invalid run request: ${z.prettifyError(parsed.error)}`, { cause: parsed.error })
   const messages: ModelMessage[] = typeof request.input === 'string' ? [{ role: 'user', content: request.input }] : request.input
   if (isEmpty(messages)) throw new AdmissionError('[spindle/core] the input is empty: send some text or at least one non-empty message')
-  const bytes = Buffer.byteLength(JSON.stringify(messages))
+  let serialized: string
+  try {
+    serialized = JSON.stringify(messages)
+  } catch (error) {
+    throw new AdmissionError(`[spindle/core] the input is not JSON-serializable (${(error as Error).message}); send plain JSON messages`, { cause: error })
+  }
+  const bytes = Buffer.byteLength(serialized)
   if (bytes > policy.maxInputBytes) {
     throw new AdmissionError(`[spindle/core] the input is ${bytes} bytes, over policy.maxInputBytes (${policy.maxInputBytes}); send less or raise the limit`)
   }

@@ -86,6 +86,8 @@ export class AgentRuntime {
   readonly #windows = new Map<string, ContextWindow>()
   /** Per run, the tail of its queue of approval decisions. */
   readonly #decisions = new Map<string, Promise<void>>()
+  /** Starts of runs with an idempotency key, per session and key, while they start. */
+  readonly #inFlight = new Map<string, Promise<RunOutput>>()
   readonly #readArtifact: Tool | undefined
   #compaction: CompactionService | undefined
 
@@ -424,10 +426,34 @@ export class AgentRuntime {
     const admitted = admitRequestNow(request, policy, this.#options.admission ?? noHooks)
     const input = admitted instanceof Promise ? await admitted : admitted
     const sessionId = request.sessionId ?? `ses_${randomUUID()}`
-    if (request.idempotencyKey) {
-      const existing = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
-      if (existing && Date.now() - existing.createdAt < policy.idempotencyTtlMs) return this.#existing(existing)
+    if (!request.idempotencyKey) return this.#startAdmitted(request, runtime, channel, controller, policy, input, sessionId)
+    // A duplicate submitted while the first is still starting (a double click) shares its outcome: it neither waits
+    // for the session behind it nor is refused as contention.
+    const flightKey = JSON.stringify([sessionId, request.idempotencyKey])
+    const inFlight = this.#inFlight.get(flightKey)
+    if (inFlight) return inFlight
+    const starting = (async () => {
+      const existing = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey!)
+      if (existing && Date.now() - existing.createdAt < policy.idempotencyTtlMs) return this.#existing(existing, request.agent)
+      return this.#startAdmitted(request, runtime, channel, controller, policy, input, sessionId)
+    })()
+    this.#inFlight.set(flightKey, starting)
+    try {
+      return await starting
+    } finally {
+      this.#inFlight.delete(flightKey)
     }
+  }
+
+  async #startAdmitted(
+    request: RunRequest,
+    runtime: RuntimeStore | undefined,
+    channel: EventChannel<AgentEvent> | undefined,
+    controller: AbortController,
+    policy: RuntimePolicy,
+    input: ModelMessage[],
+    sessionId: string,
+  ): Promise<RunOutput> {
     const model = this.#resolveModel(request.model ?? request.agent.model)
     const scope = this.#scope(request.agent.tools)
     const runId = `run_${randomUUID()}`
@@ -498,7 +524,7 @@ export class AgentRuntime {
       throw new SessionBusyError(`[spindle/core] run "${runId}" is held by ${run.lease.owner} until ${new Date(run.lease.expiresAt).toISOString()}; resume it after its lease expires`)
     }
     let agent = options.agent ?? this.#agents.get(runId) ?? (cancelOnly ? this.#agentToCancel(run) : this.#agentFromRecord(run))
-    const policy = mergePolicy(this.policy, agent.policy)
+    let policy = mergePolicy(this.policy, agent.policy)
     let model = this.#resolveModel(agent.model)
     let scope = this.#scope(agent.tools)
     const controller = new AbortController()
@@ -530,6 +556,7 @@ export class AgentRuntime {
         const target = findHandoffTarget(agent, state.agent)
         if (!target) throw new ConfigurationError(`[spindle/core] run "${runId}" was handed off to agent "${state.agent}", which is not reachable from "${agent.name}" through handoff tools; pass it: resume(runId, { agent })`)
         agent = target
+        policy = mergePolicy(this.policy, agent.policy)
         model = this.#resolveModel(agent.model)
         scope = this.#scope(agent.tools)
       }
@@ -610,7 +637,7 @@ export class AgentRuntime {
         compaction: this.compaction,
         ownerId: this.ownerId,
         agentRuntime: this,
-        resolveAgent: (target) => ({ model: this.#resolveModel(target.model), scope: this.#scope(target.tools) }),
+        resolveAgent: (target) => ({ model: this.#resolveModel(target.model), scope: this.#scope(target.tools), policy: mergePolicy(this.policy, target.policy) }),
         observers: this.extensions.observers,
         redactor: this.extensions.redactor,
         prices: this.extensions.prices,
@@ -773,12 +800,14 @@ export class AgentRuntime {
   }
 
   /** The output of a run that already exists (finished here or elsewhere, or still running). */
-  async #existing(run: RunRecord): Promise<RunOutput> {
+  async #existing(run: RunRecord, agent?: AgentSpec): Promise<RunOutput> {
     const active = this.#active.get(run.id)
     if (active) return active.promise
     let current: RunRecord | undefined = run
     let delay = 25
     while (current && (current.status === 'running' || current.status === 'queued')) {
+      // Left running by a process that died (its lease expired): nobody will finish it unless this call does.
+      if (current.status === 'running' && (!current.lease || current.lease.expiresAt <= Date.now())) return this.resume(current.id, agent ? { agent } : {})
       await new Promise((resolve) => setTimeout(resolve, delay))
       delay = Math.min(1_000, delay * 2)
       const local = this.#active.get(run.id)

@@ -192,7 +192,11 @@ async function streamOnce(
           break
       }
       const pressure = options.pressure()
-      if (pressure) await pressure
+      if (pressure) {
+        // A consumer that stops reading must not hold a cancel or the run's timeout: the wait ends on abort.
+        await untilAborted(pressure, options.signal)
+        if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
+      }
     }
     if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
     if (finishReason === undefined) {
@@ -246,5 +250,24 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       reject(signal.reason)
     }
     signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it aborts (whichever comes first). */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason ?? new AbortedError())
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason ?? new AbortedError())
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
   })
 }

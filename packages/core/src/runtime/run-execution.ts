@@ -20,13 +20,14 @@ import type { Stores } from '../spec/stores.js'
 import type { ExecuteCallsResult, ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import type { NestedRunHost, Tool } from '../tools/tool.js'
-import { callModel, type ModelStepOptions, type ModelStepResult } from './model-step.js'
+import { callModel, type ModelStepOptions, type ModelStepResult, untilAborted } from './model-step.js'
 import type { AgentSpec, RunOutput } from './run-request.js'
 import { copyState, initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
 import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
 import { hashArgs } from './hash-args.js'
 import { StepWriter } from './step-writer.js'
 import { sizedArray } from './sized-array.js'
+import { truncateOutput } from '../tools/truncate-output.js'
 import { findStoreBatch, type StoreWrite, type StoreWriteResult } from '../spec/store-batch.js'
 import type { ExecutionOutcome, NewExecution } from '../spec/execution-store.js'
 import type { ToolJournal } from '../tools/tool-runtime.js'
@@ -45,7 +46,7 @@ export interface RunExecutionDeps {
   ownerId: string
   agentRuntime: unknown
   /** Resolves a handoff target's model and tool scope. */
-  resolveAgent?(agent: AgentSpec): { model: LanguageModel; scope: ToolScope }
+  resolveAgent?(agent: AgentSpec): { model: LanguageModel; scope: ToolScope; policy?: RuntimePolicy }
   /** Observability (extensions.observers / redactor / prices): synchronous observers, secret redaction, model prices. */
   observers?: readonly RuntimeObserver[]
   redactor?: Redactor | false
@@ -126,10 +127,14 @@ export class RunExecution {
   readonly #appended: (stored: SessionEntry[]) => void = this.#addAppended.bind(this)
   /** What a tool that runs a nested agent gets (one per run: the run id never changes). */
   readonly #nested: NestedRunHost
-  readonly #forward: (event: AgentEvent) => void = this.#forwardNested.bind(this)
+  readonly #forward: (event: AgentEvent) => void | Promise<void> = this.#forwardNested.bind(this)
 
-  #forwardNested(event: AgentEvent): void {
-    this.#init.channel?.push(event)
+  #forwardNested(event: AgentEvent): void | Promise<void> {
+    const channel = this.#init.channel
+    if (!channel) return
+    channel.push(event)
+    const pressure = channel.whenWritable()
+    return pressure ? untilAborted(pressure, this.#init.signal) : undefined
   }
 
   #emit(payload: AgentEventPayload | AgentEvent): void {
@@ -148,6 +153,7 @@ export class RunExecution {
    * the secret is whole): what it lets out, redacted, becomes the event, or nothing yet.
    */
   #emitDelta(type: 'text.delta' | 'reasoning.delta', step: number, delta: string): void {
+    if (this.#forced) return
     const { redactor } = this.#deps
     if (!redactor) return this.#sendDelta(type, step, delta)
     if (type !== this.#deltaType || step !== this.#deltaStep) {
@@ -170,6 +176,13 @@ export class RunExecution {
     if (sent) this.#sendDelta(this.#deltaType, this.#deltaStep, sent)
   }
 
+  /** The model call's events: none once the run was ended without it (a provider that ignored the abort). */
+  readonly #modelEmit: (payload: AgentEventPayload | AgentEvent) => void = this.#emitFromModel.bind(this)
+
+  #emitFromModel(payload: AgentEventPayload | AgentEvent): void {
+    if (!this.#forced) this.#emit(payload)
+  }
+
   /** Built whole in one literal (no added keys); already redacted. */
   #sendDelta(type: 'text.delta' | 'reasoning.delta', step: number, delta: string): void {
     const event = { type, step, delta, runId: this.state.runId, sessionId: this.state.sessionId, seq: ++this.#seq, timestamp: Date.now() } as AgentEvent
@@ -181,7 +194,12 @@ export class RunExecution {
   /** Hands an event to the stream, the bus and the observers (the log gets it from the buffer or a commit). */
   #deliver(event: AgentEvent): void {
     this.#init.channel?.push(event)
-    this.#deps.bus.publish(event)
+    try {
+      this.#deps.bus.publish(event)
+    } catch {
+      // The broadcast is a live channel that may drop (the run's log is the authoritative one): its failure never
+      // breaks a run, nor turns a tool call that ran into a failure.
+    }
     notifyObservers(this.#deps.observers, event)
   }
 
@@ -205,7 +223,35 @@ export class RunExecution {
    * Runs until the run finishes or suspends. Never throws: every exit path ends in exactly one terminal event.
    * `prelude` runs first inside the same guard (appending the input, replaying the log on resume).
    */
-  async execute(prelude?: () => Promise<void>): Promise<RunOutput> {
+  execute(prelude?: () => Promise<void>): Promise<RunOutput> {
+    const looping = this.#loop(prelude)
+    // A provider that ignores the abort signal would hold the loop in its model call for ever: the run is then
+    // ended from here, once per run (racing each model call cost every step 0.7 KB).
+    return Promise.race([looping, this.#endWhenModelHangs()])
+  }
+
+  /** Set while the loop awaits the model: an abort then gives the provider `modelAbortGraceMs` to stop. */
+  #inModelCall = false
+  /** The end made without the loop (its provider ignored the abort); the loop, if it ever returns, adds nothing. */
+  #forced: Promise<RunOutput> | undefined = undefined
+
+  /** Settles only when the run is aborted during a model call that does not stop within the grace period. */
+  #endWhenModelHangs(): Promise<RunOutput> {
+    const { signal } = this.#init
+    return new Promise<RunOutput>((resolve) => {
+      const onAbort = () => {
+        if (!this.#inModelCall) return
+        const timer = setTimeout(() => {
+          if (this.#inModelCall && !this.#terminal) resolve((this.#forced = this.#fail(signal.reason ?? new AbortedError())))
+        }, modelAbortGraceMs)
+        timer.unref?.()
+      }
+      if (signal.aborted) onAbort()
+      else signal.addEventListener('abort', onAbort, { once: true })
+    })
+  }
+
+  async #loop(prelude?: () => Promise<void>): Promise<RunOutput> {
     let step: Next
     try {
       if (prelude) await prelude()
@@ -219,10 +265,15 @@ export class RunExecution {
           const begun = this.#beginModelStep(continuation)
           const built = begun instanceof Promise ? await begun : begun
           let result: ModelStepResult
+          this.#inModelCall = true
           try {
             result = await callModel(this.#init.model, built.request, this.#modelCallOptions(this.#modelStepNumber))
+            this.#inModelCall = false
+            if (this.#forced) return this.#forced
             this.#observeTokens(built, result)
           } catch (error) {
+            this.#inModelCall = false
+            if (this.#forced) return this.#forced
             result = await this.#afterModelError(error, continuation)
           }
           const next = this.#endModelStep(result)
@@ -254,7 +305,7 @@ export class RunExecution {
   #modelOptions: ModelStepOptions | undefined = undefined
 
   #modelCallOptions(step: number): ModelStepOptions {
-    const options = (this.#modelOptions ??= { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.emit, emitDelta: this.emitDelta, pressure: this.#pressure })
+    const options = (this.#modelOptions ??= { step, signal: this.#init.signal, policy: this.#deps.policy, emit: this.#modelEmit, emitDelta: this.emitDelta, pressure: this.#pressure })
     options.step = step
     return options
   }
@@ -342,11 +393,13 @@ export class RunExecution {
   #toolsDone({ outcomes, violation }: ExecuteCallsResult, step: number, started: number): Next | Promise<Next> {
     this.#clearRunning()
     this.#appendResults(outcomes)
-    this.#applyHandoffs(outcomes)
     let executed = 0
     for (const outcome of outcomes) if (outcome.executed) executed++
+    // The calls are answered (their results queued) before anything that may throw: a failure below must not
+    // answer them a second time.
     let next = this.#advance({ type: 'tools', executed })
     if (violation) next = this.#advance({ type: 'violation', message: violation })
+    this.#applyHandoffs(outcomes)
     this.#stepFinished(step, 'tool-calls', started)
     if (next.action !== 'call-model') return next
     const saving = this.#saveSnapshot()
@@ -359,8 +412,20 @@ export class RunExecution {
       const target = outcome.isError ? undefined : (this.#init.scope.get(outcome.toolName)?.handoff as AgentSpec | undefined)
       if (!target || !this.#deps.resolveAgent) continue
       const from = this.#init.agentName
-      const { model, scope } = this.#deps.resolveAgent(target)
+      const { model, scope, policy } = this.#deps.resolveAgent(target)
       Object.assign(this.#init, { agentName: target.name, instructions: target.instructions, model, scope })
+      if (policy) {
+        // The rest of the run is the target's: its policy (approvals, allow / deny, limits) applies from here.
+        this.#deps.policy = policy
+        this.#modelOptions = undefined
+        Object.assign(this.#limits, {
+          maxSteps: policy.maxSteps,
+          maxToolCalls: policy.maxToolCalls,
+          maxLengthContinuations: policy.maxLengthContinuations,
+          doomLoopThreshold: policy.doomLoopThreshold,
+          budget: policy.budget,
+        })
+      }
       this.state = withState(this.state, { agent: target.name })
       this.emit({ type: 'agent.handoff', step: this.state.step, from, to: target.name, callId: outcome.callId })
       return
@@ -414,6 +479,7 @@ export class RunExecution {
       const tool = this.#init.scope.get(call.toolName)
       if (!tool || call.argsError) continue
       let needed = false
+      try {
       if (typeof requireApproval === 'function') needed = await requireApproval({ toolName: call.toolName, tool, args: call.args })
       else needed = listedForApproval(requireApproval, call.toolName, tool)
       if (!needed && tool.needsApproval !== undefined) {
@@ -431,6 +497,11 @@ export class RunExecution {
                 artifacts: this.#deps.stores.artifacts,
               })
             : tool.needsApproval
+      }
+      } catch {
+        // An approval check that fails closes safe: a human decides (the assistant message asking for the call is
+        // already queued; throwing here would leave its call without a result).
+        needed = true
       }
       if (needed) {
         call.approval = 'required'
@@ -605,6 +676,35 @@ export class RunExecution {
         executed: false,
       })),
     )
+  }
+
+  /**
+   * Closes the calls of a step the run left mid-way: a call the journal saw finish keeps its real outcome (the model
+   * must never be told that a call which ran, a payment say, was not executed); a call that started and was
+   * interrupted is reported as such; only the others are "not executed".
+   */
+  async #closeCallsFromJournal(calls: PendingCall[], reason: string): Promise<void> {
+    if (!calls.length) return
+    try {
+      await this.#writer.commit()
+    } catch {
+      // The failure path goes on: the journal read below may still answer.
+    }
+    const outcomes: ToolCallOutcome[] = []
+    for (const call of calls) {
+      let record: Awaited<ReturnType<Stores['executions']['get']>>
+      try {
+        record = await this.#deps.stores.executions.get(`${this.runId}:${this.state.step}:${call.callId}`)
+      } catch {
+        record = undefined
+      }
+      const base = { callId: call.callId, toolName: call.toolName, durationMs: 0, reused: true, executed: false }
+      if (record?.status === 'succeeded') outcomes.push({ ...base, result: truncateOutput(record.result ?? null, this.#deps.policy.maxToolOutputBytes).value, isError: false })
+      else if (record?.status === 'failed') outcomes.push({ ...base, result: { error: record.error?.message ?? 'failed' }, isError: true })
+      else if (record) outcomes.push({ ...base, result: { error: `Interrupted: ${reason} while this call ran; its effect is unknown. Check before retrying.` }, isError: true })
+      else outcomes.push({ ...base, reused: false, result: { error: `Not executed: ${reason}.` }, isError: true })
+    }
+    this.#appendResults(outcomes)
   }
 
   /** Saves a snapshot now (after the input is appended, so a crash before the first step can resume). */
@@ -909,7 +1009,7 @@ export class RunExecution {
     const finalReason = result.next.action === 'finish' ? result.next.reason : 'error'
     try {
       const unanswered = result.next.action === 'finish' ? result.next.unanswered : []
-      this.#closeCalls(unanswered, finalReason === 'error' ? 'the run failed' : `the run was ${finalReason === 'timeout' ? 'timed out' : 'cancelled'}`)
+      await this.#closeCallsFromJournal(unanswered, finalReason === 'error' ? 'the run failed' : `the run was ${finalReason === 'timeout' ? 'timed out' : 'cancelled'}`)
       await this.#saveSnapshot()
     } catch {
       // The store itself may be what failed: the terminal event is still emitted below.
@@ -918,6 +1018,9 @@ export class RunExecution {
     return this.#terminal_(finalReason, this.#endPatch(finalReason))
   }
 }
+
+/** How long a model call may go on after its run was aborted before the run is ended without it. */
+const modelAbortGraceMs = 250
 
 /** Outputs of runs whose end could not be written to their run record (the store failed at the last commit). */
 const unrecordedEnds = new WeakSet<RunOutput>()

@@ -227,6 +227,9 @@ export class ToolRuntime {
   /** Runs the tool. A synchronous tool's outcome is completed here; an asynchronous one races its deadline and the run's abort. */
   #invoke(run: PreparedCall): ToolCallOutcome | Promise<ToolCallOutcome> {
     const { call, input } = run
+    // The run may have been cancelled while the journal start was written (a durable store's round trip): a tool
+    // never starts after its run was cancelled (its journal record is closed as cancelled).
+    if (isAborted(input.signal)) return this.#failure(input.signal.reason, run)
     input.emit({ type: 'tool.started', step: input.step, callId: call.callId, toolName: call.toolName, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     const context = new CallContext(input, call.callId, call.toolName, run.idempotencyKey)
     let outcome: ToolCallOutcome | Promise<ToolCallOutcome>
@@ -315,7 +318,11 @@ export class ToolRuntime {
     const code = SpindleError.isInstance(error) ? error.code : 'tool'
     const message = error instanceof Error ? error.message : String(error)
     await input.executions.finish(idempotencyKey, { status: 'failed', error: { code, message } })
-    return failed(input, call, started, code, `Tool "${call.toolName}" failed: ${message}`, true)
+    // An error message is output too: capped like a result before it enters the context (the journal keeps it whole).
+    const allowed = run.tool.maxOutputBytes ?? input.policy.maxToolOutputBytes
+    const cap = input.contextMaxOutputBytes !== undefined && input.contextMaxOutputBytes < allowed ? input.contextMaxOutputBytes : allowed
+    const shown = truncateOutput(message, cap).value as string
+    return failed(input, call, started, code, `Tool "${call.toolName}" failed: ${shown}`, true)
   }
 
   /** A call found in the journal: reuse its result, or decide what to do with a call that never finished. */
@@ -357,12 +364,20 @@ export class ToolRuntime {
   }
 
   async #truncated(result: JsonValue, serialized: string, maxBytes: number, tool: Tool, call: PendingCall, input: ExecuteCallsInput): Promise<JsonValue> {
-    const artifact = await input.artifacts.put(serialized, {
-      mediaType: typeof result === 'string' ? 'text/plain' : 'application/json',
-      name: `${call.toolName}-${call.callId}`,
-      metadata: { runId: input.runId, callId: call.callId, tool: tool.id },
-    })
-    return truncateOutput(result, maxBytes, artifact.id).value
+    let artifactId: string | undefined
+    try {
+      const artifact = await input.artifacts.put(serialized, {
+        mediaType: typeof result === 'string' ? 'text/plain' : 'application/json',
+        name: `${call.toolName}-${call.callId}`,
+        metadata: { runId: input.runId, callId: call.callId, tool: tool.id },
+      })
+      artifactId = artifact.id
+    } catch {
+      // The call ran and its result is journaled whole: an artifact store outage must not report it as failed
+      // (the model would retry a side effect). The context gets the head and tail without an artifact to read.
+      artifactId = undefined
+    }
+    return truncateOutput(result, maxBytes, artifactId).value
   }
 }
 

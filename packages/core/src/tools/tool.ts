@@ -41,7 +41,8 @@ export interface NestedRunHost {
   readonly agentRuntime: unknown
   readonly parentRunId: string
   /** Forwards a sub-run's event into the parent run's `stream()` (the event keeps its own runId and seq). */
-  forward?(event: AgentEvent): void
+  /** A promise when the parent's stream is past its high-water mark: await it (back-pressure). */
+  forward?(event: AgentEvent): void | Promise<void>
 }
 
 export type ReconcileDecision =

@@ -1,0 +1,47 @@
+// Edges of submitting a run: malformed or unserializable input is a typed AdmissionError with nothing written; a
+// double submit shares the first run even when the session refuses contention; a retried submit after the first
+// process died resumes the run instead of waiting for ever (found by a QA pass on the kernel).
+import { expect, it } from 'vitest'
+import { AdmissionError, AgentRuntime, Extensions, memoryStores, mockModel } from '../index.js'
+
+const agent = { name: 'a', model: mockModel(() => ({ text: 'ok' })) }
+
+it.each([
+  ['a text part without text', [{ role: 'user', content: [{ type: 'text' }] }]],
+  ['a text part whose text is a number', [{ role: 'user', content: [{ type: 'text', text: 42 }] }]],
+  ['a text part whose text is null', [{ role: 'user', content: [{ type: 'text', text: null }] }]],
+  ['a tool call without its id', [{ role: 'assistant', content: [{ type: 'tool-call', toolName: 'pay', args: {} }] }, { role: 'user', content: 'hi' }]],
+  ['a value JSON cannot hold (a BigInt)', [{ role: 'user', content: [{ type: 'text', text: 'hi', extra: 10n }] }]],
+])('%s is an AdmissionError, and nothing is written', async (_label, input) => {
+  const runtime = new AgentRuntime()
+  const error = await runtime.run({ agent, input: input as never, sessionId: 'ses_bad' }).catch((caught: unknown) => caught)
+  expect(error).toBeInstanceOf(AdmissionError)
+  expect(await runtime.sessions.getSession('ses_bad')).toBeUndefined()
+  expect(await runtime.runs.listRuns()).toEqual([])
+})
+
+it('a double submit with one idempotency key, on a session that refuses contention, returns the first run', async () => {
+  const runtime = new AgentRuntime(new Extensions(), { onContention: 'reject' })
+  const model = mockModel(() => ({ text: 'done', delayMs: 100 }))
+  const request = { agent: { name: 'a', model }, input: 'x', sessionId: 'ses_dup', idempotencyKey: 'k1' }
+  const [first, second] = await Promise.all([runtime.run(request), runtime.run(request)])
+  expect(second.runId).toBe(first.runId)
+  expect(second.text).toBe('done')
+  expect(model.calls).toHaveLength(1)
+})
+
+it('a submit retried after the first process died mid-run resumes that run instead of waiting for ever', async () => {
+  const stores = memoryStores()
+  // What a process killed before the run's first step leaves: its run `running`, with a lease nobody renews.
+  const first = new AgentRuntime(new Extensions().setStores(stores))
+  const { runId } = await first.enqueue({ agent, input: 'pay', sessionId: 'ses_crash', idempotencyKey: 'order-1' })
+  await stores.runs.updateRun(runId, { status: 'running', startedAt: Date.now() - 60_000, lease: { owner: 'dead-process', expiresAt: Date.now() - 30_000 } })
+  const second = new AgentRuntime(new Extensions().setStores(stores))
+  const model = mockModel([{ text: 'paid' }])
+  const retried = await Promise.race([
+    second.run({ agent: { name: 'a', model }, input: 'pay', sessionId: 'ses_crash', idempotencyKey: 'order-1' }),
+    new Promise<'HUNG'>((resolve) => setTimeout(() => resolve('HUNG'), 4_000)),
+  ])
+  expect(retried).toMatchObject({ runId, finishReason: 'stop', text: 'paid' })
+  expect(await stores.runs.listRuns()).toHaveLength(1)
+})
