@@ -61,4 +61,21 @@ describe('price table', () => {
     expect(model.calls).toHaveLength(2)
     expect((await runtime.runs.getRun(output.runId))?.finishReason).toBe('budget')
   })
+
+  it('policy.budget.maxCostUsd on a model without a price fails the run with a ConfigurationError instead of never stopping', async () => {
+    const runtime = new AgentRuntime(new Extensions(), { budget: { maxCostUsd: 0.01 }, maxSteps: 10 })
+    const echo = defineTool({ name: 'echo', description: 'e', inputSchema: z.object({ n: z.number() }), execute: ({ n }) => n })
+    const model = mockModel((_, index) => ({ toolCalls: [{ name: 'echo', args: { n: index } }], usage: { inputTokens: 100_000, outputTokens: 100_000 } }), { provider: 'custom', modelId: 'my-llm' })
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { echo } }, input: 'loop', sessionId: 'ses_unpriced' })
+    expect(output.finishReason).toBe('error')
+    expect(output.error).toMatchObject({ code: 'configuration' })
+    expect(output.error?.message).toContain('custom:my-llm has no price')
+    expect(model.calls).toHaveLength(1)
+    // Nothing of the unpriced answer is left behind: no tool call without its result.
+    const entries = await runtime.sessions.listEntries('ses_unpriced')
+    expect(entries.map((entry) => entry.kind === 'message' && entry.message.role)).toEqual(['user'])
+    // A provider that reports its cost itself is enough.
+    const reported = mockModel([{ text: 'cheap', usage: { inputTokens: 1, outputTokens: 1, costUsd: 0.001 } }], { provider: 'custom', modelId: 'my-llm' })
+    expect(await runtime.run({ agent: { name: 'a', model: reported }, input: 'hi' })).toMatchObject({ finishReason: 'stop', text: 'cheap' })
+  })
 })

@@ -152,6 +152,7 @@ function turnItems(turn: MockTurn, turnIndex: number): { items: Item[]; chunks: 
     outputTokens: turn.usage?.outputTokens ?? Math.max(1, Math.ceil((text.length + reasoning.length) / 4)),
     ...(turn.usage?.cachedInputTokens !== undefined ? { cachedInputTokens: turn.usage.cachedInputTokens } : {}),
     ...(turn.usage?.reasoningTokens !== undefined ? { reasoningTokens: turn.usage.reasoningTokens } : {}),
+    ...(turn.usage?.costUsd !== undefined ? { costUsd: turn.usage.costUsd } : {}),
   }
   items[at] = { type: 'finish', finishReason: turn.finishReason ?? (toolCalls.length ? 'tool-calls' : 'stop'), usage }
   return { items, chunks }

@@ -32,6 +32,12 @@ export function admitRequestNow(request: RunRequest, policy: RuntimePolicy, hook
   if (bytes > policy.maxInputBytes) {
     throw new AdmissionError(`[spindle/core] the input is ${bytes} bytes, over policy.maxInputBytes (${policy.maxInputBytes}); send less or raise the limit`)
   }
+  const unanswered = unansweredCall(messages)
+  if (unanswered) {
+    throw new AdmissionError(
+      `[spindle/core] the input's assistant message asks for tool call "${unanswered}", which no later tool message of the input answers: the run never executes calls from its input, and the providers reject a call left without a result. Add its tool result, or leave the call out.`,
+    )
+  }
   const notATool = invalidTool(request.agent.tools)
   if (notATool) throw new AdmissionError(`[spindle/core] invalid run request: ${notATool}`)
   if (request.idempotencyKey && !request.sessionId) {
@@ -82,4 +88,15 @@ function isEmpty(messages: ModelMessage[]): boolean {
     if (typeof message.content === 'string') return message.content.trim() === ''
     return message.content.length === 0 || message.content.every((part) => part.type === 'text' && part.text.trim() === '')
   })
+}
+
+/** The id of a tool call in the input that no later tool message of the input answers. */
+function unansweredCall(messages: ModelMessage[]): string | undefined {
+  let open: Set<string> | undefined
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      for (const part of message.content) if (part.type === 'tool-call') (open ??= new Set()).add(part.toolCallId)
+    } else if (message.role === 'tool' && open) for (const part of message.content) open.delete(part.toolCallId)
+  }
+  return open?.values().next().value
 }

@@ -1,6 +1,6 @@
 // One execution of a run (a start or a resume): the loop that applies `transition` and performs its actions —
 // context → compaction → model → persist → tools (journaled) → persist → snapshot → policy.
-import { AbortedError, ContextOverflowError, TimeoutError } from '../errors/errors.js'
+import { AbortedError, ConfigurationError, ContextOverflowError, TimeoutError } from '../errors/errors.js'
 import { SpindleError } from '../errors/spindle-error.js'
 import type { CompactionService } from '../compaction/compaction-service.js'
 import type { ContextWindow } from '../context/context-window.js'
@@ -350,14 +350,16 @@ export class RunExecution {
 
   /** A model step's end: the answer queued for the next commit, its calls prepared, the state advanced. */
   #endModelStep(result: ModelStepResult): Next | Promise<Next> {
+    // Priced first: a cost budget that cannot be counted fails the step before its answer is queued.
+    const usage = this.#priced(result.usage, this.#init.model)
     // Written with the step's next commit: the first journal start, or the snapshot.
     this.#appendLater([{ kind: 'message', message: result.message, runId: this.runId }])
     const prepared = this.#prepareCalls(result.toolCalls)
-    return Array.isArray(prepared) ? this.#modelAnswered(result, prepared) : prepared.then((toolCalls) => this.#modelAnswered(result, toolCalls))
+    return Array.isArray(prepared) ? this.#modelAnswered(result, prepared, usage) : prepared.then((toolCalls) => this.#modelAnswered(result, toolCalls, usage))
   }
 
-  #modelAnswered(result: ModelStepResult, toolCalls: PendingCall[]): Next {
-    const next = this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage: this.#priced(result.usage, this.#init.model) })
+  #modelAnswered(result: ModelStepResult, toolCalls: PendingCall[], usage: Usage | undefined): Next {
+    const next = this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage })
     if (next.action !== 'run-tools') this.#stepFinished(this.#modelStepNumber, result.finishReason, this.#modelStepStarted)
     return next
   }
@@ -437,10 +439,19 @@ export class RunExecution {
   /** The step's usage with its cost, from the price table (looked up once per model, not per step). */
   #priced(usage: Usage | undefined, model: LanguageModel): Usage | undefined {
     const { prices } = this.#deps
-    if (!usage || usage.costUsd !== undefined || !prices) return usage
-    if (this.#price?.model !== model) this.#price = { model, price: findModelPrice(prices, model.provider, model.modelId) }
-    const { price } = this.#price
-    return price ? Object.assign({}, usage, { costUsd: costOf(usage, price) }) : usage
+    if (!usage || usage.costUsd !== undefined) return usage
+    if (prices) {
+      if (this.#price?.model !== model) this.#price = { model, price: findModelPrice(prices, model.provider, model.modelId) }
+      const { price } = this.#price
+      if (price) return Object.assign({}, usage, { costUsd: costOf(usage, price) })
+    }
+    // A cost budget that cannot be counted would never stop the run: said, instead of spending without a limit.
+    if (this.#limits.budget.maxCostUsd !== undefined) {
+      throw new ConfigurationError(
+        `[spindle/core] policy.budget.maxCostUsd is set, but ${model.provider}:${model.modelId} has no price in extensions.prices and its provider reported no cost: the budget cannot be enforced. Add its price (extensions.prices) or remove maxCostUsd.`,
+      )
+    }
+    return usage
   }
 
   #stepFinished(step: number, finishReason: string, started: number): void {
@@ -544,7 +555,7 @@ export class RunExecution {
         model: this.#init.model,
         window: window.entries,
         compaction: window.compaction,
-        tools: this.#init.scope.specs(),
+        tools: this.#init.scope.offered(this.#deps.policy.tools),
         stores: this.#deps.stores,
         runtime: this.#init.runtime,
         signal: this.#init.signal,

@@ -12,6 +12,7 @@ it.each([
   ['a text part whose text is null', [{ role: 'user', content: [{ type: 'text', text: null }] }]],
   ['a tool call without its id', [{ role: 'assistant', content: [{ type: 'tool-call', toolName: 'pay', args: {} }] }, { role: 'user', content: 'hi' }]],
   ['a value JSON cannot hold (a BigInt)', [{ role: 'user', content: [{ type: 'text', text: 'hi', extra: 10n }] }]],
+  ['a tool call no tool message answers', [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x1', toolName: 'pay', args: {} }] }, { role: 'user', content: 'hello' }]],
 ])('%s is an AdmissionError, and nothing is written', async (_label, input) => {
   const runtime = new AgentRuntime()
   const error = await runtime.run({ agent, input: input as never, sessionId: 'ses_bad' }).catch((caught: unknown) => caught)
@@ -44,4 +45,16 @@ it('a submit retried after the first process died mid-run resumes that run inste
   ])
   expect(retried).toMatchObject({ runId, finishReason: 'stop', text: 'paid' })
   expect(await stores.runs.listRuns()).toHaveLength(1)
+})
+
+it('a tool call the input answers itself is admitted, and the model sees both', async () => {
+  const model = mockModel([{ text: 'ok' }])
+  const input = [
+    { role: 'user' as const, content: 'pay' },
+    { role: 'assistant' as const, content: [{ type: 'tool-call' as const, toolCallId: 'x1', toolName: 'pay', args: {} }] },
+    { role: 'tool' as const, content: [{ type: 'tool-result' as const, toolCallId: 'x1', toolName: 'pay', result: 'paid' }] },
+    { role: 'user' as const, content: 'thanks' },
+  ]
+  expect(await new AgentRuntime().run({ agent: { name: 'a', model }, input })).toMatchObject({ finishReason: 'stop' })
+  expect(model.calls[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user'])
 })

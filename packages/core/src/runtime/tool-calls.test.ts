@@ -170,6 +170,21 @@ describe('tool calls', () => {
     expect(JSON.stringify(toolResults(model, 1))).toContain('not allowed by the runtime policy')
   })
 
+  it('the tools the policy refuses to run are not offered, and truncated output names read_artifact only when it is', async () => {
+    const dump = defineTool({ name: 'dump', description: 'd', inputSchema: z.object({}), execute: () => 'y'.repeat(100_000) })
+    const model = mockModel([{ toolCalls: [{ name: 'dump', args: {} }] }, { text: 'done' }])
+    const runtime = new AgentRuntime(new Extensions(), { tools: { allow: ['dump'] }, onViolation: 'stop' })
+    const output = await runtime.run({ agent: { name: 'a', model, tools: { dump, add } }, input: 'x' })
+    expect(output.finishReason).toBe('stop')
+    expect(model.calls[0]?.tools?.map((tool) => tool.name)).toEqual(['dump'])
+    const [truncated] = toolResults(model, 1)
+    expect(String(truncated?.result)).toContain('[truncated')
+    expect(String(truncated?.result)).not.toContain('read_artifact')
+    const denied = mockModel([{ text: 'ok' }])
+    await new AgentRuntime(new Extensions(), { tools: { deny: ['add'] } }).run({ agent: { name: 'a', model: denied, tools: { dump, add } }, input: 'x' })
+    expect(denied.calls[0]?.tools?.map((tool) => tool.name)).toEqual(['dump', 'read_artifact'])
+  })
+
   it('the model sees the tools as JSON Schema from zod', async () => {
     const model = mockModel([{ text: 'ok' }])
     await new AgentRuntime().run({ agent: { name: 'a', model, tools: { add } }, input: 'x' })

@@ -12,7 +12,7 @@ import type { JsonValue } from '../spec/json.js'
 import { parseToolInput } from './define-tool.js'
 import type { Tool, ToolExecutionContext } from './tool.js'
 import type { ToolRegistry } from './tool-registry.js'
-import { ToolScope } from './tool-scope.js'
+import { isToolAllowed, ToolScope } from './tool-scope.js'
 import { toJsonValue } from './to-json-value.js'
 import { truncateOutput } from './truncate-output.js'
 import { isAborted } from '../runtime/is-aborted.js'
@@ -176,8 +176,7 @@ export class ToolRuntime {
     const started = performance.now()
     const tool = input.scope.get(call.toolName)
     if (!tool) return failed(input, call, started, 'tool_not_found', `Unknown tool "${call.toolName}". Available tools: ${input.scope.names().join(', ') || '(none)'}.`)
-    const { allow, deny } = input.policy.tools
-    if (deny.includes(call.toolName) || deny.includes(tool.id) || (allow && !allow.includes(call.toolName) && !allow.includes(tool.id))) {
+    if (!isToolAllowed(input.policy.tools, call.toolName, tool.id)) {
       return failed(input, call, started, 'policy_violation', `Tool "${call.toolName}" is not allowed by the runtime policy.`)
     }
     if (call.approval === 'denied') return failed(input, call, started, 'approval_denied', `The user denied this call${call.reason ? `: ${call.reason}` : ''}. Do not retry it unchanged.`)
@@ -377,7 +376,10 @@ export class ToolRuntime {
       // (the model would retry a side effect). The context gets the head and tail without an artifact to read.
       artifactId = undefined
     }
-    return truncateOutput(result, maxBytes, artifactId).value
+    // The marker names the artifact only when the model can read it back (read_artifact offered and allowed).
+    const reader = input.scope.get('read_artifact')
+    const readable = reader !== undefined && isToolAllowed(input.policy.tools, 'read_artifact', reader.id)
+    return truncateOutput(result, maxBytes, readable ? artifactId : undefined).value
   }
 }
 

@@ -5,9 +5,23 @@ import type { Tool } from './tool.js'
 import type { ToolRegistry } from './tool-registry.js'
 import { assertToolName } from './tool-name.js'
 
+/** A runtime policy's tool lists (`policy.tools`). */
+export interface ToolPolicyLists {
+  allow?: readonly string[]
+  deny: readonly string[]
+}
+
+/** Whether the policy lets the tool named `name` (its id `id`) run: not denied, and allowed when there is an allow list. */
+export function isToolAllowed(lists: ToolPolicyLists, name: string, id: string): boolean {
+  const { allow, deny } = lists
+  return !deny.includes(name) && !deny.includes(id) && (!allow || allow.includes(name) || allow.includes(id))
+}
+
 export class ToolScope {
   readonly #tools = new Map<string, Tool>()
   #specs: ToolSpecification[] | undefined
+  /** The specs offered under the last policy lists asked for (a run's lists rarely change: a handoff). */
+  #offered: { lists: ToolPolicyLists; specs: ToolSpecification[] } | undefined
 
   /** `runTools` shadow the registry's tools of the same name; `registryNames` limits which registry tools are visible (all when undefined). */
   constructor(registry: ToolRegistry | undefined, runTools: Array<[string, Tool]>, registryNames?: readonly string[]) {
@@ -43,6 +57,16 @@ export class ToolScope {
       this.#specs = [...this.#tools].map(([name, tool]) => specOf(name, tool))
     }
     return this.#specs
+  }
+
+  /** The tool list for the model request under a policy: the tools it would refuse to run are not offered. */
+  offered(lists: ToolPolicyLists): ToolSpecification[] {
+    const all = this.specs()
+    if (!lists.allow && lists.deny.length === 0) return all
+    if (this.#offered?.lists === lists) return this.#offered.specs
+    const specs = all.filter((spec) => isToolAllowed(lists, spec.name, this.#tools.get(spec.name)!.id))
+    this.#offered = { lists, specs: specs.length === all.length ? all : specs }
+    return this.#offered.specs
   }
 }
 
