@@ -491,24 +491,24 @@ export class RunExecution {
       if (!tool || call.argsError) continue
       let needed = false
       try {
-      if (typeof requireApproval === 'function') needed = await requireApproval({ toolName: call.toolName, tool, args: call.args })
-      else needed = listedForApproval(requireApproval, call.toolName, tool)
-      if (!needed && tool.needsApproval !== undefined) {
-        needed =
-          typeof tool.needsApproval === 'function'
-            ? await tool.needsApproval(call.args as never, {
-                runId: this.runId,
-                sessionId: this.sessionId,
-                step: this.state.step + 1,
-                callId: call.callId,
-                toolName: call.toolName,
-                idempotencyKey: `${this.runId}:${this.state.step + 1}:${call.callId}`,
-                signal: this.#init.signal,
-                runtime: this.#init.runtime,
-                artifacts: this.#deps.stores.artifacts,
-              })
-            : tool.needsApproval
-      }
+        if (typeof requireApproval === 'function') needed = await requireApproval({ toolName: call.toolName, tool, args: call.args })
+        else needed = listedForApproval(requireApproval, call.toolName, tool)
+        if (!needed && tool.needsApproval !== undefined) {
+          needed =
+            typeof tool.needsApproval === 'function'
+              ? await tool.needsApproval(call.args as never, {
+                  runId: this.runId,
+                  sessionId: this.sessionId,
+                  step: this.state.step + 1,
+                  callId: call.callId,
+                  toolName: call.toolName,
+                  idempotencyKey: `${this.runId}:${this.state.step + 1}:${call.callId}`,
+                  signal: this.#init.signal,
+                  runtime: this.#init.runtime,
+                  artifacts: this.#deps.stores.artifacts,
+                })
+              : tool.needsApproval
+        }
       } catch {
         // An approval check that fails closes safe: a human decides (the assistant message asking for the call is
         // already queued; throwing here would leave its call without a result).
