@@ -286,6 +286,8 @@ export class RunExecution {
         else return await this.#finish(step.reason, step.unanswered)
       }
     } catch (error) {
+      // Already ended without the loop (a provider that ignored the abort): that end stands.
+      if (this.#forced) return this.#forced
       return this.#fail(error)
     }
   }
@@ -343,7 +345,15 @@ export class RunExecution {
     const compacted = await this.#compact(step, Math.floor(this.#contextBudget() * this.#deps.policy.compaction.target * 0.5), true)
     if (!compacted) throw error
     const built = await this.#buildRequest(step, continuation)
-    const result = await callModel(this.#init.model, built.request, this.#modelCallOptions(step))
+    this.#inModelCall = true
+    let result: ModelStepResult
+    try {
+      result = await callModel(this.#init.model, built.request, this.#modelCallOptions(step))
+    } finally {
+      this.#inModelCall = false
+    }
+    // Ended without this call (its provider ignored an abort): the loop returns that end.
+    if (this.#forced) throw new AbortedError()
     this.#observeTokens(built, result)
     return result
   }
