@@ -11,10 +11,27 @@ import { AgentRuntime, createRedactor, defineTool, Extensions, mockModel, Provid
 const planted = 'sk-ant-api03-PLANTEDplantedPLANTED0123'
 const envSecret = 'hunter2-payments-secret'
 
-async function plantedRun(extensions: Extensions) {
+/** Runs `request` with a stream consumer, a subscriber and an observer: what each of them saw. */
+async function observedRun(extensions: Extensions, request: (runtime: AgentRuntime) => ReturnType<AgentRuntime['stream']>) {
   const observed: AgentEvent[] = []
   extensions.addObserver({ onEvent: (event) => observed.push(event) })
   const runtime = new AgentRuntime(extensions, { modelRetry: { maxRetries: 0 } })
+  const controller = new AbortController()
+  const subscribed: AgentEvent[] = []
+  const subscription = (async () => {
+    for await (const event of runtime.subscribe({ capacity: 10_000, signal: controller.signal })) subscribed.push(event as AgentEvent)
+  })().catch(() => {})
+  const stream = request(runtime)
+  const streamed: AgentEvent[] = []
+  for await (const event of stream) streamed.push(event)
+  const output = await stream.result
+  await new Promise((resolve) => setTimeout(resolve, 10))
+  controller.abort()
+  await subscription
+  return { runtime, output, streamed, subscribed, observed }
+}
+
+function plantedRun(extensions: Extensions) {
   const leak = defineTool({ name: 'leak', description: 'returns secrets', inputSchema: z.object({}), execute: () => ({ token: planted, other: envSecret }) })
   const fail = defineTool({
     name: 'fail',
@@ -28,19 +45,9 @@ async function plantedRun(extensions: Extensions) {
     { text: `echo ${planted}`, chunkSize: 1000, toolCalls: [{ name: 'leak', args: {}, id: 'c1' }, { name: 'fail', args: {}, id: 'c2' }] },
     { error: new ProviderError(`401: invalid x-api-key ${planted} / ${envSecret}`, { status: 401 }) },
   ])
-  const controller = new AbortController()
-  const subscribed: unknown[] = []
-  const subscription = (async () => {
-    for await (const event of runtime.subscribe({ capacity: 10_000, signal: controller.signal })) subscribed.push(event)
-  })().catch(() => {})
-  const stream = runtime.stream({ agent: { name: 'a', model, tools: { leak, fail } }, input: `my key is ${planted} and ${envSecret}`, sessionId: 'ses_leak' })
-  const streamed: AgentEvent[] = []
-  for await (const event of stream) streamed.push(event)
-  const output = await stream.result
-  await new Promise((resolve) => setTimeout(resolve, 10))
-  controller.abort()
-  await subscription
-  return { runtime, output, streamed, subscribed, observed }
+  return observedRun(extensions, (runtime) =>
+    runtime.stream({ agent: { name: 'a', model, tools: { leak, fail } }, input: `my key is ${planted} and ${envSecret}`, sessionId: 'ses_leak' }),
+  )
 }
 
 describe('redaction across output channels', () => {
@@ -93,22 +100,10 @@ describe('redaction across output channels', () => {
   it('a key the model streams a few characters per delta reaches no channel, and the text around it streams on', async () => {
     const extensions = new Extensions()
     extensions.redactor = createRedactor({ env: { PAYMENTS_API_TOKEN: envSecret } })
-    const observed: AgentEvent[] = []
-    extensions.addObserver({ onEvent: (event) => observed.push(event) })
-    const runtime = new AgentRuntime(extensions)
-    const subscribed: AgentEvent[] = []
-    const controller = new AbortController()
-    const subscription = (async () => {
-      for await (const event of runtime.subscribe({ capacity: 10_000, signal: controller.signal })) subscribed.push(event as AgentEvent)
-    })().catch(() => {})
     const text = `Your key is ${planted} and the token is ${envSecret}. Nothing else to add here.`
-    const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ text, chunkSize: 3 }]) }, input: 'what is my key?' })
-    const streamed: AgentEvent[] = []
-    for await (const event of stream) streamed.push(event)
-    const output = await stream.result
-    await new Promise((resolve) => setTimeout(resolve, 10))
-    controller.abort()
-    await subscription
+    const { runtime, output, streamed, subscribed, observed } = await observedRun(extensions, (runtime) =>
+      runtime.stream({ agent: { name: 'a', model: mockModel([{ text, chunkSize: 3 }]) }, input: 'what is my key?' }),
+    )
     const deltas = streamed.flatMap((event) => (event.type === 'text.delta' ? [event.delta] : []))
     expect(deltas.join('')).toBe('Your key is [REDACTED] and the token is [REDACTED]. Nothing else to add here.')
     expect(deltas.length).toBeGreaterThan(10)
