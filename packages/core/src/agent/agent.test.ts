@@ -6,6 +6,7 @@ import { mockModel } from '../providers/mock-model.js'
 import { AgentRuntime } from '../runtime/agent-runtime.js'
 import { createRuntimeTool } from '../runtime-store/create-runtime-tool.js'
 import { createRuntimeResourceRegistry } from '../runtime-store/resource-registry.js'
+import { deleter } from '../test-support/approval-tools.js'
 import { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { AgentEvent } from '../spec/events.js'
 import type { ModelRequest } from '../spec/language-model.js'
@@ -395,16 +396,7 @@ describe('Agent.asTool: a sub-run without a final answer', () => {
 
   it('awaiting_approval fails the call with the sub-run id and its pending calls; the sub-run stays suspended and can be finished', async () => {
     const ran: string[] = []
-    const del = defineTool({
-      name: 'del',
-      description: 'deletes a file',
-      inputSchema: z.object({ file: z.string() }),
-      needsApproval: true,
-      execute: ({ file }) => {
-        ran.push(file)
-        return `deleted ${file}`
-      },
-    })
+    const del = deleter(ran)
     const agentRuntime = new AgentRuntime()
     const janitorModel = mockModel([{ toolCalls: [{ name: 'del', args: { file: 'prod.db' }, id: 'd1' }] }, { text: 'deleted it' }])
     const janitor = new Agent({ name: 'janitor', model: janitorModel, tools: { del }, agentRuntime })

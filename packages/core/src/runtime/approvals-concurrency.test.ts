@@ -1,8 +1,8 @@
 // Concurrent approval decisions: every decision is kept, whether the calls race each other, a resume or a cancel,
 // in one process or in two runtimes that share the stores and the session gate.
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
-import { AgentRuntime, ConfigurationError, defineTool, Extensions, InProcessSessionGate, memoryStores, mockModel, NotFoundError, type Stores } from '../index.js'
+import { AgentRuntime, ConfigurationError, Extensions, InProcessSessionGate, memoryStores, mockModel, NotFoundError, type Stores } from '../index.js'
+import { deleter } from '../test-support/approval-tools.js'
 import type { RunState } from './run-state.js'
 
 /** Stores whose snapshot reads take a while, as over a network: a read-modify-write race then always overlaps. */
@@ -21,19 +21,6 @@ function slowSnapshotReads(stores: Stores, delayMs = 5): Stores {
     deleteRun: (runId) => snapshots.deleteRun(runId),
   }
   return { ...stores, snapshots: slow }
-}
-
-function deleter(ran: string[]) {
-  return defineTool({
-    name: 'del',
-    description: 'deletes a file',
-    inputSchema: z.object({ file: z.string() }),
-    needsApproval: true,
-    execute: ({ file }) => {
-      ran.push(file)
-      return `deleted ${file}`
-    },
-  })
 }
 
 /** A runtime (or two, sharing stores) with a run suspended on `files.length` calls awaiting approval. */
