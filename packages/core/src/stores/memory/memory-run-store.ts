@@ -2,6 +2,7 @@
 import { cloneValue } from '../clone-value.js'
 import { DuplicateError, NotFoundError } from '../../errors/errors.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
+import { MemoryEventLog } from './memory-event-log.js'
 import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
 import type { AgentEvent } from '../../spec/events.js'
 import type { ListRunsOptions, NewRun, RunPatch, RunRecord, RunStore } from '../../spec/run-store.js'
@@ -20,7 +21,7 @@ export class MemoryRunStore implements RunStore {
   readonly #runs = new Map<string, RunRecord>()
   readonly #idempotencyKeys = new Map<string, string>()
   /** Each run's event log, sorted by seq. */
-  readonly #events = new Map<string, AgentEvent[]>()
+  readonly #events = new Map<string, MemoryEventLog>()
 
   async createRun(run: NewRun): Promise<RunRecord> {
     if (this.#runs.has(run.id)) throw new DuplicateError(`[spindle/store-memory] Run "${run.id}" already exists; use a fresh run id`)
@@ -91,35 +92,29 @@ export class MemoryRunStore implements RunStore {
       let log = this.#events.get(write.runId)
       const created = log === undefined
       if (log === undefined) {
-        log = []
+        log = new MemoryEventLog()
         this.#events.set(write.runId, log)
       }
-      const before = log.length
-      if (followsInOrder(events, before ? log[before - 1]!.seq : Number.NEGATIVE_INFINITY)) {
-        // Every event comes after the log's last (a run's commits): each copy goes straight onto the log, and a
-        // copy that fails takes the ones before it back out, so the write is still all or nothing.
+      const size = log.size
+      const lastRunCount = log.lastRunCount()
+      if (followsInOrder(events, log.lastSeq())) {
+        // Every event comes after the log's last (a run's commits): each goes straight onto the log, and one that
+        // fails to copy takes the ones before it back out, so the write is still all or nothing.
         try {
-          for (let index = 0; index < events.length; index++) log.push(copyEvent(events[index]!))
+          for (let index = 0; index < events.length; index++) log.append(events[index]!, copyEvent)
         } catch (error) {
-          log.length = before
+          log.truncate(size, lastRunCount)
           if (created) this.#events.delete(write.runId)
           throw error
         }
-        undo?.record(this, write, log, created ? -1 : before, undefined)
+        undo?.record(this, write, log, created ? -1 : size, lastRunCount)
         return undefined
       }
       const copies = events.map(copyEvent)
-      let inOrder = true
-      for (const event of copies) {
-        // The log stays sorted by seq; events arrive in order, so this is a push (a seq already stored is ignored).
-        const last = log.length ? log[log.length - 1]!.seq : Number.NEGATIVE_INFINITY
-        if (event.seq > last) log.push(event)
-        else if (!(log[indexAfter(log, event.seq - 1)]?.seq === event.seq)) {
-          log.splice(indexAfter(log, event.seq - 1), 0, event)
-          inOrder = false
-        }
-      }
-      undo?.record(this, write, log, created ? -1 : before, inOrder ? undefined : new Set(copies))
+      const added = new Set<AgentEvent>()
+      // The log stays sorted by seq (a seq already stored is ignored).
+      for (const event of copies) if (log.insert(event)) added.add(event)
+      undo?.record(this, write, log, created ? -1 : size, added)
       return undefined
     }
     if (write.type !== 'run.update') throw new TypeError(`[spindle/store-memory] the run store cannot apply "${write.type}"`)
@@ -141,11 +136,11 @@ export class MemoryRunStore implements RunStore {
   /** Takes events or an update back (the newest write applied to that run). */
   [undoWrite](write: StoreWrite, a: unknown, b: unknown, c: unknown): void {
     if (write.type === 'run.events') {
-      // a: the log, b: its length before (-1 when this write created it), c: the events added, when out of order.
-      const log = a as AgentEvent[]
-      const added = c as Set<AgentEvent> | undefined
-      if (added === undefined) log.length = Math.max(0, b as number)
-      else for (let index = log.length - 1; index >= 0; index--) if (added.has(log[index]!)) log.splice(index, 1)
+      // a: the log, b: its size before (-1 when this write created it), c: the events inserted out of order, or the
+      // delta count of the log's last entry before the write (-1 when it was no DeltaRun).
+      const log = a as MemoryEventLog
+      if (c instanceof Set) log.remove(c as Set<AgentEvent>)
+      else log.truncate(b as number, c as number)
       if (b === -1 && this.#events.get(write.runId) === log) this.#events.delete(write.runId)
       return
     }
@@ -157,10 +152,7 @@ export class MemoryRunStore implements RunStore {
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
     const log = this.#events.get(runId)
-    if (log === undefined) return []
-    const start = options.after === undefined ? 0 : indexAfter(log, options.after)
-    const end = options.limit === undefined ? log.length : Math.min(log.length, start + Math.max(0, options.limit))
-    return cloneValue(log.slice(start, end))
+    return log === undefined ? [] : log.read(options.after, options.limit)
   }
 }
 
@@ -176,18 +168,6 @@ function followsInOrder(events: readonly AgentEvent[], last: number): boolean {
     last = seq
   }
   return true
-}
-
-/** The index of the first event whose seq is greater than `seq` (binary search in a log sorted by seq). */
-function indexAfter(log: readonly AgentEvent[], seq: number): number {
-  let low = 0
-  let high = log.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (log[middle]!.seq > seq) high = middle
-    else low = middle + 1
-  }
-  return low
 }
 
 /**
