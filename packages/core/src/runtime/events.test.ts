@@ -1,7 +1,7 @@
 // Events: a lossless per-run stream, a bounded broadcast with `lagged`, and the authoritative event log.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, defineTool, mockModel, type AgentEvent, type LaggedEvent } from '../index.js'
+import { Agent, AgentRuntime, defineTool, mockModel, type AgentEvent, type LaggedEvent } from '../index.js'
 
 const echo = defineTool({ name: 'echo', description: 'e', inputSchema: z.object({ v: z.number() }), execute: ({ v }) => v, idempotent: true })
 
@@ -22,13 +22,34 @@ describe('events', () => {
     expect(order).toEqual(['run.started', 'step.started', 'tool.call', 'tool.started', 'tool.result', 'step.finished', 'step.started', 'step.finished', 'run.finished'])
   })
 
+  it('the logs of a run and of its sub-agent hold exactly the events streamed: reasoning, text across steps, nested deltas', async () => {
+    const runtime = new AgentRuntime()
+    const writer = new Agent({ name: 'writer', model: mockModel([{ reasoning: 'plan the draft '.repeat(40), text: 'draft words '.repeat(200), chunkSize: 5 }]) })
+    const model = mockModel([
+      { reasoning: 'delegate', text: 'asking the writer ', toolCalls: [{ name: 'writer', args: { prompt: 'write' } }], chunkSize: 3 },
+      { text: 'the writer answered. '.repeat(30), chunkSize: 4 },
+    ])
+    const lead = new Agent({ name: 'lead', model, tools: { writer: writer.asTool() }, agentRuntime: runtime })
+    const stream = runtime.stream({ agent: lead, input: 'go' })
+    const live: AgentEvent[] = []
+    for await (const event of stream) live.push(event)
+    const { runId } = await stream.result
+    const own = live.filter((event) => event.runId === runId)
+    const nested = live.filter((event) => event.runId !== runId)
+    expect(nested.filter((event) => event.type === 'text.delta').length).toBeGreaterThan(300)
+    expect(nested.every((event) => event.parentRunId === runId)).toBe(true)
+    expect(await runtime.runs.listEvents(runId)).toStrictEqual(own)
+    expect(await runtime.runs.listEvents(nested[0]!.runId)).toStrictEqual(nested)
+    expect(await runtime.runs.listEvents(runId, { after: 10, limit: 25 })).toStrictEqual(own.slice(10, 35))
+  })
+
   it('the run event log holds every event, readable after a sequence number', async () => {
     const runtime = new AgentRuntime()
     const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ text: 'hello world', chunkSize: 2 }]) }, input: 'x' })
     const live: AgentEvent[] = []
     for await (const event of stream) live.push(event)
     const { runId } = await stream.result
-    expect(await runtime.runs.listEvents(runId)).toEqual(live)
+    expect(await runtime.runs.listEvents(runId)).toStrictEqual(live)
     const tail = await runtime.runs.listEvents(runId, { after: 3 })
     expect(tail.map((event) => event.seq)).toEqual(live.slice(3).map((event) => event.seq))
   })

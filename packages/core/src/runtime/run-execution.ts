@@ -7,6 +7,7 @@ import type { ContextWindow } from '../context/context-window.js'
 import { countMessagesTokens } from '../context/tokenizer.js'
 import type { BuiltContext, ContextPipeline } from '../context/context-pipeline.js'
 import type { EventChannel } from '../events/event-channel.js'
+import { EventBuffer } from './event-buffer.js'
 import { isEffectClass, type RuntimePolicy } from '../policy/runtime-policy.js'
 import type { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { EventBus } from '../spec/event-bus.js'
@@ -76,7 +77,8 @@ export class RunExecution {
   readonly #deps: RunExecutionDeps
   readonly #init: RunExecutionInit
   readonly #limits: TransitionLimits
-  #events: AgentEvent[] = []
+  /** The events since the last commit. */
+  readonly #events: EventBuffer
   readonly messages: ModelMessage[]
   readonly #writer: StepWriter
   /**
@@ -93,6 +95,7 @@ export class RunExecution {
     this.#init = init
     this.state = init.state
     this.#seq = init.state.eventSeq
+    this.#events = new EventBuffer(init.state.runId, init.state.sessionId, init.parentRunId || undefined)
     this.messages = init.messages
     this.#writer = new StepWriter(deps.stores, findStoreBatch(deps.stores))
     this.#nested = { agentRuntime: deps.agentRuntime, parentRunId: init.state.runId, forward: this.#forward }
@@ -185,9 +188,12 @@ export class RunExecution {
 
   /** Built whole in one literal (no added keys); already redacted. */
   #sendDelta(type: 'text.delta' | 'reasoning.delta', step: number, delta: string): void {
-    const event = { type, step, delta, runId: this.state.runId, sessionId: this.state.sessionId, seq: ++this.#seq, timestamp: Date.now() } as AgentEvent
+    const seq = ++this.#seq
+    const timestamp = Date.now()
+    const event = { type, step, delta, runId: this.state.runId, sessionId: this.state.sessionId, seq, timestamp } as AgentEvent
     if (this.#init.parentRunId) event.parentRunId = this.#init.parentRunId
-    this.#events.push(event)
+    // The buffer keeps the delta, not the object: the commit logs an equal event rebuilt from it.
+    this.#events.pushDelta(type, step, delta, seq, timestamp)
     this.#deliver(event)
   }
 
@@ -868,7 +874,7 @@ export class RunExecution {
         events.pop()
         this.#seq--
       }
-      this.#events = events.concat(this.#events)
+      this.#events.restore(events)
       throw error
     }
     if (terminal) this.#endDelivered(terminal)
@@ -895,9 +901,7 @@ export class RunExecution {
   }
 
   #takeEvents(): AgentEvent[] {
-    const events = this.#events
-    this.#events = []
-    return events
+    return this.#events.take()
   }
 
   async #flushEvents(): Promise<void> {
@@ -906,7 +910,7 @@ export class RunExecution {
     try {
       await this.#writer.commit([{ type: 'run.events', runId: this.runId, events }])
     } catch (error) {
-      this.#events = events.concat(this.#events)
+      this.#events.restore(events)
       throw error
     }
   }
