@@ -5,20 +5,24 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type BenchConfig, Report } from './harness.js'
 import { benchmarksMarkdown } from './benchmarks-md.js'
-import { setTracingDisabled } from '@openai/agents'
 
 type Suite = (config: BenchConfig, report: Report) => Promise<void>
 
 // Each suite's modules are loaded when it starts, not all up front: the playground's and the providers' modules
 // alone hold ~50 MB of heap, and every major GC of the kernel suite would have marked them (measured: 42 MB after
 // the kernel suite's imports, 93 MB after all of them).
+// They run in this order. The streaming and events suites come first, in a process where no peer framework is
+// loaded yet: the kernel suite loads the peers, and LangChain's import alone turns on async_hooks for the rest of
+// the process (every promise then pays for them; the bare stream has fewer promises per chunk than a run, so the
+// overhead per chunk measured after the peers was a peer's cost). The kernel suite loads its peers after its
+// kernel-only measurements.
 const suites: Record<string, () => Promise<Suite>> = {
+  streaming: async () => (await import('./suites/streaming.js')).streamingSuite,
+  events: async () => (await import('./suites/events.js')).eventsSuite,
   kernel: async () => (await import('./suites/kernel.js')).kernelSuite,
   durable: async () => (await import('./suites/durable.js')).durableSuite,
   context: async () => (await import('./suites/context.js')).contextSuite,
   'postgres-workers': async () => (await import('./suites/postgres-workers.js')).postgresWorkersSuite,
-  streaming: async () => (await import('./suites/streaming.js')).streamingSuite,
-  events: async () => (await import('./suites/events.js')).eventsSuite,
   'runtime-store': async () => (await import('./suites/runtime-store.js')).runtimeStoreSuite,
   scale: async () => (await import('./suites/scale.js')).scaleSuite,
   providers: async () => (await import('./suites/providers.js')).providersSuite,
@@ -33,9 +37,6 @@ const selectedNames = suiteArgument ? (suiteArgument.includes('=') ? suiteArgume
 for (const name of selectedNames) {
   if (!(name in suites)) throw new Error(`[spindle/bench] unknown suite "${name}"; suites: ${Object.keys(suites).join(', ')}`)
 }
-
-// The OpenAI Agents SDK traces by default and would try to export; no network here, so tracing is off for it.
-setTracingDisabled(true)
 
 const report = new Report()
 const started = performance.now()

@@ -1,8 +1,11 @@
 // OpenAI Agents SDK on the same workload: a custom `Model` that follows the same script, a zod `tool()`,
 // `run()` and `run(..., { stream: true })` (events drained), every run asserted.
-import { Agent, type Model, type ModelRequest, type ModelResponse, run, tool, Usage, type StreamEvent } from '@openai/agents'
+import { Agent, type Model, type ModelRequest, type ModelResponse, run, setTracingDisabled, tool, Usage, type StreamEvent } from '@openai/agents'
 import { check } from '../harness.js'
 import { addNumbers, addSchema, finalText, scriptTurn, toolCounter } from '../workload.js'
+
+// The SDK traces by default and would try to export; no network here, so tracing is off (set when the peer loads).
+setTracingDisabled(true)
 
 class ScriptedModel implements Model {
   calls = 0

@@ -6,9 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { allocatedByArea, allocatedPerUnit, type AllocationArea, baselineHeap, type BenchConfig, cell, check, growthCase, heapAfterGc, measure, type Report, summarize, type Variant } from '../harness.js'
-import { aiSdkGenerate, aiSdkStream } from '../peers/ai-sdk.js'
-import { langgraphInvoke, langgraphStream } from '../peers/langgraph.js'
-import { openaiAgentsRun, openaiAgentsStream } from '../peers/openai-agents.js'
 import { addTool, bareLoop, finalText, memoryRuntime, policyFor, scriptTurn, spindleRun, spindleStream } from '../workload.js'
 
 interface KernelVariant {
@@ -28,13 +25,30 @@ export function spindleVariants(): KernelVariant[] {
   ]
 }
 
+/**
+ * The peers' modules, loaded once the kernel variants are measured: importing LangChain alone turns on async_hooks
+ * for the rest of the process (its AsyncLocalStorage), and every promise of every variant then pays for them
+ * (measured: 41 ns per `await` before the import of `@langchain/langgraph`, 65 after).
+ */
+let peers: { aiSdk: typeof import('../peers/ai-sdk.js'); langgraph: typeof import('../peers/langgraph.js'); openaiAgents: typeof import('../peers/openai-agents.js') } | undefined
+
+async function loadPeers(): Promise<void> {
+  const [aiSdk, langgraph, openaiAgents] = await Promise.all([import('../peers/ai-sdk.js'), import('../peers/langgraph.js'), import('../peers/openai-agents.js')])
+  peers = { aiSdk, langgraph, openaiAgents }
+}
+
+function loaded(): NonNullable<typeof peers> {
+  if (peers === undefined) throw new Error('[spindle/bench] a peer ran before loadPeers()')
+  return peers
+}
+
 const peerVariants: KernelVariant[] = [
-  { name: 'ai-sdk generateText', peer: true, run: aiSdkGenerate },
-  { name: 'ai-sdk streamText', peer: true, run: aiSdkStream },
-  { name: 'langgraph invoke', peer: true, run: langgraphInvoke },
-  { name: 'langgraph stream', peer: true, run: langgraphStream },
-  { name: 'openai-agents run', peer: true, run: openaiAgentsRun },
-  { name: 'openai-agents stream', peer: true, run: openaiAgentsStream },
+  { name: 'ai-sdk generateText', peer: true, run: (steps) => loaded().aiSdk.aiSdkGenerate(steps) },
+  { name: 'ai-sdk streamText', peer: true, run: (steps) => loaded().aiSdk.aiSdkStream(steps) },
+  { name: 'langgraph invoke', peer: true, run: (steps) => loaded().langgraph.langgraphInvoke(steps) },
+  { name: 'langgraph stream', peer: true, run: (steps) => loaded().langgraph.langgraphStream(steps) },
+  { name: 'openai-agents run', peer: true, run: (steps) => loaded().openaiAgents.openaiAgentsRun(steps) },
+  { name: 'openai-agents stream', peer: true, run: (steps) => loaded().openaiAgents.openaiAgentsStream(steps) },
 ]
 
 /**
@@ -74,6 +88,7 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
   // The kernel variants' allocation too: once a peer has run, async_hooks are on for the rest of the process (a peer
   // uses AsyncLocalStorage) and every promise of every variant carries their bookkeeping.
   const kernelAllocation = await withRunInFlight(() => allocationWithoutPeers(kernelOnly, sizes, config.quick))
+  await loadPeers()
   await warmUp(variants.filter((variant) => variant.peer))
   for (const steps of sizes) {
     const active = variants.filter((variant) => {
@@ -127,7 +142,7 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
     'Kernel: growth with history (wall per step, medians)',
     ['variant', 'rounds', 'N=10 µs/step', 'N=1,000 µs/step', 'ratio'],
     ratioLines,
-    'The first rows come from rounds of the kernel variants alone, before any peer has run: interleaved with the peers, an AI SDK sample of 1,000 steps leaves over a gigabyte of garbage, and whichever sample follows pays for collecting it (in one full run on 2026-11-30 the bare loop itself measured 38.8 µs/step at N=1,000 there against 7.4 at N=10). What can grow in the Spindle rows is garbage collection, not the loop: with in-memory stores a run keeps every event, snapshot, journal record and message copy, so a 1,000-step run carries more live data through V8\'s young-generation collections than a 10-step one. Measured on 2026-12-01 before that day\'s allocation cuts, a 1,000-step run (new runtime each run) took 22.7–25.5 µs/step with Node\'s defaults and 15.0–18.8 with `--max-semi-space-size=64`; after them (about 20 instead of 25 KB allocated per step, no async round in a tool step), 13.1–14.6 against 13.5–18.4: no difference left.',
+    'The first rows come from rounds of the kernel variants alone, before any peer is loaded: interleaved with the peers, an AI SDK sample of 1,000 steps leaves over a gigabyte of garbage, and whichever sample follows pays for collecting it (in one full run on 2026-11-30 the bare loop itself measured 38.8 µs/step at N=1,000 there against 7.4 at N=10). What can grow in the Spindle rows is garbage collection, not the loop: with in-memory stores a run keeps every event, snapshot, journal record and message copy, so a 1,000-step run carries more live data through V8\'s young-generation collections than a 10-step one. Measured on 2026-12-01 before that day\'s allocation cuts, a 1,000-step run (new runtime each run) took 22.7–25.5 µs/step with Node\'s defaults and 15.0–18.8 with `--max-semi-space-size=64`; after them (about 20 instead of 25 KB allocated per step, no async round in a tool step), 13.1–14.6 against 13.5–18.4: no difference left.',
   )
   if (split) reportAllocationSplit(split, report)
   await retainedGrowth(config, report)
