@@ -7,6 +7,8 @@ const createScript = `if redis.call('EXISTS', KEYS[1]) == 1 then return 'id' end
 if KEYS[2] ~= KEYS[1] and redis.call('SET', KEYS[2], ARGV[2], 'NX') == false then return 'key' end
 redis.call('SET', KEYS[1], ARGV[1]) redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2]) return 'ok'`
 
+const releaseScript = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end return 'ok'`
+
 export class RedisRunStore implements RunStore {
   readonly specificationVersion = 'v1' as const
   constructor(private readonly context: RedisContext) {}
@@ -36,6 +38,7 @@ export class RedisRunStore implements RunStore {
   async updateRun(id: string, patch: RunPatch) {
     const record = await this.getRun(id)
     if (record === undefined) throw new NotFoundError(`[spindle-store-redis] run "${id}" does not exist`)
+    const before = record.idempotencyKey
     // A key present with `undefined` clears the field; an absent key leaves it.
     for (const [key, value] of Object.entries(structuredClone(patch))) {
       if (value === undefined) delete (record as unknown as Record<string, unknown>)[key]
@@ -43,6 +46,10 @@ export class RedisRunStore implements RunStore {
     }
     record.updatedAt = Math.max(Date.now(), record.updatedAt)
     await this.context.redis.set(this.context.key('run', id), JSON.stringify(record))
+    // `{ idempotencyKey: undefined }` releases an expired key: its claim goes, if this run still holds it.
+    if (Object.hasOwn(patch, 'idempotencyKey') && before !== undefined) {
+      await this.context.redis.eval(releaseScript, 1, this.#idempotencyKey(record.sessionId, before), id)
+    }
     return record
   }
 

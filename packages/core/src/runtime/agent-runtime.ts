@@ -300,8 +300,8 @@ export class AgentRuntime {
     const model = this.#resolveModel(request.model ?? request.agent.model)
     const sessionId = request.sessionId ?? `ses_${randomUUID()}`
     if (request.idempotencyKey) {
-      const existing = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)
-      if (existing && Date.now() - existing.createdAt < policy.idempotencyTtlMs) return { runId: existing.id, sessionId }
+      const existing = await this.#runWithKey(sessionId, request.idempotencyKey, policy)
+      if (existing) return { runId: existing.id, sessionId }
     }
     const runId = `run_${randomUUID()}`
     const winner = await this.#createRecord(request, input, model, sessionId, runId, 'queued')
@@ -433,8 +433,8 @@ export class AgentRuntime {
     const inFlight = this.#inFlight.get(flightKey)
     if (inFlight) return inFlight
     const starting = (async () => {
-      const existing = await this.runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey!)
-      if (existing && Date.now() - existing.createdAt < policy.idempotencyTtlMs) return this.#existing(existing, request.agent)
+      const existing = await this.#runWithKey(sessionId, request.idempotencyKey!, policy)
+      if (existing) return this.#existing(existing, request.agent)
       return this.#startAdmitted(request, runtime, channel, controller, policy, input, sessionId)
     })()
     this.#inFlight.set(flightKey, starting)
@@ -443,6 +443,18 @@ export class AgentRuntime {
     } finally {
       this.#inFlight.delete(flightKey)
     }
+  }
+
+  /**
+   * The session's run with this idempotency key, while the key is younger than `policy.idempotencyTtlMs`. An older
+   * key is released from its run, so the new submit creates a run of its own (the store's unique key would
+   * otherwise hand back the old run for ever).
+   */
+  async #runWithKey(sessionId: string, key: string, policy: RuntimePolicy): Promise<RunRecord | undefined> {
+    const existing = await this.runs.findRunByIdempotencyKey(sessionId, key)
+    if (existing === undefined || Date.now() - existing.createdAt < policy.idempotencyTtlMs) return existing
+    await this.runs.updateRun(existing.id, { idempotencyKey: undefined })
+    return undefined
   }
 
   async #startAdmitted(

@@ -58,3 +58,24 @@ it('a tool call the input answers itself is admitted, and the model sees both', 
   expect(await new AgentRuntime().run({ agent: { name: 'a', model }, input })).toMatchObject({ finishReason: 'stop' })
   expect(model.calls[0]!.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'user'])
 })
+
+it('an idempotency key older than policy.idempotencyTtlMs starts a new run, which then owns the key (run and enqueue)', async () => {
+  const runtime = new AgentRuntime(new Extensions(), { idempotencyTtlMs: 50 })
+  const model = mockModel(() => ({ text: 'ok' }))
+  const request = { agent: { name: 'a', model }, input: 'x', sessionId: 'ses_ttl', idempotencyKey: 'order-7' }
+  const first = await runtime.run(request)
+  expect((await runtime.run(request)).runId).toBe(first.runId)
+  await new Promise((resolve) => setTimeout(resolve, 80))
+  const second = await runtime.run(request)
+  expect(second.runId).not.toBe(first.runId)
+  expect(second.finishReason).toBe('stop')
+  expect((await runtime.runs.findRunByIdempotencyKey('ses_ttl', 'order-7'))?.id).toBe(second.runId)
+  expect((await runtime.runs.getRun(first.runId))?.idempotencyKey).toBeUndefined()
+  // Within the TTL of the new run, a resubmit is the new run again.
+  expect((await runtime.run(request)).runId).toBe(second.runId)
+  expect(model.calls).toHaveLength(2)
+  await new Promise((resolve) => setTimeout(resolve, 80))
+  const queued = await runtime.enqueue(request)
+  expect(queued.runId).not.toBe(second.runId)
+  expect((await runtime.enqueue(request)).runId).toBe(queued.runId)
+})

@@ -49,7 +49,13 @@ export type NewRun = Pick<RunRecord, 'id' | 'sessionId' | 'request'> &
 
 export type RunPatch = Partial<
   Pick<RunRecord, 'status' | 'step' | 'finishReason' | 'usage' | 'error' | 'lease' | 'metadata' | 'startedAt' | 'finishedAt'>
->
+> & {
+  /**
+   * Present (with `undefined`): releases the run's idempotency key, so that a new run of the session may take it
+   * (the runtime does this once the key is older than `policy.idempotencyTtlMs`). A key cannot be set by a patch.
+   */
+  idempotencyKey?: undefined
+}
 
 export interface ListRunsOptions {
   sessionId?: string

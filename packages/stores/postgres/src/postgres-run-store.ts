@@ -187,6 +187,8 @@ export async function updateRunRecord(executor: SqlExecutor, schema: string, id:
     values.push(patch.lease?.owner ?? null, patch.lease?.expiresAt ?? null)
     assignments.push(`lease_owner = $${values.length - 1}`, `lease_expires_at = $${values.length}`)
   }
+  // Releasing the idempotency key (present in the patch, `undefined`): the session's next run may take it.
+  if (Object.hasOwn(patch, 'idempotencyKey')) assignments.push('idempotency_key = NULL')
   assignments.push('updated_at = GREATEST(updated_at, $2)')
   const { rows } = await executor.query<RunRow>(`UPDATE ${schema}.runs SET ${assignments.join(', ')} WHERE id = $1 RETURNING *`, values)
   if (rows[0] === undefined) throw new NotFoundError(`[spindle/store-postgres] run "${id}" does not exist; create it with createRun first`)

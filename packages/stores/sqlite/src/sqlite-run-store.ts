@@ -196,7 +196,11 @@ export class SqliteRunStore implements RunStore {
       else target[key] = value
     }
     record.updatedAt = Math.max(Date.now(), record.updatedAt)
-    this.#sql.get('UPDATE runs SET status = ?, record = ?, updated_at = ? WHERE id = ?').run(record.status, toJsonText(record), record.updatedAt, id)
+    // Releasing the idempotency key (present in the patch, `undefined`) frees its unique index entry too.
+    const update = Object.hasOwn(patch, 'idempotencyKey')
+      ? 'UPDATE runs SET status = ?, record = ?, updated_at = ?, idempotency_key = NULL WHERE id = ?'
+      : 'UPDATE runs SET status = ?, record = ?, updated_at = ? WHERE id = ?'
+    this.#sql.get(update).run(record.status, toJsonText(record), record.updatedAt, id)
     // Parsed from the row above and patched with the caller's values: the store keeps no objects, so nothing is shared.
     return record
   }

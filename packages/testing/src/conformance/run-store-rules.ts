@@ -92,6 +92,29 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     })
   },
 
+  async 'run.idempotency-key.release'({ create }) {
+    const store = await create()
+    await store.createRun({ id: 'r-old', sessionId: 's', request: {}, idempotencyKey: 'key' })
+    const released = await store.updateRun('r-old', { idempotencyKey: undefined })
+    await rule(
+      'run.idempotency-key.release',
+      'updateRun with { idempotencyKey: undefined } must release the key (an expired one): the record loses it, findRunByIdempotencyKey no longer finds it, and a new run of the session can take it (clear the column of the UNIQUE index too)',
+      async () => {
+        expect(released.idempotencyKey).toBeUndefined()
+        expect((await store.getRun('r-old'))?.idempotencyKey).toBeUndefined()
+        expect(await store.findRunByIdempotencyKey('s', 'key')).toBeUndefined()
+        const next = await store.createRun({ id: 'r-new', sessionId: 's', request: {}, idempotencyKey: 'key' })
+        expect(next.idempotencyKey).toBe('key')
+        expect((await store.findRunByIdempotencyKey('s', 'key'))?.id).toBe('r-new')
+      },
+    )
+    await rule('run.idempotency-key.release-other', 'releasing the key of a run that no longer holds it must leave the run now holding it untouched', async () => {
+      await store.updateRun('r-old', { idempotencyKey: undefined, step: 1 })
+      expect((await store.findRunByIdempotencyKey('s', 'key'))?.id).toBe('r-new')
+      await rejection(() => store.createRun({ id: 'r-third', sessionId: 's', request: {}, idempotencyKey: 'key' }), { code: 'duplicate' })
+    })
+  },
+
   async 'run.update'({ create }) {
     const store = await create()
     const created = await store.createRun({ id: 'r', sessionId: 's', request: { keep: 1 } })

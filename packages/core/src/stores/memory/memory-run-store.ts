@@ -123,6 +123,11 @@ export class MemoryRunStore implements RunStore {
     if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Run "${id}" does not exist; create it with createRun first`)
     const copy = cloneValue(patch) as Record<string, unknown>
     undo?.record(this, write, record, { ...record })
+    // Releasing the key (an expired idempotency key) frees it for the session's next run.
+    if (Object.hasOwn(patch, 'idempotencyKey') && record.idempotencyKey !== undefined) {
+      const keyIndex = idempotencyIndex(record.sessionId, record.idempotencyKey)
+      if (this.#idempotencyKeys.get(keyIndex) === id) this.#idempotencyKeys.delete(keyIndex)
+    }
     const target = record as unknown as Record<string, unknown>
     // A key present with \`undefined\` clears the field (e.g. releasing a lease); an absent key leaves it.
     for (const key of Object.keys(patch)) {
@@ -148,6 +153,8 @@ export class MemoryRunStore implements RunStore {
     const target = a as Record<string, unknown>
     for (const key of Object.keys(target)) delete target[key]
     Object.assign(target, b)
+    const { id, sessionId, idempotencyKey } = a as RunRecord
+    if (idempotencyKey !== undefined && !this.#idempotencyKeys.has(idempotencyIndex(sessionId, idempotencyKey))) this.#idempotencyKeys.set(idempotencyIndex(sessionId, idempotencyKey), id)
   }
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
