@@ -55,6 +55,9 @@ export function roundOrder<T>(items: readonly T[], round: number): T[] {
 
 /** The kernel case whose ratio is the growth target: the kernel variants measured among themselves, before any peer. */
 export const growthCase = 'growth N=1000 / N=10, kernel variants only'
+/** The kernel suite's per-step cases: interleaved with the peers, and the kernel variants alone before any peer is loaded. */
+export const kernelCase = 'in-memory, one tool call per step'
+export const kernelOnlyCase = 'in-memory, kernel variants only (no peer loaded)'
 
 export interface Variant {
   name: string
