@@ -129,9 +129,38 @@ describe('mergePolicy', () => {
     expect(base).toEqual(snapshot)
   })
 
-  it('replaces a nested object as a whole, filling its defaults', () => {
+  it('keeps the lower of each budget: an agent adds limits, never lifts one', () => {
     const base = createRuntimePolicy({ budget: { maxTotalTokens: 100, maxCostUsd: 1 } })
-    expect(mergePolicy(base, { budget: { maxOutputTokens: 50 } }).budget).toEqual({ maxOutputTokens: 50 })
+    expect(mergePolicy(base, { budget: { maxOutputTokens: 50, maxTotalTokens: 1_000 } }).budget).toEqual({ maxOutputTokens: 50, maxTotalTokens: 100, maxCostUsd: 1 })
+    expect(mergePolicy(base, { budget: { maxCostUsd: 0.5 } }).budget).toEqual({ maxTotalTokens: 100, maxCostUsd: 0.5 })
+  })
+
+  it('adds the deny lists up and intersects the allow lists', () => {
+    const base = createRuntimePolicy({ tools: { deny: ['rm'] } })
+    expect(mergePolicy(base, { tools: { allow: ['ls', 'rm'] } }).tools).toEqual({ allow: ['ls', 'rm'], deny: ['rm'] })
+    expect(mergePolicy(base, { tools: { deny: ['curl'] } }).tools).toEqual({ deny: ['rm', 'curl'] })
+    const allowing = createRuntimePolicy({ tools: { allow: ['ls', 'cat'] } })
+    expect(mergePolicy(allowing, { tools: { allow: ['cat', 'rm'] } }).tools).toEqual({ allow: ['cat'], deny: [] })
+    expect(mergePolicy(allowing, { tools: { deny: ['cat'] } }).tools).toEqual({ allow: ['ls', 'cat'], deny: ['cat'] })
+  })
+
+  it('asks for approval when either policy does (lists add up; a predicate is combined with a list)', async () => {
+    const base = createRuntimePolicy({ requireApproval: ['write'] })
+    expect(mergePolicy(base, { requireApproval: ['deploy'] }).requireApproval).toEqual(['write', 'deploy'])
+    const combined = mergePolicy(base, { requireApproval: ({ toolName }) => toolName === 'pay' }).requireApproval
+    expect(typeof combined).toBe('function')
+    const decide = combined as Exclude<typeof combined, string[]>
+    const tool = (effect?: 'read' | 'write') => ({ name: 'x', effect }) as never
+    expect(await decide({ toolName: 'pay', tool: tool('read'), args: {} })).toBe(true)
+    expect(await decide({ toolName: 'save', tool: tool('write'), args: {} })).toBe(true)
+    expect(await decide({ toolName: 'look', tool: tool('read'), args: {} })).toBe(false)
+  })
+
+  it('merges nested settings key by key', () => {
+    const base = createRuntimePolicy({ modelRetry: { maxRetries: 5, initialDelayMs: 10, maxDelayMs: 100 }, compaction: { threshold: 0.9, target: 0.4 } })
+    const merged = mergePolicy(base, { modelRetry: { maxRetries: 1 }, compaction: { target: 0.3 } })
+    expect(merged.modelRetry).toEqual({ maxRetries: 1, initialDelayMs: 10, maxDelayMs: 100 })
+    expect(merged.compaction).toEqual({ threshold: 0.9, target: 0.3 })
   })
 
   it('validates the overrides', () => {

@@ -88,10 +88,60 @@ export function createRuntimePolicy(input: RuntimePolicyInput = {}): RuntimePoli
   return result.data
 }
 
-/** Merges an agent's policy overrides into a base policy. */
+/**
+ * Merges an agent's policy overrides into a base policy (the runtime's). The guards only tighten: the deny lists
+ * add up, allow lists intersect, each budget keeps the lower limit, and a call needs approval when either policy
+ * asks for it, so an agent (which may come with a request) never loosens what the runtime's owner set. Other
+ * fields are the agent's where it sets them; nested settings (`modelRetry`, `compaction`) merge key by key.
+ *
+ * @example
+ * mergePolicy(createRuntimePolicy({ tools: { deny: ['rm'] } }), { tools: { allow: ['ls', 'rm'] }, maxSteps: 4 })
+ * // → tools: { allow: ['ls', 'rm'], deny: ['rm'] } (rm still never runs), maxSteps: 4
+ */
 export function mergePolicy(base: RuntimePolicy, overrides: RuntimePolicyInput | undefined): RuntimePolicy {
   if (!overrides) return base
-  return createRuntimePolicy({ ...base, ...overrides } as RuntimePolicyInput)
+  // Validated alone first, so that an error names the agent's own fields.
+  const own = createRuntimePolicy(overrides)
+  const merged: Record<string, unknown> = { ...base }
+  for (const key of Object.keys(overrides) as Array<keyof RuntimePolicy>) merged[key] = own[key]
+  if (overrides.modelRetry) merged.modelRetry = { ...base.modelRetry, ...overrides.modelRetry }
+  if (overrides.compaction) merged.compaction = { ...base.compaction, ...overrides.compaction }
+  if (overrides.budget) merged.budget = tighterBudget(base.budget, own.budget)
+  if (overrides.tools) merged.tools = tighterTools(base.tools, own.tools)
+  if (overrides.requireApproval) merged.requireApproval = eitherRequires(base.requireApproval, own.requireApproval)
+  return createRuntimePolicy(merged as RuntimePolicyInput)
+}
+
+function tighterBudget(base: RuntimePolicy['budget'], own: RuntimePolicy['budget']): RuntimePolicy['budget'] {
+  const budget: Record<string, number> = {}
+  for (const key of ['maxInputTokens', 'maxOutputTokens', 'maxTotalTokens', 'maxCostUsd'] as const) {
+    const limits = [base[key], own[key]].filter((limit): limit is number => limit !== undefined)
+    if (limits.length) budget[key] = Math.min(...limits)
+  }
+  return budget
+}
+
+function tighterTools(base: RuntimePolicy['tools'], own: RuntimePolicy['tools']): RuntimePolicy['tools'] {
+  const deny = [...new Set([...base.deny, ...own.deny])]
+  if (base.allow === undefined) return own.allow === undefined ? { deny } : { allow: own.allow, deny }
+  if (own.allow === undefined) return { allow: base.allow, deny }
+  const allowed = new Set(base.allow)
+  return { allow: own.allow.filter((name) => allowed.has(name)), deny }
+}
+
+type ApprovalRule = RuntimePolicy['requireApproval']
+
+function eitherRequires(base: ApprovalRule, own: ApprovalRule): ApprovalRule {
+  if (Array.isArray(base) && Array.isArray(own)) return [...new Set([...base, ...own])]
+  const requires = (rule: ApprovalRule, call: { toolName: string; tool: Tool; args: unknown }) =>
+    Array.isArray(rule) ? listedForApproval(rule, call.toolName, call.tool) : rule(call)
+  return async (call) => (await requires(base, call)) || (await requires(own, call))
+}
+
+/** Whether a list of tool names and effect classes asks for a decision on this call. */
+export function listedForApproval(requireApproval: readonly string[], toolName: string, tool: Tool): boolean {
+  for (const entry of requireApproval) if (entry === toolName || entry === tool.id || (isEffectClass(entry) && entry === tool.effect)) return true
+  return false
 }
 
 export function isEffectClass(value: string): value is ToolEffect {

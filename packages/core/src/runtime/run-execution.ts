@@ -8,7 +8,7 @@ import { countMessagesTokens } from '../context/tokenizer.js'
 import type { BuiltContext, ContextPipeline } from '../context/context-pipeline.js'
 import type { EventChannel } from '../events/event-channel.js'
 import { EventBuffer } from './event-buffer.js'
-import { isEffectClass, type RuntimePolicy } from '../policy/runtime-policy.js'
+import { listedForApproval, type RuntimePolicy } from '../policy/runtime-policy.js'
 import type { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { EventBus } from '../spec/event-bus.js'
 import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
@@ -20,7 +20,7 @@ import type { SessionEntry, SessionEntryInput } from '../spec/session-store.js'
 import type { Stores } from '../spec/stores.js'
 import type { ExecuteCallsResult, ToolCallOutcome, ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
-import type { NestedRunHost, Tool } from '../tools/tool.js'
+import type { NestedRunHost } from '../tools/tool.js'
 import { callModel, type ModelStepOptions, type ModelStepResult, untilAborted } from './model-step.js'
 import type { AgentSpec, RunOutput } from './run-request.js'
 import { copyState, initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
@@ -1129,7 +1129,4 @@ export const runExecutionShapeKeeper = new RunExecution(
 )
 
 /** Whether the policy's `requireApproval` list names the tool (by the name called, its id, or its effect class). */
-function listedForApproval(requireApproval: readonly string[], toolName: string, tool: Tool): boolean {
-  for (const entry of requireApproval) if (entry === toolName || entry === tool.id || (isEffectClass(entry) && entry === tool.effect)) return true
-  return false
-}
+

@@ -16,7 +16,7 @@ export interface AgentSpec {
   instructions?: string
   model: ModelReference
   tools?: ToolSet
-  /** Per-agent policy overrides on top of the runtime's policy. */
+  /** Per-agent policy overrides on top of the runtime's policy: they may tighten its guards (deny / allow lists, budgets, approvals) but never loosen them (see `mergePolicy`). */
   policy?: RuntimePolicyInput
 }
 
