@@ -38,8 +38,16 @@ export function admitRequestNow(request: RunRequest, policy: RuntimePolicy, hook
       `[spindle/core] the input's assistant message asks for tool call "${unanswered}", which no later tool message of the input answers: the run never executes calls from its input, and the providers reject a call left without a result. Add its tool result, or leave the call out.`,
     )
   }
+  const orphan = orphanResult(messages)
+  if (orphan) {
+    throw new AdmissionError(
+      `[spindle/core] the input's tool message answers tool call "${orphan}", which no earlier assistant message of the input asks for: the providers reject a tool result without its call. Send the assistant message with the call before its result, or leave the result out.`,
+    )
+  }
   const notATool = invalidTool(request.agent.tools)
   if (notATool) throw new AdmissionError(`[spindle/core] invalid run request: ${notATool}`)
+  const wrong = invalidModel(request.agent.model, 'agent.model') ?? (request.model === undefined ? undefined : invalidModel(request.model, 'model')) ?? invalidHandles(request)
+  if (wrong) throw new AdmissionError(`[spindle/core] invalid run request: ${wrong}`)
   if (request.idempotencyKey && !request.sessionId) {
     throw new AdmissionError('[spindle/core] an idempotencyKey needs a sessionId: duplicate submits are detected per session')
   }
@@ -70,6 +78,42 @@ function invalidTool(tools: unknown): string | undefined {
   return undefined
 }
 
+/** What is wrong with a model reference (an id, a LanguageModel, or a non-empty fallback chain of them), or undefined. */
+function invalidModel(value: unknown, field: string): string | undefined {
+  if (typeof value === 'string') return value.trim() === '' ? `${field} is an empty model id; use a "provider:model" id` : undefined
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `${field} is an empty fallback chain; list at least one model`
+    for (let index = 0; index < value.length; index++) {
+      const wrong = invalidModel(value[index], `${field}[${index}]`)
+      if (wrong) return wrong
+    }
+    return undefined
+  }
+  if (isLanguageModel(value)) return undefined
+  return `${field} must be a LanguageModel (with specificationVersion, provider, modelId and stream()) or a "provider:model" id, got ${describe(value)}`
+}
+
+function isLanguageModel(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false
+  const model = value as { specificationVersion?: unknown; provider?: unknown; modelId?: unknown; stream?: unknown }
+  return typeof model.specificationVersion === 'string' && typeof model.provider === 'string' && typeof model.modelId === 'string' && typeof model.stream === 'function'
+}
+
+/** What is wrong with the request's `runtime` (a RuntimeStore) or `signal` (an AbortSignal), or undefined. */
+function invalidHandles(request: RunRequest): string | undefined {
+  const { runtime, signal } = request as { runtime?: unknown; signal?: unknown }
+  if (runtime !== undefined && (typeof runtime !== 'object' || runtime === null || typeof (runtime as { snapshot?: unknown }).snapshot !== 'function')) {
+    return `runtime must be a RuntimeStore (new RuntimeStore() or createRuntime()), got ${describe(runtime)}`
+  }
+  if (signal !== undefined) {
+    const candidate = signal as { aborted?: unknown; addEventListener?: unknown } | null
+    if (typeof candidate !== 'object' || candidate === null || typeof candidate.aborted !== 'boolean' || typeof candidate.addEventListener !== 'function') {
+      return `signal must be an AbortSignal (new AbortController().signal), got ${describe(signal)}`
+    }
+  }
+  return undefined
+}
+
 function isTool(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false
   const tool = value as { name?: unknown; execute?: unknown; inputSchema?: unknown }
@@ -88,6 +132,19 @@ function isEmpty(messages: ModelMessage[]): boolean {
     if (typeof message.content === 'string') return message.content.trim() === ''
     return message.content.length === 0 || message.content.every((part) => part.type === 'text' && part.text.trim() === '')
   })
+}
+
+/** The id of a tool result in the input whose call no earlier assistant message of the input asks for. */
+function orphanResult(messages: ModelMessage[]): string | undefined {
+  let asked: Set<string> | undefined
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      for (const part of message.content) if (part.type === 'tool-call') (asked ??= new Set()).add(part.toolCallId)
+    } else if (message.role === 'tool') {
+      for (const part of message.content) if (!asked?.has(part.toolCallId)) return part.toolCallId
+    }
+  }
+  return undefined
 }
 
 /** The id of a tool call in the input that no later tool message of the input answers. */

@@ -7,7 +7,7 @@ import { ContextPipeline } from '../context/context-pipeline.js'
 import type { ContextAdapter } from '../context/context-adapter.js'
 import { ContextWindow } from '../context/context-window.js'
 import type { Tokenizer } from '../context/tokenizer.js'
-import { AbortedError, ConfigurationError, NotFoundError, SessionBusyError, StoreError, TimeoutError } from '../errors/errors.js'
+import { AdmissionError, AbortedError, ConfigurationError, NotFoundError, SessionBusyError, StoreError, TimeoutError } from '../errors/errors.js'
 import { SpindleError } from '../errors/spindle-error.js'
 import { EventChannel } from '../events/event-channel.js'
 import { InProcessEventBus } from '../events/in-process-event-bus.js'
@@ -401,6 +401,9 @@ export class AgentRuntime {
   async #withRuntimeStore<T>(runtime: RuntimeStore<any> | undefined, body: (scoped: RuntimeStore | undefined) => Promise<T>): Promise<T> {
     const resources = this.extensions.runtimeResources
     if (!runtime) return resources ? RuntimeStore.runWithResources(resources, () => body(undefined)) : body(undefined)
+    if (typeof (runtime as Partial<RuntimeStore>).snapshot !== 'function') {
+      throw new AdmissionError(`[spindle/core] invalid run request: runtime must be a RuntimeStore (new RuntimeStore() or createRuntime()), got ${typeof runtime === 'object' ? 'an object without snapshot()' : typeof runtime}`)
+    }
     const scoped = runtime.snapshot() as RuntimeStore
     let result: T
     try {

@@ -12,12 +12,29 @@ it.each([
   ['a text part whose text is null', [{ role: 'user', content: [{ type: 'text', text: null }] }]],
   ['a tool call without its id', [{ role: 'assistant', content: [{ type: 'tool-call', toolName: 'pay', args: {} }] }, { role: 'user', content: 'hi' }]],
   ['a value JSON cannot hold (a BigInt)', [{ role: 'user', content: [{ type: 'text', text: 'hi', extra: 10n }] }]],
+  ['a tool result whose call the input never asked for', [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'zz', toolName: 'pay', result: 1 }] }, { role: 'user', content: 'hi' }]],
   ['a tool call no tool message answers', [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x1', toolName: 'pay', args: {} }] }, { role: 'user', content: 'hello' }]],
 ])('%s is an AdmissionError, and nothing is written', async (_label, input) => {
   const runtime = new AgentRuntime()
   const error = await runtime.run({ agent, input: input as never, sessionId: 'ses_bad' }).catch((caught: unknown) => caught)
   expect(error).toBeInstanceOf(AdmissionError)
   expect(await runtime.sessions.getSession('ses_bad')).toBeUndefined()
+  expect(await runtime.runs.listRuns()).toEqual([])
+})
+
+it.each([
+  ['an agent.model that is no LanguageModel', { agent: { name: 'a', model: {} } }, /agent\.model must be a LanguageModel/],
+  ['a model override that is a number', { agent, model: 42 }, /model must be a LanguageModel/],
+  ['an empty fallback chain', { agent: { name: 'a', model: [] } }, /empty fallback chain/],
+  ['a runtime that is no RuntimeStore', { agent, runtime: new Map() }, /runtime must be a RuntimeStore/],
+  ['a signal that is no AbortSignal', { agent, signal: 'abc' }, /signal must be an AbortSignal/],
+])('%s is an AdmissionError naming the field, and nothing is written', async (_label, request, message) => {
+  const runtime = new AgentRuntime()
+  const error = await runtime.run({ input: 'hi', sessionId: 'ses_bad_handle', ...(request as object) } as never).catch((caught: unknown) => caught)
+  expect(error).toBeInstanceOf(AdmissionError)
+  expect((error as Error).message).toMatch(message)
+  expect((error as Error).message).toMatch(/^\[spindle\/core\]/)
+  expect(await runtime.sessions.getSession('ses_bad_handle')).toBeUndefined()
   expect(await runtime.runs.listRuns()).toEqual([])
 })
 
