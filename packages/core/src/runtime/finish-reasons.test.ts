@@ -200,6 +200,26 @@ describe('finish reasons', () => {
     expect(retried).toContain('second question')
   })
 
+  it('context overflow below the kernel’s own estimate of the window: the retry sends about half the history, not one message less', async () => {
+    const runtime = new AgentRuntime()
+    let sessionId: string | undefined
+    for (let index = 0; index < 12; index++) {
+      const answer = mockModel([{ text: `answer ${index} ${'lorem ipsum '.repeat(200)}` }])
+      sessionId = (await runtime.run({ agent: { name: 'a', model: answer }, input: `question ${index} ${'dolor sit '.repeat(200)}`, ...(sessionId && { sessionId }) })).sessionId
+    }
+    // The provider's real limit (40,000 characters) is far below what the model declares (128k tokens).
+    const sizes: number[] = []
+    const model = mockModel((request) => {
+      const size = JSON.stringify(request.messages).length
+      sizes.push(size)
+      return size > 40_000 ? { error: new ContextOverflowError('prompt is too long', { status: 400 }) } : { text: 'fits now' }
+    })
+    const output = await runtime.run({ agent: { name: 'a', model }, input: 'final question', sessionId })
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'fits now' })
+    expect(sizes).toHaveLength(2)
+    expect(sizes[1]!).toBeLessThan(sizes[0]! * 0.6)
+  })
+
   it("context overflow with nothing to cut but the run's own question: the run fails with the provider's error, the question is never dropped", async () => {
     const model = mockModel(
       [{ toolCalls: [{ name: 'echo', args: { value: 'a'.repeat(400) } }] }, { error: new ContextOverflowError('prompt is too long', { status: 400 }) }, { text: 'unreachable' }],

@@ -348,7 +348,10 @@ export class RunExecution {
   async #afterModelError(error: unknown, continuation: boolean): Promise<ModelStepResult> {
     if (!(error instanceof ContextOverflowError) && !(SpindleError.isInstance(error) && error.code === 'context_overflow')) throw error
     const step = this.#modelStepNumber
-    const compacted = await this.#compact(step, Math.floor(this.#contextBudget() * this.#deps.policy.compaction.target * 0.5), true)
+    // The provider counted more than the kernel's estimate (or declares a smaller window than it has): half the
+    // compaction target may still be above what was sent, so the window also shrinks to half of its own size.
+    const target = Math.min(this.#contextBudget() * this.#deps.policy.compaction.target * 0.5, this.#init.window.tokens / 2)
+    const compacted = await this.#compact(step, Math.floor(target), true)
     if (!compacted) throw error
     const built = await this.#buildRequest(step, continuation)
     this.#inModelCall = true
