@@ -434,10 +434,10 @@ export class AgentRuntime {
     // for the session behind it nor is refused as contention.
     const flightKey = JSON.stringify([sessionId, request.idempotencyKey])
     const inFlight = this.#inFlight.get(flightKey)
-    if (inFlight) return inFlight
+    if (inFlight) return this.#replayInto(channel, inFlight)
     const starting = (async () => {
       const existing = await this.#runWithKey(sessionId, request.idempotencyKey!, policy)
-      if (existing) return this.#existing(existing, request.agent)
+      if (existing) return this.#replayInto(channel, this.#existing(existing, request.agent))
       return this.#startAdmitted(request, runtime, channel, controller, policy, input, sessionId)
     })()
     this.#inFlight.set(flightKey, starting)
@@ -445,6 +445,21 @@ export class AgentRuntime {
       return await starting
     } finally {
       this.#inFlight.delete(flightKey)
+    }
+  }
+
+  /**
+   * A duplicate submit's stream gets the run it shares: once that run has ended (or suspended), its whole event log,
+   * in order, so that a `stream()` consumer sees every event and exactly one terminal event, as the first did.
+   */
+  async #replayInto(channel: EventChannel<AgentEvent> | undefined, outcome: Promise<RunOutput>): Promise<RunOutput> {
+    const output = await outcome
+    if (channel === undefined) return output
+    for (let after = 0; ; ) {
+      const page = await this.runs.listEvents(output.runId, { after, limit: 1_000 })
+      for (const event of page) channel.push(event)
+      if (page.length < 1_000) return output
+      after = page[page.length - 1]!.seq
     }
   }
 
@@ -496,7 +511,7 @@ export class AgentRuntime {
         // Two identical submits raced past the idempotency check: return the one that won.
         await lease.release()
         lease = undefined
-        return this.#existing(winner)
+        return this.#replayInto(channel, this.#existing(winner))
       }
       this.#agents.set(runId, request.agent)
       // A session this run created has nothing to read yet (and the run holds its lease).

@@ -96,3 +96,21 @@ it('an idempotency key older than policy.idempotencyTtlMs starts a new run, whic
   expect(queued.runId).not.toBe(second.runId)
   expect((await runtime.enqueue(request)).runId).toBe(queued.runId)
 })
+
+it("a duplicate submit through stream() streams the run it shares, from that run's log: every event, one terminal event (after it ended, and while it runs)", async () => {
+  const runtime = new AgentRuntime()
+  const model = mockModel(() => ({ text: 'once upon a time', delayMs: 30 }))
+  const request = { agent: { name: 'a', model }, input: 'hi', sessionId: 'ses_dup_stream', idempotencyKey: 'k-stream' }
+  const collect = async (stream: AsyncIterable<{ type: string; seq: number }>) => {
+    const seen: Array<[string, number]> = []
+    for await (const event of stream) seen.push([event.type, event.seq])
+    return seen
+  }
+  // While the first still runs (the double click), then after it ended.
+  const [first, concurrent] = await Promise.all([collect(runtime.stream(request)), collect(runtime.stream(request))])
+  const later = await collect(runtime.stream(request))
+  expect(first.at(-1)?.[0]).toBe('run.finished')
+  expect(concurrent).toEqual(first)
+  expect(later).toEqual(first)
+  expect(model.calls).toHaveLength(1)
+})
