@@ -32,6 +32,8 @@ export interface RunState {
   text: string
   lastCallSignature?: string
   repeatCount: number
+  /** The signatures of the last steps' calls, newest last (a few, for doom-loop cycles such as A, B, A, B…). */
+  recentCalls?: string[]
   finishReason?: FinishReason
   error?: { code: string; message: string }
   /** The agent running the run, when a handoff moved it away from the agent it started with. */
@@ -71,6 +73,7 @@ export function copyState(state: RunState): RunState {
     text: state.text,
     lastCallSignature: state.lastCallSignature,
     repeatCount: state.repeatCount,
+    recentCalls: state.recentCalls,
     finishReason: state.finishReason,
     error: state.error,
     agent: state.agent,

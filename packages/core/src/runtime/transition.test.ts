@@ -284,6 +284,31 @@ describe('transition: every finish reason', () => {
     expect(repeats({ q: 1 }, { q: 1 }, 'other')).toBe(1)
   })
 
+  it('the doom-loop signature does not depend on the order of keys, nor of the calls of one step', () => {
+    const { state } = transition(fresh(), model({ toolCalls: [call('t', { a: 1, b: { c: 2, d: [3] } }), call('u', { x: 1 })] }), limits)
+    const answered = transition(state, { type: 'tools', executed: 2 }, limits).state
+    const again = transition(answered, model({ toolCalls: [call('u', { x: 1 }), call('t', { b: { d: [3], c: 2 }, a: 1 })] }), limits).state
+    expect(again.repeatCount).toBe(2)
+  })
+
+  it('policy via the doom-loop threshold: a cycle of two or three calls repeated three times (A, B, A, B, A, B)', () => {
+    const tools: Outcome = { type: 'tools', executed: 1 }
+    const step = (name: string) => [model({ toolCalls: [call(name, { q: name })] }), tools]
+    const cycle2 = play([...step('a'), ...step('b'), ...step('a'), ...step('b'), ...step('a'), model({ toolCalls: [call('b', { q: 'b' })] })], { limits: { ...limits, maxSteps: 20 } })
+    expect(cycle2.steps.at(-2)!.next).toEqual({ action: 'call-model', continuation: false })
+    expect(cycle2.last.next).toMatchObject({ action: 'finish', reason: 'policy' })
+    expect(cycle2.last.state.error).toEqual({ code: 'doom_loop', message: 'the model repeated the same cycle of 2 tool calls 3 times in a row' })
+    const nine = ['a', 'b', 'c', 'a', 'b', 'c', 'a', 'b'].flatMap(step)
+    const cycle3 = play([...nine, model({ toolCalls: [call('c', { q: 'c' })] })], { limits: { ...limits, maxSteps: 20 } })
+    expect(cycle3.last.state.error).toEqual({ code: 'doom_loop', message: 'the model repeated the same cycle of 3 tool calls 3 times in a row' })
+    // A broken cycle (A, B, A, C, A, B) and alternating work with progress are not loops.
+    const broken = play(['a', 'b', 'a', 'c', 'a', 'b'].flatMap(step), { limits: { ...limits, maxSteps: 20 } })
+    expect(broken.last.next).toEqual({ action: 'call-model', continuation: false })
+    // The signatures kept stay bounded, and an answer clears them.
+    expect(broken.state.recentCalls!.length).toBeLessThanOrEqual(9)
+    expect(transition(broken.state, model({ text: 'done' }), limits).state.recentCalls).toBeUndefined()
+  })
+
   it('the doom-loop threshold is configurable', () => {
     const same = () => model({ toolCalls: [call('t', { x: 1 })] })
     const { last } = play([same(), { type: 'tools', executed: 1 }, same()], { limits: { ...limits, doomLoopThreshold: 2 } })

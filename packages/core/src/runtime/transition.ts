@@ -96,6 +96,7 @@ function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }
     withCalls.pending = outcome.toolCalls
     withCalls.lastCallSignature = signature
     withCalls.repeatCount = repeatCount
+    withCalls.recentCalls = recentCalls(state.recentCalls, signature, limits.doomLoopThreshold)
     withCalls.text = ''
     if (repeatCount >= limits.doomLoopThreshold) {
       return finish(
@@ -103,11 +104,18 @@ function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }
         'policy',
       )
     }
+    const period = cyclePeriod(withCalls.recentCalls, limits.doomLoopThreshold)
+    if (period) {
+      return finish(
+        withState(withCalls, { error: { code: 'doom_loop', message: `the model repeated the same cycle of ${period} tool calls ${limits.doomLoopThreshold} times in a row` } }),
+        'policy',
+      )
+    }
     if (overBudget(usage, limits)) return finish(withCalls, 'budget')
     return beforeTools(withCalls, limits)
   }
   const text = state.text + outcome.text
-  const answered: RunState = Object.assign(base, { text, pending: [], lastCallSignature: undefined, repeatCount: 0 })
+  const answered: RunState = Object.assign(base, { text, pending: [], lastCallSignature: undefined, repeatCount: 0, recentCalls: undefined })
   switch (outcome.finishReason) {
     case 'length':
       if (state.lengthContinuations < limits.maxLengthContinuations && !overBudget(usage, limits) && base.step < limits.maxSteps) {
@@ -137,16 +145,46 @@ export function overBudget(usage: Usage, limits: TransitionLimits): boolean {
   return false
 }
 
+/** The longest cycle the doom-loop check looks for (A, B, C, A, B, C…), and how many signatures a state keeps at most. */
+const maxCyclePeriod = 3
+const recentCallsCap = 24
+
+/** The last signatures, with `signature` added: enough for `threshold` repeats of the longest cycle (none when even a 2-cycle could not fit). */
+function recentCalls(previous: readonly string[] | undefined, signature: string, threshold: number): string[] | undefined {
+  if (2 * threshold > recentCallsCap) return undefined
+  const keep = Math.min(recentCallsCap, maxCyclePeriod * threshold)
+  const from = previous === undefined ? 0 : Math.max(0, previous.length + 1 - keep)
+  const next: string[] = []
+  if (previous !== undefined) for (let index = from; index < previous.length; index++) next.push(previous[index]!)
+  next.push(signature)
+  return next
+}
+
+/** The period (2 or 3) of a cycle that the newest signatures repeat `threshold` times in a row, or 0. */
+function cyclePeriod(recent: readonly string[] | undefined, threshold: number): number {
+  if (recent === undefined) return 0
+  for (let period = 2; period <= maxCyclePeriod; period++) {
+    const span = period * threshold
+    if (recent.length < span) continue
+    const end = recent.length
+    let repeats = true
+    for (let index = end - span; repeats && index < end - period; index++) repeats = recent[index] === recent[index + period]
+    // A block of one repeated call is the plain repeat (counted by repeatCount), not a cycle.
+    let distinct = false
+    for (let index = end - period + 1; !distinct && index < end; index++) distinct = recent[index] !== recent[end - period]
+    if (repeats && distinct) return period
+  }
+  return 0
+}
+
 /** A short digest of a step's calls (names and arguments): kept in the snapshot, so it stays small and JSON-safe. */
 function callSignature(calls: PendingCall[]): string {
   // FNV-1a over the calls' names and arguments, walked in place: a cheap, deterministic fingerprint (a collision
   // only delays doom-loop detection). Was over `JSON.stringify([name, args])`: a string built per step only to be hashed.
-  let hash = fnvOffset
-  for (const call of calls) {
-    hash = hashString(hash, call.toolName)
-    hash = hashJson(hash, call.args)
-  }
-  return (hash >>> 0).toString(36) + ':' + calls.length
+  // The calls' digests are added up, so that the same calls in another order are the same step.
+  let sum = 0
+  for (const call of calls) sum = (sum + hashJson(hashString(fnvOffset, call.toolName), call.args)) | 0
+  return (Math.imul(fnvOffset ^ sum, fnvPrime) >>> 0).toString(36) + ':' + calls.length
 }
 
 const fnvOffset = 0x811c9dc5
@@ -178,14 +216,16 @@ function hashJson(hash: number, value: unknown): number {
         for (let index = 0; index < value.length; index++) hash = hashJson(hash, value[index])
         return Math.imul(hash ^ 0x5d, fnvPrime)
       }
-      hash = Math.imul(hash ^ 0x7b, fnvPrime)
+      // Each entry hashed on its own and the digests added up: the same object with its keys in another order
+      // (`{a, b}` and `{b, a}`) is the same value.
       const record = value as Record<string, unknown>
+      let entries = 0
       for (const key in record) {
         const item = record[key]
         if (item === undefined) continue
-        hash = hashJson(hashString(hash, key), item)
+        entries = (entries + hashJson(hashString(fnvOffset, key), item)) | 0
       }
-      return Math.imul(hash ^ 0x7d, fnvPrime)
+      return Math.imul(Math.imul(hash ^ 0x7b, fnvPrime) ^ entries, fnvPrime)
     }
     default:
       return hash
