@@ -39,9 +39,9 @@ export function scriptedModel(steps: number) {
   return mockModel((_request, index) => scriptTurn(steps, index), { recordCalls: false })
 }
 
-/** A policy that lets N steps finish with `stop` (the defaults stop at 16 steps / 64 calls). */
+/** A policy that lets N steps finish with `stop` (the defaults stop at 16 steps / 64 calls); every other setting is the default (doom-loop detection on: the script never repeats a call). */
 export function policyFor(maxSteps: number): RuntimePolicyInput {
-  return { maxSteps: maxSteps + 1, maxToolCalls: maxSteps + 1, doomLoopThreshold: 1_000_000 }
+  return { maxSteps: maxSteps + 1, maxToolCalls: maxSteps + 1 }
 }
 
 /** The leanest correct loop over the same model stream and the same zod tool: the floor every variant is compared to. */
