@@ -127,6 +127,34 @@ describe('@spindle/anthropic request mapping', () => {
     ])
   })
 
+  it('drops reasoning signed by another provider: an OpenAI reasoning item is not sent as a thinking block', async () => {
+    // The signature @spindle/openai writes for a Responses reasoning item (a fallbackModel chain hands it over).
+    const openaiSignature = 'openai-reasoning:{"id":"rs_1","encrypted_content":"gAAAAenc"}'
+    const { body } = await send({
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'reasoning', text: 'Need weather.', signature: openaiSignature },
+            { type: 'reasoning', text: '', redacted: 'other-provider:{"opaque":true}' },
+            { type: 'reasoning', text: 'Mine.', signature: 'EqQBCkgIARABGAIiQL2U+/abc==' },
+            { type: 'reasoning', text: '', redacted: 'EmwKAhgBEgy3va3pzix/LafPsn4a' },
+            { type: 'tool-call', toolCallId: 'call_1', toolName: 'get_weather', args: { city: 'Paris' } },
+          ],
+        },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'get_weather', result: 'sunny' }] },
+      ],
+      tools: [weather],
+    })
+    expect(body.messages[1].content).toEqual([
+      { type: 'thinking', thinking: 'Mine.', signature: 'EqQBCkgIARABGAIiQL2U+/abc==' },
+      { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix/LafPsn4a' },
+      { type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } },
+    ])
+    expect(JSON.stringify(body)).not.toContain('openai-reasoning')
+  })
+
   it('round-trips a streamed thinking block: the signature streamed is the signature sent back', async () => {
     server.enqueue({
       turn: {
@@ -190,6 +218,27 @@ describe('@spindle/anthropic request mapping', () => {
     expect(body.temperature).toBeUndefined()
   })
 
+  it('raises max_tokens above the thinking budget only up to the model output limit', async () => {
+    const thinking = (budget_tokens: number) => ({ anthropic: { thinking: { type: 'enabled' as const, budget_tokens } } })
+    const high = await send({ messages: [{ role: 'user', content: 'x' }], maxOutputTokens: 2000, providerOptions: thinking(62_000) })
+    expect(high.body).toMatchObject({ max_tokens: 64_000, thinking: { budget_tokens: 62_000 } })
+    const low = await send({ messages: [{ role: 'user', content: 'x' }], maxOutputTokens: 2000, providerOptions: thinking(3000) })
+    expect(low.body.max_tokens).toBe(3000 + 4096)
+    const opus = await send({ messages: [{ role: 'user', content: 'x' }], providerOptions: thinking(31_000) }, 'claude-opus-4-1')
+    expect(opus.body.max_tokens).toBe(32_000)
+  })
+
+  it('fails before any request when the thinking budget leaves no room below the model output limit', async () => {
+    const model = provider()('claude-sonnet-5', { thinking: { type: 'enabled', budget_tokens: 64_000 } })
+    const consume = async () => {
+      for await (const _ of model.stream({ messages: [{ role: 'user', content: 'x' }], maxOutputTokens: 2000 })) void _
+    }
+    const error = await consume().catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(ConfigurationError)
+    expect((error as Error).message).toMatch(/^\[spindle\/anthropic\] thinking\.budget_tokens \(64000\) must be below claude-sonnet-5's output limit of 64000 tokens.*set budget_tokens to at most 63999/)
+    expect(server.requests).toHaveLength(0)
+  })
+
   it('applies per-model default provider options, overridden by the request, and validates them at creation', async () => {
     const model = provider()('claude-sonnet-5', { thinking: { type: 'enabled', budget_tokens: 1500 }, cacheControl: false })
     server.enqueue({ turn: { blocks: [{ type: 'text', text: 'ok' }] } }, { turn: { blocks: [{ type: 'text', text: 'ok' }] } })
@@ -219,6 +268,39 @@ describe('@spindle/anthropic request mapping', () => {
       { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
       { type: 'document', source: { type: 'url', url: 'https://example.com/a.pdf' }, title: 'a.pdf' },
     ])
+  })
+
+  it('unpacks data: URLs (what the OpenAI APIs take) into bare base64 images, PDFs and text documents', async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+    const { body } = await send({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'file', mediaType: 'image/png', data: `data:image/png;base64,${png}` },
+            { type: 'file', mediaType: 'application/pdf', data: 'data:application/pdf;name=a.pdf;base64,JVBERi0xLjQK', name: 'a.pdf' },
+            { type: 'file', mediaType: 'text/plain', data: `data:text/plain;charset=utf-8;base64,${Buffer.from('héllo').toString('base64')}` },
+            { type: 'file', mediaType: 'text/plain', data: 'data:,caf%C3%A9%20au%20lait' },
+          ],
+        },
+      ],
+    })
+    expect(body.messages[0].content).toEqual([
+      { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } },
+      { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: 'JVBERi0xLjQK' }, title: 'a.pdf' },
+      { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'héllo' } },
+      { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'café au lait' } },
+    ])
+  })
+
+  it('rejects a data: URL whose media type contradicts the part, or whose payload is not base64, before any request', async () => {
+    const model = provider()('claude-sonnet-5')
+    const consume = async (data: string) => {
+      for await (const _ of model.stream({ messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'image/png', data, name: 'shot.png' }] }] })) void _
+    }
+    await expect(consume('data:image/jpeg;base64,/9j/4AAQ')).rejects.toThrow(/\[spindle\/anthropic\] file part "shot.png" has mediaType "image\/png" but its data: URL says "image\/jpeg"; make them agree/)
+    await expect(consume('data:image/png;base64,not base64!')).rejects.toThrow(ConfigurationError)
+    expect(server.requests).toHaveLength(0)
   })
 
   it('rejects invalid provider options and artifact references with a ConfigurationError, before any request', async () => {

@@ -1,6 +1,6 @@
 // A Spindle ModelRequest → the body of a streaming `POST /v1/messages`.
 import type Anthropic from '@anthropic-ai/sdk'
-import type { ModelCapabilities, ModelRequest } from '@spindle/core'
+import { ConfigurationError, type ModelCapabilities, type ModelRequest } from '@spindle/core'
 import { parseAnthropicRequestOptions, type AnthropicRequestOptions } from './anthropic-provider-options.js'
 import { convertMessages } from './convert-messages.js'
 
@@ -15,9 +15,10 @@ export interface BuiltRequest {
 const ephemeral = { type: 'ephemeral' } as const
 
 /**
- * Builds the request body; `providerOptions.anthropic` of the request wins over the model's defaults. `max_tokens` defaults to the model's output limit (raised above the
- * thinking budget when needed); with extended thinking on, `temperature`/`top_p`/`top_k` are
- * omitted because the API rejects them.
+ * Builds the request body; `providerOptions.anthropic` of the request wins over the model's defaults.
+ * `max_tokens` defaults to the model's output limit (raised above the thinking budget when needed,
+ * never past that limit); with extended thinking on, `temperature`/`top_p`/`top_k` are omitted
+ * because the API rejects them.
  */
 export function buildMessagesRequest(
   modelId: string,
@@ -33,8 +34,7 @@ export function buildMessagesRequest(
   const thinking = options.thinking
   const thinkingOn = thinking !== undefined && thinking.type !== 'disabled'
   const budget = thinking?.type === 'enabled' ? thinking.budget_tokens : 0
-  let maxTokens = request.maxOutputTokens ?? capabilities.maxOutputTokens
-  if (budget > 0 && maxTokens <= budget) maxTokens = budget + Math.min(capabilities.maxOutputTokens, 4_096)
+  const maxTokens = maxTokensFor(modelId, capabilities, request.maxOutputTokens, budget)
 
   const tools: Anthropic.Messages.Tool[] = (request.tools ?? []).map((tool) => ({
     name: tool.name,
@@ -80,6 +80,26 @@ export function buildMessagesRequest(
     ...(options.userId ? { metadata: { user_id: options.userId } } : {}),
   }
   return { body, jsonToolName }
+}
+
+/**
+ * `max_tokens` counts thinking and answer together and must exceed `budget_tokens`. A requested
+ * limit at or below the budget is raised to leave room for an answer (up to 4096 tokens), but never
+ * past the model's output limit, which the API enforces. A budget that leaves no room below that limit
+ * is the caller's setting to fix, so it fails here rather than being lowered behind their back.
+ */
+function maxTokensFor(modelId: string, capabilities: ModelCapabilities, requested: number | undefined, budget: number): number {
+  const limit = capabilities.maxOutputTokens
+  const maxTokens = requested ?? limit
+  if (budget === 0 || maxTokens > budget) return maxTokens
+  if (budget >= limit) {
+    throw new ConfigurationError(
+      `[spindle/anthropic] thinking.budget_tokens (${budget}) must be below ${modelId}'s output limit of ${limit} tokens (max_tokens counts thinking and answer together); ` +
+        `set budget_tokens to at most ${limit - 1}, better well below it to leave room for the answer (or, if the model allows more, raise capabilities.maxOutputTokens in createAnthropic)`,
+      { details: { budgetTokens: budget, maxOutputTokens: limit } },
+    )
+  }
+  return Math.min(budget + Math.min(limit, 4_096), limit)
 }
 
 function mapToolChoice(choice: ModelRequest['toolChoice']): Anthropic.Messages.ToolChoice | undefined {

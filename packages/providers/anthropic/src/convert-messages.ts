@@ -1,6 +1,8 @@
 // Spindle messages → Anthropic Messages API `system` blocks and `messages`.
 import type Anthropic from '@anthropic-ai/sdk'
-import { ConfigurationError, type FilePart, type JsonValue, type ModelMessage } from '@spindle/core'
+import type { JsonValue, ModelMessage } from '@spindle/core'
+import { convertFile } from './convert-file.js'
+import { isAnthropicSignature } from './reasoning-signature.js'
 
 type MessageParam = Anthropic.Messages.MessageParam
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam
@@ -15,9 +17,9 @@ export interface ConvertedMessages {
  * Converts the conversation. System messages become system blocks (wherever they appear, in order);
  * tool results become `tool_result` blocks of a user message; consecutive messages of one role are
  * merged (Anthropic requires alternation), with tool results first in a merged user message.
- * Reasoning with a signature goes back as a `thinking` block, redacted reasoning as
- * `redacted_thinking`; reasoning without either (e.g. from another provider) cannot be verified
- * by the API and is dropped.
+ * Reasoning with an Anthropic signature goes back as a `thinking` block, Anthropic redacted reasoning
+ * as `redacted_thinking`; reasoning without either, or signed by another provider (the API cannot
+ * verify it and rejects the request), is dropped.
  */
 export function convertMessages(messages: ModelMessage[]): ConvertedMessages {
   const system: TextBlockParam[] = []
@@ -58,8 +60,9 @@ export function convertMessages(messages: ModelMessage[]): ConvertedMessages {
           if (part.type === 'text') {
             if (part.text) blocks.push({ type: 'text', text: part.text })
           } else if (part.type === 'reasoning') {
-            if (part.redacted !== undefined) blocks.push({ type: 'redacted_thinking', data: part.redacted })
-            else if (part.signature !== undefined) blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature })
+            if (part.redacted !== undefined) {
+              if (isAnthropicSignature(part.redacted)) blocks.push({ type: 'redacted_thinking', data: part.redacted })
+            } else if (isAnthropicSignature(part.signature)) blocks.push({ type: 'thinking', thinking: part.text, signature: part.signature })
           } else {
             blocks.push({ type: 'tool_use', id: part.toolCallId, name: part.toolName, input: toolInput(part.args) })
           }
@@ -94,31 +97,4 @@ function toolInput(args: JsonValue): Record<string, unknown> {
     }
   }
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { input: value }
-}
-
-function convertFile(part: FilePart): ContentBlockParam {
-  if (part.data.startsWith('artifact:')) {
-    throw new ConfigurationError(
-      `[spindle/anthropic] file part "${part.name ?? part.data}" is an artifact reference; resolve it to base64 data or a URL before calling the model`,
-    )
-  }
-  const isUrl = /^https?:\/\//i.test(part.data)
-  if (part.mediaType.startsWith('image/')) {
-    return isUrl
-      ? { type: 'image', source: { type: 'url', url: part.data } }
-      : { type: 'image', source: { type: 'base64', media_type: part.mediaType as 'image/png', data: part.data } }
-  }
-  if (part.mediaType === 'application/pdf') {
-    return isUrl
-      ? { type: 'document', source: { type: 'url', url: part.data }, ...(part.name ? { title: part.name } : {}) }
-      : { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: part.data }, ...(part.name ? { title: part.name } : {}) }
-  }
-  if (part.mediaType.startsWith('text/')) {
-    if (isUrl) throw new ConfigurationError(`[spindle/anthropic] text file "${part.name ?? part.data}" must be sent as base64 data, not a URL`)
-    const text = Buffer.from(part.data, 'base64').toString('utf8')
-    return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: text }, ...(part.name ? { title: part.name } : {}) }
-  }
-  throw new ConfigurationError(
-    `[spindle/anthropic] unsupported file media type "${part.mediaType}"; Anthropic accepts images, PDF and text documents`,
-  )
 }

@@ -207,3 +207,19 @@ describe('Chat Completions refusals', () => {
     expect(collected.parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'content-filter', rawFinishReason: 'stop' })
   })
 })
+
+describe('Chat Completions files', () => {
+  it('fails before any request when a non-image file is a URL, which Chat cannot take, and the Responses API sends it as file_url', async () => {
+    const fileRequest = { messages: [{ role: 'user' as const, content: [{ type: 'file' as const, mediaType: 'application/pdf', data: 'https://example.com/x.pdf', name: 'x.pdf' }] }] }
+    const provider = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1`, maxRetries: 2 })
+    const refused = await collectStream(provider.chat('gpt-test').stream(fileRequest))
+    expect(refused.error).toMatchObject({ name: 'ConfigurationError', code: 'configuration' })
+    expect(String((refused.error as Error).message)).toMatch(/Chat Completions takes files only as base64 data.*Responses API/)
+    expect(server.requests).toHaveLength(0)
+
+    server.enqueue(openaiResponsesWire.streamTurn({ text: ['read it'] }))
+    const sent = await collectStream(provider.responses('gpt-test').stream(fileRequest))
+    expect(sent.error).toBeUndefined()
+    expect((server.requests[0]!.body as { input: unknown[] }).input).toEqual([{ role: 'user', content: [{ type: 'input_file', file_url: 'https://example.com/x.pdf' }] }])
+  })
+})

@@ -1,3 +1,4 @@
+import { ConfigurationError } from '@spindle/core'
 import { openaiChatEvents } from '@spindle/testing'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
 import { describe, expect, it } from 'vitest'
@@ -50,6 +51,28 @@ describe('convertToChatRequest', () => {
     const params = convertToChatRequest({ messages: [{ role: 'user', content: 'U' }], maxOutputTokens: 10 }, { provider: 'ollama', modelId: 'llama3.2', maxTokensField: 'max_tokens' })
     expect((params as unknown as Record<string, unknown>).max_tokens).toBe(10)
     expect((params as unknown as Record<string, unknown>).max_completion_tokens).toBeUndefined()
+  })
+
+  it('merges nested provider options into the defaults: stream_options keeps include_usage', () => {
+    const params = convertToChatRequest(
+      { messages: [{ role: 'user', content: 'U' }], stopSequences: ['END'], providerOptions: { openai: { stream_options: { include_obfuscation: false }, stop: ['###'], reasoning_effort: 'low' } } },
+      { provider: 'openai', modelId: 'o3', maxTokensField: 'max_completion_tokens' },
+    )
+    expect(params.stream_options).toEqual({ include_usage: true, include_obfuscation: false })
+    expect(params.stop).toEqual(['END', '###'])
+    expect(params.reasoning_effort).toBe('low')
+  })
+
+  it('refuses a non-image file given as a URL (Chat takes files only as base64), naming the alternatives', () => {
+    const convert = (data: string) =>
+      convertToChatRequest({ messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'application/pdf', data, name: 'x.pdf' }] }] }, { provider: 'openai', modelId: 'gpt-4.1', maxTokensField: 'max_completion_tokens' })
+    expect(() => convert('https://example.com/x.pdf')).toThrow(ConfigurationError)
+    expect(() => convert('https://example.com/x.pdf')).toThrow(
+      /^\[spindle\/openai\] file "x\.pdf" is a URL, but Chat Completions takes files only as base64 data; pass the file's bytes \(base64 or a data: URL\), or use the Responses API/,
+    )
+    // Bytes still go as file_data, as a data URL.
+    expect(convert('JVBERi0xLjQK').messages[0]).toEqual({ role: 'user', content: [{ type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0xLjQK', filename: 'x.pdf' } }] })
+    expect(convert('data:application/pdf;base64,JVBERi0xLjQK').messages[0]).toEqual({ role: 'user', content: [{ type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0xLjQK', filename: 'x.pdf' } }] })
   })
 })
 

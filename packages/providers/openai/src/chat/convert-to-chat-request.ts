@@ -1,12 +1,13 @@
 // Converts a Spindle ModelRequest into Chat Completions parameters, for OpenAI and every
 // OpenAI-compatible server (which may want `max_tokens` instead of `max_completion_tokens`).
-import type { JsonValue, ModelMessage, ModelRequest } from '@spindle/core'
+import { ConfigurationError, type ModelMessage, type ModelRequest } from '@spindle/core'
 import type {
   ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions'
+import { mergeProviderOptions } from '../convert/merge-provider-options.js'
 import { fileUrl, isStrictCompatible, toolArgumentsText, toolResultText } from '../convert/shared-content.js'
 import { isReasoningModel } from '../model-traits.js'
 
@@ -51,8 +52,9 @@ export function convertToChatRequest(request: ModelRequest, options: ChatConvers
       },
     }
   }
+  // Merged in last, nested objects key by key: `{ stream_options: { … } }` keeps `include_usage`.
   const passthrough = request.providerOptions?.[options.provider] ?? request.providerOptions?.openai
-  if (passthrough) Object.assign(params, passthrough as Record<string, JsonValue>)
+  if (passthrough !== undefined) mergeProviderOptions(params, passthrough, options.provider)
   return params
 }
 
@@ -72,6 +74,7 @@ function convertMessages(messages: ModelMessage[], provider: string, reasoning: 
               if (part.type === 'text') return { type: 'text', text: part.text }
               const url = fileUrl(part, provider)
               if (part.mediaType.startsWith('image/')) return { type: 'image_url', image_url: { url } }
+              if (!url.startsWith('data:')) throw fileUrlUnsupported(part.name ?? url, provider)
               return { type: 'file', file: { file_data: url, filename: part.name ?? 'file' } }
             }),
           })
@@ -93,4 +96,15 @@ function convertMessages(messages: ModelMessage[], provider: string, reasoning: 
     }
   }
   return result
+}
+
+/**
+ * Chat Completions takes a file only as base64 `file_data` (or an uploaded `file_id`), never as a URL
+ * (only images may be URLs); sending the URL as `file_data` would be rejected by the API.
+ */
+function fileUrlUnsupported(name: string, provider: string): ConfigurationError {
+  return new ConfigurationError(
+    `[spindle/${provider}] file "${name}" is a URL, but Chat Completions takes files only as base64 data; ` +
+      `pass the file's bytes (base64 or a data: URL), or use the Responses API (\`${provider}.responses(modelId)\`), which accepts file URLs`,
+  )
 }

@@ -175,6 +175,26 @@ describe('broken connections', () => {
   })
 })
 
+describe('response metadata across retries', () => {
+  it('yields one response-metadata part when an attempt fails or breaks after response.created and is retried', async () => {
+    const created = openaiResponsesEvents({ text: ['x'], truncate: 'before-finish' }).slice(0, 1)
+    const failed = {
+      event: 'response.failed',
+      data: { type: 'response.failed', sequence_number: 1, response: { id: 'resp_1', status: 'failed', model: 'gpt-test', output: [], error: { code: 'server_error', message: 'The model failed' }, usage: null } },
+    }
+    for (const first of [{ events: [...created, failed] }, { events: created, ending: 'destroy' as const }]) {
+      server.reset()
+      server.enqueue(first, responsesTurn('recovered'))
+      const collected = await collectStream(provider().responses('gpt-test').stream(request))
+      expect(collected.error).toBeUndefined()
+      expect(collected.text).toBe('recovered')
+      expect(server.requests).toHaveLength(2)
+      expect(collected.parts.filter((part) => part.type === 'response-metadata')).toHaveLength(1)
+      expect(collected.parts[0]?.type).toBe('response-metadata')
+    }
+  })
+})
+
 // Every error after Spindle's own retries says how many requests the call made, so the runtime does not retry it again.
 describe('attempts', () => {
   const attemptsOf = (error: unknown) => (error as { attempts?: number }).attempts

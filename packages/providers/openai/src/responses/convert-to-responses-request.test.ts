@@ -1,4 +1,4 @@
-import type { ModelRequest } from '@spindle/core'
+import type { JsonValue, ModelRequest } from '@spindle/core'
 import { describe, expect, it } from 'vitest'
 import { convertToResponsesRequest } from './convert-to-responses-request.js'
 import { decodeReasoningSignature, encodeReasoningSignature } from './reasoning-signature.js'
@@ -84,7 +84,29 @@ describe('convertToResponsesRequest', () => {
       { provider: 'openai', modelId: 'gpt-5.4' },
     )
     expect(params.store).toBe(true)
-    expect(params.reasoning).toEqual({ effort: 'high' })
+    expect(params.reasoning).toEqual({ summary: 'auto', effort: 'high' })
+  })
+
+  it('merges nested provider options into the defaults: reasoning effort keeps summaries, an added include keeps encrypted reasoning', () => {
+    const convert = (openai: Record<string, JsonValue>) =>
+      convertToResponsesRequest({ messages: [{ role: 'user', content: 'U' }], providerOptions: { openai } }, { provider: 'openai', modelId: 'o3' })
+    // The README's example: summaries (reasoning-delta parts) stay on.
+    expect(convert({ reasoning: { effort: 'high' } }).reasoning).toEqual({ summary: 'auto', effort: 'high' })
+    // The user's value wins per key.
+    expect(convert({ reasoning: { summary: 'detailed' } }).reasoning).toEqual({ summary: 'detailed' })
+    // Arrays are a union: the entry stateless reasoning needs stays, duplicates are dropped.
+    expect(convert({ include: ['web_search_call.action.sources', 'reasoning.encrypted_content'] }).include).toEqual([
+      'reasoning.encrypted_content',
+      'web_search_call.action.sources',
+    ])
+    // Deeper objects merge too; options absent from the defaults are set as given.
+    const text = convertToResponsesRequest(
+      { messages: [{ role: 'user', content: 'U' }], responseFormat: { type: 'json', name: 'answer', schema: closedSchema }, providerOptions: { openai: { text: { verbosity: 'low' }, service_tier: 'flex' } } },
+      { provider: 'openai', modelId: 'gpt-4.1' },
+    )
+    expect(text.text).toEqual({ format: { type: 'json_schema', name: 'answer', schema: closedSchema, strict: true }, verbosity: 'low' })
+    expect(text.service_tier).toBe('flex')
+    expect(() => convert('high' as unknown as Record<string, JsonValue>)).toThrow(/providerOptions\.openai must be an object/)
   })
 
   it('drops reasoning it cannot send back and refuses unresolved artifacts', () => {

@@ -1,7 +1,8 @@
 // Converts a Spindle ModelRequest into Responses API parameters (input items, tools, tool choice,
 // structured output, limits). Stateless by default (`store: false`): Spindle owns the conversation.
-import type { JsonValue, ModelMessage, ModelRequest } from '@spindle/core'
+import type { ModelMessage, ModelRequest } from '@spindle/core'
 import type { ResponseCreateParamsStreaming, ResponseInputItem, Tool } from 'openai/resources/responses/responses'
+import { mergeProviderOptions } from '../convert/merge-provider-options.js'
 import { fileUrl, isStrictCompatible, toolArgumentsText, toolResultText } from '../convert/shared-content.js'
 import { isReasoningModel } from '../model-traits.js'
 import { decodeReasoningSignature } from './reasoning-signature.js'
@@ -53,9 +54,10 @@ export function convertToResponsesRequest(request: ModelRequest, options: Respon
       },
     }
   }
-  // Provider options are passed through last, so users can set anything the API takes (reasoning effort, store…).
+  // Provider options are merged in last, so users can set anything the API takes (reasoning effort, store…)
+  // without losing the defaults beside it (reasoning summaries, encrypted reasoning content).
   const passthrough = request.providerOptions?.[options.provider] ?? request.providerOptions?.openai
-  if (passthrough) Object.assign(params, passthrough as Record<string, JsonValue>)
+  if (passthrough !== undefined) mergeProviderOptions(params, passthrough, options.provider)
   return params
 }
 

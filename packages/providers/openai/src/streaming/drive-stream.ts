@@ -59,6 +59,7 @@ export async function* driveStream<Event>(options: DriveStreamOptions<Event>): A
     const onAbort = () => controller.abort()
     signal?.addEventListener('abort', onAbort, { once: true })
     let committed = false
+    let held: StreamPart | undefined
     let iterator: AsyncIterator<Event> | undefined
     try {
       watch(options.timeouts.firstChunkMs)
@@ -77,7 +78,17 @@ export async function* driveStream<Event>(options: DriveStreamOptions<Event>): A
         }
         if (next.done) break
         for (const part of mapper.map(next.value)) {
-          if (part.type !== 'response-metadata') committed = true
+          // Metadata is held back until the attempt commits to output, so an attempt retried after
+          // `response.created` leaves no trace: one call yields one `response-metadata` part.
+          if (!committed) {
+            if (part.type === 'response-metadata') {
+              held = part
+              continue
+            }
+            committed = true
+            if (held) yield held
+            held = undefined
+          }
           yield part
           if (signal?.aborted) throw new AbortedError(`[spindle/${provider}] the request was aborted`)
         }
@@ -85,7 +96,11 @@ export async function* driveStream<Event>(options: DriveStreamOptions<Event>): A
       // The SDK ends its iterator quietly when the request is aborted; find out why it ended.
       if (signal?.aborted) throw new AbortedError(`[spindle/${provider}] the request was aborted`)
       if (stop) throw timeoutError(stop, options.timeouts, attemptErrors, committed)
-      for (const part of mapper.end()) yield part
+      for (const part of mapper.end()) {
+        if (held) yield held
+        held = undefined
+        yield part
+      }
       return
     } catch (caught) {
       clearTimeout(timer)
