@@ -7,7 +7,7 @@ import { ContextPipeline } from '../context/context-pipeline.js'
 import type { ContextAdapter } from '../context/context-adapter.js'
 import { ContextWindow } from '../context/context-window.js'
 import type { Tokenizer } from '../context/tokenizer.js'
-import { AdmissionError, AbortedError, ConfigurationError, NotFoundError, SessionBusyError, StoreError, TimeoutError } from '../errors/errors.js'
+import { AdmissionError, AbortedError, ConfigurationError, DuplicateError, NotFoundError, SessionBusyError, StoreError, TimeoutError } from '../errors/errors.js'
 import { SpindleError } from '../errors/spindle-error.js'
 import { EventChannel } from '../events/event-channel.js'
 import { InProcessEventBus } from '../events/in-process-event-bus.js'
@@ -234,7 +234,16 @@ export class AgentRuntime {
         const waiting = state?.pending.filter((pending) => pending.approval === 'required').map((pending) => pending.callId) ?? []
         throw new NotFoundError(`[spindle/core] run "${runId}" has no pending call "${callId}". Calls awaiting approval: ${waiting.join(', ') || '(none)'}`)
       }
-      call.approval = approved ? 'approved' : 'denied'
+      const decision = approved ? 'approved' : 'denied'
+      if (call.approval === undefined) {
+        throw new ConfigurationError(`[spindle/core] call "${callId}" (${call.toolName}) of run "${runId}" does not need approval; only calls awaiting a decision can be approved or denied`)
+      }
+      // The same decision again (a double click, a retried request) changes nothing; another one cannot replace it.
+      if (call.approval === decision) return
+      if (call.approval !== 'required') {
+        throw new DuplicateError(`[spindle/core] call "${callId}" (${call.toolName}) of run "${runId}" was already ${call.approval}; a decision cannot be changed`)
+      }
+      call.approval = decision
       if (reason) call.reason = reason
       await this.snapshots.save({ ...snapshot, state: state as never, createdAt: Date.now() })
     } finally {

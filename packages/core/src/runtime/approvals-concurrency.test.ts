@@ -149,3 +149,21 @@ describe('approve() under concurrency', () => {
     expect(await decisions(runtime, runId)).toEqual(['c0:approved'])
   })
 })
+
+describe('a decision stands', () => {
+  it('the same decision again is a no-op; another decision for a decided call, or one for a call that needs none, is refused', async () => {
+    const ran: string[] = []
+    const runtime = new AgentRuntime(new Extensions())
+    const model = mockModel([{ toolCalls: [{ name: 'del', args: { file: 'a' }, id: 'd1' }, { name: 'look', args: {}, id: 'r1' }] }, { text: 'done' }])
+    const look = { ...deleter([]), name: 'look', needsApproval: false }
+    const suspended = await runtime.run({ agent: { name: 'j', model, tools: { del: deleter(ran), look } }, input: 'go' })
+    expect(suspended.finishReason).toBe('awaiting_approval')
+    await runtime.approve(suspended.runId, 'd1', true)
+    await runtime.approve(suspended.runId, 'd1', true)
+    await expect(runtime.approve(suspended.runId, 'd1', false)).rejects.toMatchObject({ code: 'duplicate', message: expect.stringContaining('already approved') })
+    await expect(runtime.approve(suspended.runId, 'r1', true)).rejects.toThrow(/does not need approval/)
+    expect(await decisions(runtime, suspended.runId)).toEqual(['d1:approved', 'r1:undefined'])
+    expect((await runtime.resume(suspended.runId)).finishReason).toBe('stop')
+    expect(ran).toEqual(['a'])
+  })
+})
