@@ -289,3 +289,27 @@ describe('Extensions plugins', () => {
     expect(() => ext.use(definePlugin({ name: 'late', setup() {} }))).toThrow(ConfigurationError)
   })
 })
+
+describe('a plugin whose setup throws', () => {
+  it('is not left in use: use() fails with a ConfigurationError naming it, it can be used again once fixed, and it is not disposed', async () => {
+    const extensions = new Extensions()
+    let disposed = 0
+    let broken = true
+    const plugin = definePlugin({
+      name: 'db',
+      setup() {
+        if (broken) throw new Error('no connection string')
+      },
+      dispose() {
+        disposed++
+      },
+    })
+    expect(() => extensions.use(plugin)).toThrow(/plugin "db" failed to set up: no connection string/)
+    expect(extensions.plugins).toEqual([])
+    broken = false
+    extensions.use(plugin)
+    expect(extensions.plugins).toEqual([plugin])
+    await extensions.dispose()
+    expect(disposed).toBe(1)
+  })
+})

@@ -110,7 +110,14 @@ export class Extensions {
       throw new DuplicateError(`[spindle/core] plugin "${plugin.name}" is already in use`)
     }
     this.#plugins.push(plugin)
-    const result = plugin.setup(this)
+    let result: ReturnType<Plugin['setup']>
+    try {
+      result = plugin.setup(this)
+    } catch (error) {
+      // Not in use: it can be fixed and used again, and its dispose is not called for a setup that never finished.
+      this.#plugins.splice(this.#plugins.indexOf(plugin), 1)
+      throw new ConfigurationError(`[spindle/core] plugin "${plugin.name}" failed to set up: ${(error as Error)?.message ?? error}`, { cause: error })
+    }
     if (result && typeof (result as Promise<void>).then === 'function') {
       const pending = (result as Promise<void>).catch((error: unknown) => {
         throw new ConfigurationError(`[spindle/core] plugin "${plugin.name}" failed to set up: ${(error as Error)?.message ?? error}`, { cause: error })

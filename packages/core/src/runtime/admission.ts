@@ -75,6 +75,14 @@ function invalidTool(tools: unknown): string | undefined {
     const tool = (tools as Record<string, unknown>)[key]
     if (!isTool(tool)) return `agent.tools${list ? `[${key}]` : `.${key}`} is not a tool (got ${describe(tool)}); create tools with defineTool()`
   }
+  if (list) {
+    // In an array each tool's name is what the model sees: two with one name would leave one silently unreachable.
+    const names = (tools as Array<{ name: string }>).map((tool) => tool.name)
+    const twice = names.findIndex((name, index) => names.indexOf(name) !== index)
+    if (twice >= 0) {
+      return `agent.tools[${names.indexOf(names[twice]!)}] and agent.tools[${twice}] are both named "${names[twice]}"; give each tool its own name, or pass an object keyed by the names the model sees`
+    }
+  }
   return undefined
 }
 

@@ -2,7 +2,8 @@
 // double submit shares the first run even when the session refuses contention; a retried submit after the first
 // process died resumes the run instead of waiting for ever (found by a QA pass on the kernel).
 import { expect, it } from 'vitest'
-import { AdmissionError, AgentRuntime, Extensions, memoryStores, mockModel } from '../index.js'
+import { z } from 'zod'
+import { AdmissionError, AgentRuntime, defineTool, Extensions, memoryStores, mockModel } from '../index.js'
 
 const agent = { name: 'a', model: mockModel(() => ({ text: 'ok' })) }
 
@@ -28,6 +29,11 @@ it.each([
   ['an empty fallback chain', { agent: { name: 'a', model: [] } }, /empty fallback chain/],
   ['a runtime that is no RuntimeStore', { agent, runtime: new Map() }, /runtime must be a RuntimeStore/],
   ['a signal that is no AbortSignal', { agent, signal: 'abc' }, /signal must be an AbortSignal/],
+  [
+    'two tools of one name in a tools array',
+    { agent: { ...agent, tools: [defineTool({ name: 'lookup', inputSchema: z.object({}), execute: () => 'customers' }), defineTool({ name: 'lookup', inputSchema: z.object({}), execute: () => 'orders' })] } },
+    /agent\.tools\[0\] and agent\.tools\[1\] are both named "lookup"/,
+  ],
 ])('%s is an AdmissionError naming the field, and nothing is written', async (_label, request, message) => {
   const runtime = new AgentRuntime()
   const error = await runtime.run({ input: 'hi', sessionId: 'ses_bad_handle', ...(request as object) } as never).catch((caught: unknown) => caught)
