@@ -84,3 +84,31 @@ describe('createRuntimeTool', () => {
     expect(ran).toBe(false)
   })
 })
+
+describe('a runtime tool in a run', () => {
+  it('is named by its key for the model, and by its id in tool events and the journal', async () => {
+    const { AgentRuntime } = await import('../runtime/agent-runtime.js')
+    const { mockModel } = await import('../providers/mock-model.js')
+    const preview = createRuntimeTool({
+      id: 'excel.preview',
+      description: 'Previews a sheet',
+      inputSchema: z.object({ sheet: z.string() }),
+      execute: ({ sheet }, { runtime }) => `${runtime.require<string>('workbook')}:${sheet}`,
+    })
+    const failing = createRuntimeTool({ id: 'excel.fail', description: 'Fails', inputSchema: z.object({}), execute: () => { throw new Error('broken sheet') } })
+    const agentRuntime = new AgentRuntime()
+    const model = mockModel([{ toolCalls: [{ name: 'previewSheet', args: { sheet: 'Synthese' } }, { name: 'failSheet', args: {} }] }, { text: 'ok' }])
+    const events = []
+    for await (const event of agentRuntime.stream({ agent: { name: 'a', model, tools: { previewSheet: preview, failSheet: failing } }, input: 'go', runtime: new RuntimeStore().set('workbook', 'wb') })) events.push(event)
+    const toolEvents = events.filter((event) => event.type === 'tool.started' || event.type === 'tool.result' || event.type === 'tool.error')
+    // The two calls run in parallel: their events interleave.
+    expect(toolEvents.map((event) => [event.type, event.toolName, (event as { toolId?: string }).toolId]).sort()).toEqual([
+      ['tool.error', 'failSheet', 'excel.fail'],
+      ['tool.result', 'previewSheet', 'excel.preview'],
+      ['tool.started', 'failSheet', 'excel.fail'],
+      ['tool.started', 'previewSheet', 'excel.preview'],
+    ])
+    const runId = events[0]!.runId
+    expect((await agentRuntime.executions.listByRun(runId)).map((record) => record.toolName).sort()).toEqual(['excel.fail', 'excel.preview'])
+  })
+})

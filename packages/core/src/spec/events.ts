@@ -22,9 +22,11 @@ export type AgentEventPayload =
   | { type: 'text.delta'; step: number; delta: string }
   | { type: 'reasoning.delta'; step: number; delta: string }
   | { type: 'tool.call'; step: number; callId: string; toolName: string; args: JsonValue }
-  | { type: 'tool.started'; step: number; callId: string; toolName: string }
-  | { type: 'tool.result'; step: number; callId: string; toolName: string; result: JsonValue; durationMs: number; reused?: boolean }
-  | { type: 'tool.error'; step: number; callId: string; toolName: string; error: { code: string; message: string }; durationMs: number }
+  /** `toolName` is the name the model called; `toolId` the tool's identity (its `id`, e.g. `excel.preview`), as in the journal. */
+  | { type: 'tool.started'; step: number; callId: string; toolName: string; toolId?: string }
+  | { type: 'tool.result'; step: number; callId: string; toolName: string; toolId?: string; result: JsonValue; durationMs: number; reused?: boolean }
+  /** `toolId` is absent when the call reached no tool (an unknown name, arguments refused before it). */
+  | { type: 'tool.error'; step: number; callId: string; toolName: string; toolId?: string; error: { code: string; message: string }; durationMs: number }
   | { type: 'approval.requested'; step: number; callId: string; toolName: string; args: JsonValue }
   | { type: 'agent.handoff'; step: number; from: string; to: string; callId: string }
   | { type: 'compaction.applied'; step: number; strategy: string; throughSeq: number; tokensBefore: number; tokensAfter: number }

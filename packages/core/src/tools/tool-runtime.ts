@@ -177,14 +177,14 @@ export class ToolRuntime {
     const tool = input.scope.get(call.toolName)
     if (!tool) return failed(input, call, started, 'tool_not_found', `Unknown tool "${call.toolName}". Available tools: ${input.scope.names().join(', ') || '(none)'}.`)
     if (!isToolAllowed(input.policy.tools, call.toolName, tool.id)) {
-      return failed(input, call, started, 'policy_violation', `Tool "${call.toolName}" is not allowed by the runtime policy.`)
+      return failed(input, call, started, 'policy_violation', `Tool "${call.toolName}" is not allowed by the runtime policy.`, false, tool.id)
     }
-    if (call.approval === 'denied') return failed(input, call, started, 'approval_denied', `The user denied this call${call.reason ? `: ${call.reason}` : ''}. Do not retry it unchanged.`)
-    if (call.argsError) return failed(input, call, started, 'tool_arguments', `Invalid JSON arguments for "${call.toolName}": ${call.argsError}. Send a valid JSON object.`)
+    if (call.approval === 'denied') return failed(input, call, started, 'approval_denied', `The user denied this call${call.reason ? `: ${call.reason}` : ''}. Do not retry it unchanged.`, false, tool.id)
+    if (call.argsError) return failed(input, call, started, 'tool_arguments', `Invalid JSON arguments for "${call.toolName}": ${call.argsError}. Send a valid JSON object.`, false, tool.id)
     const parsed = parseToolInput(tool, call.args)
     if (!parsed.success) {
       const error = new ToolArgumentsError(`Invalid arguments for "${call.toolName}":\n${parsed.error}`)
-      return failed(input, call, started, error.code, error.message)
+      return failed(input, call, started, error.code, error.message, false, tool.id)
     }
     const run: PreparedCall = { call, tool, args: parsed.value, input, abort, started, idempotencyKey: `${input.runId}:${input.step}:${call.callId}` }
     const starting = input.executions.start({
@@ -215,11 +215,11 @@ export class ToolRuntime {
       await input.executions.finish(run.idempotencyKey, prior.isError ? { status: 'failed', error: prior.error! } : { status: 'succeeded', result: prior.result })
     }
     if (prior.isError) {
-      input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, error: prior.error!, durationMs: 0 })
+      input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, toolId: tool.id, error: prior.error!, durationMs: 0 })
       return { callId: call.callId, toolName: call.toolName, result: { error: prior.error!.message }, isError: true, error: prior.error, durationMs: 0, reused: true, executed: false }
     }
     const shaped = await this.#shape(prior.result, tool, call, input)
-    input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: 0, reused: true })
+    input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, toolId: tool.id, result: shaped, durationMs: 0, reused: true })
     return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: 0, reused: true, executed: false }
   }
 
@@ -229,7 +229,7 @@ export class ToolRuntime {
     // The run may have been cancelled while the journal start was written (a durable store's round trip): a tool
     // never starts after its run was cancelled (its journal record is closed as cancelled).
     if (isAborted(input.signal)) return this.#failure(input.signal.reason, run)
-    input.emit({ type: 'tool.started', step: input.step, callId: call.callId, toolName: call.toolName, runId: '', sessionId: '', seq: 0, timestamp: 0 })
+    input.emit({ type: 'tool.started', step: input.step, callId: call.callId, toolName: call.toolName, toolId: run.tool.id, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     const context = new CallContext(input, call.callId, call.toolName, run.idempotencyKey)
     let outcome: ToolCallOutcome | Promise<ToolCallOutcome>
     try {
@@ -302,7 +302,7 @@ export class ToolRuntime {
 
   #succeeded(shaped: JsonValue, run: PreparedCall): ToolCallOutcome {
     const { call, input, started } = run
-    input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, result: shaped, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
+    input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, toolId: run.tool.id, result: shaped, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: performance.now() - started, reused: false, executed: true }
   }
 
@@ -321,7 +321,7 @@ export class ToolRuntime {
     const allowed = run.tool.maxOutputBytes ?? input.policy.maxToolOutputBytes
     const cap = input.contextMaxOutputBytes !== undefined && input.contextMaxOutputBytes < allowed ? input.contextMaxOutputBytes : allowed
     const shown = truncateOutput(message, cap).value as string
-    return failed(input, call, started, code, `Tool "${call.toolName}" failed: ${shown}`, true)
+    return failed(input, call, started, code, `Tool "${call.toolName}" failed: ${shown}`, true, run.tool.id)
   }
 
   /** A call found in the journal: reuse its result, or decide what to do with a call that never finished. */
@@ -459,9 +459,9 @@ function violationOf(outcome: ToolCallOutcome, policy: RuntimePolicy): string | 
 }
 
 /** A call that did not produce a result: its `tool.error` event, and the error the model gets back. */
-function failed(input: ExecuteCallsInput, call: PendingCall, started: number, code: string, message: string, executed = false): ToolCallOutcome {
+function failed(input: ExecuteCallsInput, call: PendingCall, started: number, code: string, message: string, executed = false, toolId?: string): ToolCallOutcome {
   const error = { code, message }
-  input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, error, durationMs: performance.now() - started })
+  input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, toolId, error, durationMs: performance.now() - started })
   return { callId: call.callId, toolName: call.toolName, result: { error: message }, isError: true, error, durationMs: performance.now() - started, reused: false, executed }
 }
 
