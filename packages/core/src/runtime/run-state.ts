@@ -32,8 +32,14 @@ export interface RunState {
   text: string
   lastCallSignature?: string
   repeatCount: number
-  /** The signatures of the last steps' calls, newest last (a few, for doom-loop cycles such as A, B, A, B…). */
-  recentCalls?: string[]
+  /**
+   * Doom-loop cycles (A, B, A, B…): the signatures of the two steps before the last, and for a cycle of two and of
+   * three calls how many steps in a row repeated the step two (three) before them.
+   */
+  callSignature2?: string
+  callSignature3?: string
+  cycleRun2?: number
+  cycleRun3?: number
   finishReason?: FinishReason
   error?: { code: string; message: string }
   /** The agent running the run, when a handoff moved it away from the agent it started with. */
@@ -73,7 +79,10 @@ export function copyState(state: RunState): RunState {
     text: state.text,
     lastCallSignature: state.lastCallSignature,
     repeatCount: state.repeatCount,
-    recentCalls: state.recentCalls,
+    callSignature2: state.callSignature2,
+    callSignature3: state.callSignature3,
+    cycleRun2: state.cycleRun2,
+    cycleRun3: state.cycleRun3,
     finishReason: state.finishReason,
     error: state.error,
     agent: state.agent,

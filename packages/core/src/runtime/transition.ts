@@ -96,7 +96,11 @@ function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }
     withCalls.pending = outcome.toolCalls
     withCalls.lastCallSignature = signature
     withCalls.repeatCount = repeatCount
-    withCalls.recentCalls = recentCalls(state.recentCalls, signature, limits.doomLoopThreshold)
+    // For cycles: whether this step repeats the one two (three) steps back, and the signatures shifted by one.
+    withCalls.cycleRun2 = signature === state.callSignature2 ? (state.cycleRun2 ?? 0) + 1 : 0
+    withCalls.cycleRun3 = signature === state.callSignature3 ? (state.cycleRun3 ?? 0) + 1 : 0
+    withCalls.callSignature3 = state.callSignature2
+    withCalls.callSignature2 = state.lastCallSignature
     withCalls.text = ''
     if (repeatCount >= limits.doomLoopThreshold) {
       return finish(
@@ -104,7 +108,7 @@ function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }
         'policy',
       )
     }
-    const period = cyclePeriod(withCalls.recentCalls, limits.doomLoopThreshold)
+    const period = cyclePeriod(withCalls, limits.doomLoopThreshold)
     if (period) {
       return finish(
         withState(withCalls, { error: { code: 'doom_loop', message: `the model repeated the same cycle of ${period} tool calls ${limits.doomLoopThreshold} times in a row` } }),
@@ -115,7 +119,7 @@ function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }
     return beforeTools(withCalls, limits)
   }
   const text = state.text + outcome.text
-  const answered: RunState = Object.assign(base, { text, pending: [], lastCallSignature: undefined, repeatCount: 0, recentCalls: undefined })
+  const answered: RunState = Object.assign(base, { text, pending: [], lastCallSignature: undefined, repeatCount: 0, callSignature2: undefined, callSignature3: undefined, cycleRun2: 0, cycleRun3: 0 })
   switch (outcome.finishReason) {
     case 'length':
       if (state.lengthContinuations < limits.maxLengthContinuations && !overBudget(usage, limits) && base.step < limits.maxSteps) {
@@ -145,35 +149,14 @@ export function overBudget(usage: Usage, limits: TransitionLimits): boolean {
   return false
 }
 
-/** The longest cycle the doom-loop check looks for (A, B, C, A, B, C…), and how many signatures a state keeps at most. */
-const maxCyclePeriod = 3
-const recentCallsCap = 24
-
-/** The last signatures, with `signature` added: enough for `threshold` repeats of the longest cycle (none when even a 2-cycle could not fit). */
-function recentCalls(previous: readonly string[] | undefined, signature: string, threshold: number): string[] | undefined {
-  if (2 * threshold > recentCallsCap) return undefined
-  const keep = Math.min(recentCallsCap, maxCyclePeriod * threshold)
-  const from = previous === undefined ? 0 : Math.max(0, previous.length + 1 - keep)
-  const next: string[] = []
-  if (previous !== undefined) for (let index = from; index < previous.length; index++) next.push(previous[index]!)
-  next.push(signature)
-  return next
-}
-
-/** The period (2 or 3) of a cycle that the newest signatures repeat `threshold` times in a row, or 0. */
-function cyclePeriod(recent: readonly string[] | undefined, threshold: number): number {
-  if (recent === undefined) return 0
-  for (let period = 2; period <= maxCyclePeriod; period++) {
-    const span = period * threshold
-    if (recent.length < span) continue
-    const end = recent.length
-    let repeats = true
-    for (let index = end - span; repeats && index < end - period; index++) repeats = recent[index] === recent[index + period]
-    // A block of one repeated call is the plain repeat (counted by repeatCount), not a cycle.
-    let distinct = false
-    for (let index = end - period + 1; !distinct && index < end; index++) distinct = recent[index] !== recent[end - period]
-    if (repeats && distinct) return period
-  }
+/**
+ * The period (2 or 3) of a cycle of calls the last steps repeated `threshold` times in a row, or 0: a block of p
+ * steps repeated that often means each of its last p × (threshold − 1) steps repeated the step p before it. A block
+ * of one call repeated (A, A…) is the plain repeat that `repeatCount` counts.
+ */
+function cyclePeriod(state: RunState, threshold: number): number {
+  if ((state.cycleRun2 ?? 0) >= 2 * (threshold - 1) && state.lastCallSignature !== state.callSignature2) return 2
+  if ((state.cycleRun3 ?? 0) >= 3 * (threshold - 1) && !(state.lastCallSignature === state.callSignature2 && state.callSignature2 === state.callSignature3)) return 3
   return 0
 }
 
