@@ -60,6 +60,34 @@ describe('codeTool: normal use', () => {
     expect(requested).toEqual(['EUR'])
   })
 
+  it('runs top-level return the same whether or not "await" appears in the code, a comment or a string', async () => {
+    const requested: string[] = []
+    const rates = codeTool({ timeLimitMs: 2000, globals: { getRate: async (currency: string) => void requested.push(currency) } })
+    for (const [code, expected] of [
+      ['return 7', 7],
+      ['const x = 1\nreturn x + 1', 2],
+      ['if (false) return 5\nreturn 6', 6],
+      ['return', null],
+      ['await 0; return 7', 7],
+    ] as const) {
+      for (const variant of [code, `// no await here\n${code}`, `"await";\n${code}`, `${code}\n// await`]) {
+        expect((await run(rates, variant)).result, variant).toBe(expected)
+      }
+    }
+    // The last expression counts the same with the word in a comment, and the code runs once.
+    expect((await run(rates, '1 + 1')).result).toBe(2)
+    expect((await run(rates, '1 + 1 // await')).result).toBe(2)
+    requested.length = 0
+    expect((await run(rates, 'getRate("EUR")\nreturn "sent"')).result).toBe('sent')
+    expect(requested).toEqual(['EUR'])
+    // Syntax errors name the line of the code, with or without top-level return.
+    for (const broken of ['const a = 1\nconst b = ;', 'return 1\nconst b = ;', '// await\nconst a = 1\nconst b = ;']) {
+      const error = await failure(run(tool, broken))
+      expect(error.message).toContain('SyntaxError')
+      expect(error.message).toContain(`sandbox.js:${broken.split('\n').length}:`)
+    }
+  })
+
   it('returns null for undefined and reports thrown errors with console output', async () => {
     expect((await run(tool, 'let a = 1')).result).toBeNull()
     const error = await failure(run(tool, 'console.log("before"); null.property'))

@@ -8,6 +8,7 @@ export type FileToolErrorCode =
   | 'fs_not_a_file'
   | 'fs_not_a_directory'
   | 'fs_too_large'
+  | 'fs_not_utf8'
   | 'fs_write_disabled'
   | 'fs_patch_not_found'
   | 'fs_patch_ambiguous'

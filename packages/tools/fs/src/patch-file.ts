@@ -76,7 +76,10 @@ function applyPatch(original: string, input: z.infer<typeof patchFileInput>): { 
   return { text: replaceOnce(original, input.search, input.replace), replacements: 1 }
 }
 
-/** The file's text, opened without following a symlink; refused when it is not a regular file or too large. */
+// fatal: a byte that is not UTF-8 would otherwise become U+FFFD and be written back; ignoreBOM: a BOM is kept.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/** The file's text, opened without following a symlink; refused when it is not a regular file, too large or not UTF-8. */
 async function readPatchable(options: ResolvedFileToolsOptions, directory: PinnedDirectory, name: string, shown: string): Promise<string> {
   const handle = await directory.openFile(name, constants.O_RDONLY | constants.O_NONBLOCK)
   try {
@@ -85,7 +88,16 @@ async function readPatchable(options: ResolvedFileToolsOptions, directory: Pinne
     if (stats.size > options.maxWriteBytes) {
       throw new FileToolError('fs_too_large', `"${shown}" is ${stats.size} bytes, over the ${options.maxWriteBytes}-byte write limit; it cannot be patched`)
     }
-    return await handle.readFile('utf8')
+    const bytes = await handle.readFile()
+    try {
+      return utf8.decode(bytes)
+    } catch (error) {
+      throw new FileToolError(
+        'fs_not_utf8',
+        `"${shown}" is not valid UTF-8 text (e.g. Latin-1 or binary data), so patch_file left it unchanged; read it with read_file and replace it whole with write_file (encoding: "base64" keeps its bytes exact)`,
+        { cause: error },
+      )
+    }
   } finally {
     await handle.close()
   }

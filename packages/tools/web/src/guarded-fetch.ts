@@ -11,7 +11,7 @@ import { WebToolError } from './web-tool-error.js'
 export interface GuardedFetchOptions extends UrlGuardOptions {
   /** Largest body accepted, after decompression (default 2 MiB). */
   maxBytes?: number
-  /** Whole-request deadline, redirects included (default 15 s). */
+  /** Whole-request deadline, DNS resolution and redirects included (default 15 s). */
   timeoutMs?: number
   /** Redirects followed before giving up (default 5). */
   maxRedirects?: number
@@ -87,7 +87,7 @@ export async function guardedFetch(request: GuardedRequest, options: GuardedFetc
   try {
     for (;;) {
       if (signal.aborted) fail(signal.reason)
-      const target = await vetUrl(current, options)
+      const target = await vetUrl(current, options, signal)
       const outgoing = { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }
       const response = await sendPinned({ target, method, headers: outgoing, body, signal, ca: options.ca })
       const location = response.headers.location

@@ -50,8 +50,15 @@ export function parseUrl(input: string | URL): URL {
   }
 }
 
-/** Checks scheme, credentials and host allow-list, resolves DNS and checks every address. */
-export async function vetUrl(input: string | URL, options: UrlGuardOptions): Promise<VettedTarget> {
+/**
+ * Checks scheme, credentials and host allow-list, resolves DNS and checks every address. When `signal`
+ * aborts while DNS resolves, it rejects at once with `signal.reason` (as `fetch` does), even if the lookup
+ * never answers.
+ *
+ * @example
+ * const target = await vetUrl('https://example.com/page', { allowHosts: ['example.com'] }, AbortSignal.timeout(5000))
+ */
+export async function vetUrl(input: string | URL, options: UrlGuardOptions, signal?: AbortSignal): Promise<VettedTarget> {
   const url = parseUrl(input)
   const schemes = normalizeSchemes(options.allowedSchemes)
   if (!schemes.includes(url.protocol)) {
@@ -70,7 +77,7 @@ export async function vetUrl(input: string | URL, options: UrlGuardOptions): Pro
   if (options.allowHosts && !hostAllowed(hostname, options.allowHosts)) {
     throw new WebToolError('web_host_not_allowed', `the host "${hostname}" is not in the allow-list (${options.allowHosts.join(', ')})`)
   }
-  const addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolve(hostname, options.lookup ?? defaultLookup)
+  const addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolve(hostname, options.lookup ?? defaultLookup, signal)
   for (const { address } of addresses) {
     const reason = blockedAddressReason(address)
     if (reason === undefined || options.allowPrivateAddresses) continue
@@ -86,11 +93,12 @@ export async function vetUrl(input: string | URL, options: UrlGuardOptions): Pro
   return { url, hostname, address: chosen.address, family: chosen.family === 6 ? 6 : 4 }
 }
 
-async function resolve(hostname: string, lookup: LookupFunction): Promise<ResolvedAddress[]> {
+async function resolve(hostname: string, lookup: LookupFunction, signal: AbortSignal | undefined): Promise<ResolvedAddress[]> {
   let addresses: ResolvedAddress[]
   try {
-    addresses = await lookup(hostname)
+    addresses = await untilAborted(lookup(hostname), signal)
   } catch (error) {
+    if (signal?.aborted) throw signal.reason
     throw new WebToolError('web_dns_failed', `could not resolve "${hostname}": ${(error as Error)?.message ?? String(error)}`, { cause: error })
   }
   const valid = (addresses ?? []).filter((entry) => entry && typeof entry.address === 'string' && isIP(entry.address) !== 0)
@@ -98,6 +106,26 @@ async function resolve(hostname: string, lookup: LookupFunction): Promise<Resolv
     throw new WebToolError('web_dns_failed', `"${hostname}" did not resolve to any usable IP address`)
   }
   return valid.map((entry) => ({ address: entry.address, family: isIP(entry.address) }))
+}
+
+/** `promise`, or a rejection with `signal.reason` as soon as `signal` aborts (a lookup cannot be cancelled, only left). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort)
+        resolve(value)
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort)
+        reject(error)
+      },
+    )
+  })
 }
 
 /** Host allow-list matching: exact names, `*.suffix` (subdomains), IP literals and CIDRs. */
