@@ -49,6 +49,17 @@ export interface Redactor {
   redactAppended?(context: string, text: string, continued: boolean): { text: string; open: boolean }
   /** Optional: the characters of the literal secrets (streamed text is held back while it could be one of them). */
   secretChars?(): string
+  /**
+   * Optional: how many characters at the end of `text` begin a literal secret that contains whitespace (a phrase
+   * such as `open sesame now`), 0 when none does. Streamed text holds them back, as whitespace ends a held word.
+   */
+  secretPrefixAtEnd?(text: string): number
+}
+
+/** Whether a literal holds a character a streamed word ends at: whitespace or a control character (code ≤ 0x20). */
+function hasWordBreak(literal: string): boolean {
+  for (let index = 0; index < literal.length; index++) if (literal.charCodeAt(index) <= 0x20) return true
+  return false
 }
 
 /** An `Authorization` header name and separator: kept, being a lookbehind of the pattern, not part of its match. */
@@ -236,11 +247,27 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   }
 
   const secretChars = [...new Set(sortedLiterals.join(''))].join('')
+  // Literals with whitespace or control characters: a held word ends at those, so their prefixes are held apart.
+  const spaced = sortedLiterals.filter(hasWordBreak)
+  const secretPrefixAtEnd = (text: string): number => {
+    let longest = 0
+    for (const literal of spaced) {
+      // The longest proper prefix of the literal that `text` ends with.
+      for (let length = Math.min(literal.length - 1, text.length); length > longest; length--) {
+        if (text.endsWith(literal.slice(0, length))) {
+          longest = length
+          break
+        }
+      }
+    }
+    return longest
+  }
 
   return {
     redact,
     redactAppended,
     secretChars: () => secretChars,
+    ...(spaced.length > 0 && { secretPrefixAtEnd }),
     redactValue,
     redactEvent: (event) => {
       // Only payload fields can carry user content; ids, types and counters are the kernel's own.

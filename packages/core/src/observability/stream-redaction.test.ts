@@ -27,6 +27,24 @@ describe('StreamRedaction', () => {
     }
   })
 
+  it('holds a secret phrase with spaces from its first characters until it is whole or cannot be it', () => {
+    const phrase = 'open sesame\tnow please'
+    const redaction = () => new StreamRedaction(createRedactor({ env: {}, secrets: [phrase] }))
+    const text = `say open the door, then open sesame\tnow please. open sesame\tnow please! open sesame\tno`
+    for (const size of [1, 2, 3, 4, 7]) {
+      const sent = stream(text, size, redaction())
+      expect(sent.join(''), `size ${size}`).toBe('say open the door, then [REDACTED]. [REDACTED]! open sesame\tno')
+      // Nothing of a phrase that turns out to be the secret went out before it was whole.
+      let out = ''
+      for (const piece of sent) {
+        out += piece
+        expect(out, `size ${size}`).not.toMatch(/then open|\. open|then o$|\. o$/)
+      }
+    }
+    // Without such a secret, nothing is held past its word.
+    expect(stream('open sesame', 1, new StreamRedaction(createRedactor({ env: {} })))[4]).toBe('open ')
+  })
+
   it('holds back only the word in progress: whitespace, punctuation and other scripts go out at once', () => {
     const redaction = new StreamRedaction(createRedactor({ env: {} }))
     expect(redaction.push('Hello')).toBe('')

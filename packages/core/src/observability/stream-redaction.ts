@@ -55,8 +55,16 @@ export class StreamRedaction {
       if (this.#held.length <= maxHeld) return ''
       return this.flush()
     }
-    const ready = this.#held.length ? this.#held + delta.slice(0, cut) : cut === delta.length ? delta : delta.slice(0, cut)
+    let ready = this.#held.length ? this.#held + delta.slice(0, cut) : cut === delta.length ? delta : delta.slice(0, cut)
     this.#held = cut === delta.length ? '' : delta.slice(cut)
+    // A secret phrase (with spaces) is held from its first characters on, until it is whole or cannot be it.
+    const phrase = this.#redactor.secretPrefixAtEnd?.(ready) ?? 0
+    if (phrase > 0) {
+      this.#held = ready.slice(ready.length - phrase) + this.#held
+      ready = ready.slice(0, ready.length - phrase)
+      if (this.#held.length > maxHeld) return this.#send(ready) + this.flush()
+      if (ready === '') return ''
+    }
     return this.#send(ready)
   }
 
