@@ -44,8 +44,18 @@ export function evaluateExpression(expression: string): number {
 
   const value = sum()
   if (position < tokens.length) throw new Error(`unexpected "${tokens[position]}"`)
-  if (!Number.isFinite(value)) throw new Error('the result is not a finite number (division by zero?)')
-  return Math.round(value * 1e12) / 1e12
+  if (Number.isNaN(value)) throw new Error('the result is not a number (0 / 0, or 0 % 0?)')
+  if (!Number.isFinite(value)) throw new Error('the result is not a finite number (a division by zero, or beyond ±1.8e308)')
+  return withoutFloatNoise(value)
+}
+
+/**
+ * `0.1 + 0.2` is 0.3, not 0.30000000000000004: a fraction keeps 15 significant digits (as many as a double always holds).
+ * Whole numbers stay exact: any double of 2^53 or more is one, so rounding never multiplies (which overflowed).
+ */
+function withoutFloatNoise(value: number): number {
+  if (Number.isInteger(value)) return value
+  return Number(value.toPrecision(15))
 }
 
 function tokenize(expression: string): string[] {

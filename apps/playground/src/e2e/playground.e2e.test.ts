@@ -77,6 +77,34 @@ suite(skipReason ? `playground e2e (skipped: ${skipReason})` : 'playground e2e i
     expect(await approval.count()).toBe(0)
   })
 
+  it('a streaming answer shows from its first word: the events before the page subscribed are there mid-step', async () => {
+    await newSession()
+    await send('Tell me a long story')
+    await page.getByRole('button', { name: /^events/ }).click()
+    await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 40)
+    // Mid-step (its events reach the log only at its end), the page has every event from the first.
+    expect(await runStatus().innerText()).toBe('running')
+    const seqs = await page.locator('[data-testid=event-log] li').evaluateAll((items) => items.map((item) => Number(item.getAttribute('data-seq'))))
+    expect(seqs).toEqual(seqs.map((_, index) => index + 1))
+    expect(await page.locator('[data-testid=event-log] li .type').allInnerTexts()).toContain('step.started')
+    expect(await assistantText()).toMatch(/^Once upon a time/)
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    await page.getByRole('button', { name: /^timeline/ }).click()
+  })
+
+  it('a double click on Approve approves once, without an error', async () => {
+    await newSession()
+    await send('write twice.txt with "once"')
+    const approval = page.getByTestId('approval')
+    await approval.waitFor()
+    await approval.getByRole('button', { name: 'Approve' }).dblclick()
+    await page.locator('[data-testid=assistant]', { hasText: 'Wrote' }).waitFor()
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    await page.waitForTimeout(300)
+    expect(await page.getByRole('alert').count()).toBe(0)
+    expect(await page.locator('[data-testid=tool-chip] .tool-status').allInnerTexts()).toEqual([expect.stringMatching(/^done/)])
+  })
+
   it('a reload mid-run loses nothing: the stream continues and every event arrives once', async () => {
     await newSession()
     const runId = await send('Tell me a long story')
@@ -87,7 +115,7 @@ suite(skipReason ? `playground e2e (skipped: ${skipReason})` : 'playground e2e i
     await page.locator('[data-testid=assistant]', { hasText: moral }).waitFor()
     await runStatus().filter({ hasText: 'completed' }).waitFor()
     const finished = await page.evaluate(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).events.at(-1), runId)
-    // Deltas streamed before the reload come back from the log (at the next flush), in their place.
+    // Deltas streamed before the reload come back at once (from the server's memory, then its log), in their place.
     await page.waitForFunction((text) => [...document.querySelectorAll('[data-testid=assistant]')].at(-1)?.textContent === text, finished.text, { timeout: 5000 })
     expect(await assistantText()).toBe(finished.text)
     const seqs = await eventSeqs()

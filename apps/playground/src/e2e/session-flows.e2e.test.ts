@@ -60,6 +60,47 @@ suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playgr
     expect(await page.locator('[data-testid=tool-chip] .tool-status').allInnerTexts()).toEqual([expect.stringMatching(/^done/), expect.stringMatching(/^done/)])
   })
 
+  it('a fork from a run awaiting approval shows the waiting call as not run, and continues', async () => {
+    await newSession(page)
+    await send(page, 'delete README.md')
+    await page.getByTestId('approval').waitFor()
+    const source = page.url()
+    await page.getByRole('button', { name: /^snapshots/ }).click()
+    await page.getByRole('button', { name: 'Fork from this step' }).last().click()
+    await page.waitForFunction((url) => location.href !== url, source)
+    await expect.poll(chatTexts, { timeout: 5000 }).toEqual(['delete README.md', expect.stringMatching(/^delete_file\b[\s\S]*not run/)])
+    await send(page, 'What is 3 + 4?')
+    await page.locator('[data-testid=assistant]', { hasText: '3 + 4 = 7' }).waitFor()
+    expect(await page.locator('[data-testid=tool-chip] .tool-status').allInnerTexts()).toEqual(['not run', expect.stringMatching(/^done/)])
+  })
+
+  it('switching sessions while the first one loads shows the second one only', async () => {
+    await newSession(page)
+    await send(page, 'What is 40 + 1?')
+    await page.locator('[data-testid=assistant]', { hasText: '40 + 1 = 41' }).waitFor()
+    const first = routeSessionId(page)!
+    await newSession(page)
+    await send(page, 'What is 40 + 2?')
+    await page.locator('[data-testid=assistant]', { hasText: '40 + 2 = 42' }).waitFor()
+    const second = routeSessionId(page)!
+    // The first session's messages answer slowly: the page has moved to the second one by then.
+    let delayed = 0
+    await page.route(`**/api/sessions/${first}/messages`, async (route) => {
+      delayed++
+      await new Promise((resolve) => setTimeout(resolve, 800))
+      await route.continue()
+    })
+    await page.locator('[data-testid=sessions-list] li', { hasText: 'What is 40 + 1?' }).click()
+    await page.waitForTimeout(150)
+    await page.locator('[data-testid=sessions-list] li', { hasText: 'What is 40 + 2?' }).click()
+    await page.waitForTimeout(1500)
+    await page.unrouteAll({ behavior: 'wait' })
+    expect(delayed).toBeGreaterThan(0)
+    expect(routeSessionId(page)).toBe(second)
+    expect(await page.locator('.messages .bubble.user').allInnerTexts()).toEqual(['What is 40 + 2?'])
+    expect(await page.locator('[data-testid=assistant]').allInnerTexts()).toEqual(['40 + 2 = 42'])
+  })
+
   it('messages queued behind a busy run each get their answer, and the page follows them to the last one', async () => {
     await newSession(page)
     await send(page, 'Tell me a long story')

@@ -81,12 +81,64 @@ describe('a first message', () => {
     expect(await count()).toBe(before + 1)
   })
 
+  it('titles the session with its first line, cut between characters (never inside an emoji)', async () => {
+    const titleOf = async (text: string) => {
+      const started = await playground.call('POST', '/api/messages', { text })
+      expect(started.status).toBe(202)
+      return (await playground.call('GET', `/api/sessions/${started.body.sessionId}`)).body.session.title as string
+    }
+    // The 57th UTF-16 unit is the first half of 😀; the family is one grapheme of 5 code points.
+    expect(await titleOf(`${'a'.repeat(56)}😀 and more text after it`)).toBe(`${'a'.repeat(56)}😀…`)
+    expect(await titleOf(`${'b'.repeat(55)}👨‍👩‍👧 and more text after it`)).toBe(`${'b'.repeat(55)}👨‍👩‍👧 …`)
+    // Sixty characters fit, though their UTF-16 length is more.
+    expect(await titleOf('😀'.repeat(60))).toBe('😀'.repeat(60))
+    expect(await titleOf('short\nsecond line')).toBe('short')
+  })
+
   it('the limit the server enforces is the one the UI is told', async () => {
     const config = await playground.call('GET', '/api/config')
     expect(config.body.limits).toEqual({ messageChars: 20_000 })
     const sessionId = await newSession()
     expect((await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'y'.repeat(20_001) })).status).toBe(400)
     expect((await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: `what is 1 + 1?${' '.repeat(19_990)}` })).status).toBe(202)
+  })
+})
+
+describe('request bodies', () => {
+  const limit = 1024 * 1024
+
+  it('a body over 1 MB is refused with 413 from its Content-Length, before it is read', async () => {
+    const big = JSON.stringify({ text: 'x'.repeat(limit) })
+    const refused = await playground.call('POST', '/api/messages', big)
+    expect(refused.status).toBe(413)
+    expect(refused.body.error).toMatchObject({ code: 'body_too_large', message: expect.stringContaining('larger than 1,048,576 bytes') })
+    // Just under the limit the body is read (and the message refused for its length, not its size).
+    const under = await playground.call('POST', '/api/messages', JSON.stringify({ text: 'x'.repeat(limit - 100) }))
+    expect(under.status).toBe(400)
+    expect(under.body.error.message).toContain('text: Too big')
+  })
+
+  it('a chunked body is refused as soon as it passes the limit, without reading the rest', async () => {
+    let sent = 0
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024))
+    // 60 MB if read to the end; the server must answer long before.
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(new TextEncoder().encode('{"text":"'))
+        if (sent >= 60 * limit) return controller.close()
+        sent += chunk.byteLength
+        controller.enqueue(chunk)
+      },
+    })
+    const response = await fetch(`${playground.origin}/api/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${playground.token}`, 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit)
+    expect(response.status).toBe(413)
+    expect((await response.json()).error.code).toBe('body_too_large')
+    expect(sent).toBeLessThan(8 * limit)
   })
 })
 
@@ -105,6 +157,11 @@ describe('runs', () => {
     const gate = await playground.call('GET', `/api/sessions/${sessionId}/gate`)
     expect(gate.body.gate).toMatchObject({ sessionId, queued: 0 })
     expect(gate.body.gate.holder).toBeUndefined()
+  })
+
+  it('the calculator answers a large finite result exactly, not Infinity', async () => {
+    const detail = await completedRun(await newSession(), 'What is 2^1000?')
+    expect(detail.events.at(-1).text).toBe(`2^1000 = ${2 ** 1000}`)
   })
 
   it('sessions and runs are listed and searched', async () => {
@@ -137,12 +194,14 @@ describe('runs', () => {
     const sessionId = await newSession()
     const started = await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'tell me a long story' })
     const response = await fetch(`${playground.origin}/api/runs/${started.body.runId}/events`, { headers: { authorization: `Bearer ${playground.token}` } })
-    // Live events can run ahead of the log; the SSE id (the gap-free watermark) reaches the terminal seq once all arrived.
+    // Live events run ahead of the log; the SSE id (what the client has and the log holds) reaches the terminal seq
+    // once all arrived and were logged.
     let terminal = Infinity
-    const messages = await readSse(response, (message) => {
+    const all = await readSse(response, (message) => {
       if (message.data?.type === 'run.finished') terminal = message.data.seq
       return Number(message.id) >= terminal
     })
+    const messages = all.filter((message) => message.event === 'agent')
     const seqs = messages.map((message) => message.data.seq).sort((a, b) => a - b)
     expect(seqs.at(-1)).toBe(terminal)
     expect(seqs).toEqual(seqs.map((_, index) => index + 1))

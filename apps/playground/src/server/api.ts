@@ -4,6 +4,7 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import type { Spindle } from './compose-spindle.js'
 import type { RunManager } from './run-manager.js'
+import { BodyTooLargeError, readBodyText } from './request-body.js'
 import { runEventsStream } from './run-events-stream.js'
 
 const idSchema = z.string().min(1).max(200).regex(/^[\w:.-]+$/, 'ids are letters, digits, _ : . -')
@@ -11,11 +12,13 @@ const listQuery = z.object({ q: z.string().max(200).optional(), limit: z.coerce.
 const runStatuses = ['queued', 'running', 'suspended', 'completed', 'failed', 'cancelled', 'interrupted'] as const
 /** The longest message, counted after trimming (the UI is told it through `/config`). */
 export const maxMessageChars = 20_000
+/** The largest request body: well above the longest message (20,000 UTF-16 units, each at most 6 bytes as JSON). */
+export const maxBodyBytes = 1024 * 1024
 const messageInput = z.object({ text: z.string().trim().min(1, 'the message is empty').max(maxMessageChars), model: z.string().max(200).optional() }).strict()
 
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 404 | 409 | 500,
+    readonly status: 400 | 404 | 409 | 413 | 500,
     readonly code: string,
     message: string,
   ) {
@@ -24,9 +27,15 @@ export class ApiError extends Error {
 }
 
 async function body<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
+  let text: string
+  try {
+    text = await readBodyText(request, maxBodyBytes)
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw new ApiError(413, 'body_too_large', error.message)
+    throw new ApiError(400, 'bad_body', '[spindle/playground] the request body could not be read (the client stopped sending it?)')
+  }
   let raw: unknown
   try {
-    const text = await request.text()
     raw = text ? JSON.parse(text) : {}
   } catch {
     throw new ApiError(400, 'bad_json', '[spindle/playground] the request body is not valid JSON')
@@ -179,7 +188,7 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
     const raw = c.req.header('last-event-id') ?? c.req.query('after') ?? '0'
     const after = Number(raw)
     if (!Number.isInteger(after) || after < 0) throw new ApiError(400, 'bad_request', `[spindle/playground] Last-Event-ID must be a non-negative integer (got "${raw}")`)
-    return runEventsStream(c, runtime, run.id, after)
+    return runEventsStream(c, runtime, spindle.liveEvents, run.id, after)
   })
 
   const decision = z.object({ callId: z.string().min(1).max(200), approved: z.boolean(), reason: z.string().max(2000).optional() }).strict()

@@ -35,6 +35,18 @@ describe('access control', () => {
     expect(wrongToken.status).toBe(401)
   })
 
+  it('the start-up URL redirects only to a path of this origin, never to another host (//evil.example/)', async () => {
+    const location = async (path: string) => {
+      const response = await fetch(`${playground.origin}${path}`, { redirect: 'manual' })
+      expect(response.status).toBe(303)
+      return response.headers.get('location')
+    }
+    expect(await location(`//evil.example/?token=${playground.token}`)).toBe('/evil.example/')
+    expect(await location(`///evil.example/page?token=${playground.token}&x=1`)).toBe('/evil.example/page?x=1')
+    expect(await location(`/s/ses_1?token=${playground.token}`)).toBe('/s/ses_1')
+    expect(new URL((await location(`//evil.example?token=${playground.token}`))!, playground.origin).origin).toBe(playground.origin)
+  })
+
   it('a cookie-authenticated state change needs our Origin', async () => {
     const cookie = `spindle_playground=${playground.token}`
     const post = (headers: Record<string, string>) => fetch(`${playground.origin}/api/sessions`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: '{}' })

@@ -25,7 +25,8 @@ export function accessControl(options: { token: string; allowedHosts: () => Set<
       if (!sameToken(options.token, queryToken)) return c.text('Wrong token: open the URL printed when the playground started.', 401)
       setCookie(c, cookieName, options.token, { httpOnly: true, sameSite: 'Strict', path: '/' })
       url.searchParams.delete('token')
-      return c.redirect(url.pathname + (url.search || ''), 303)
+      // A path, never a host: `//evil.example/` (or `/\evil.example/`) would be read as another site by the browser.
+      return c.redirect(`/${url.pathname.replace(/^[/\\]+/, '')}${url.search}`, 303)
     }
     const bearer = c.req.header('authorization')?.match(/^Bearer\s+(.+)$/i)?.[1]
     const cookie = getCookie(c, cookieName)

@@ -5,6 +5,7 @@ import { AgentRuntime, type AgentSpec, ConfigurationError, Extensions, InProcess
 import { demoModel, demoModelId, demoModelLabel } from '../demo/demo-model.js'
 import { demoTools } from '../demo/demo-tools.js'
 import type { PlaygroundConfig } from './config.js'
+import { LiveEventBuffer } from './live-event-buffer.js'
 import { watchOrphanedRuns } from './orphaned-runs.js'
 import { RunFence } from './run-fence.js'
 
@@ -22,6 +23,8 @@ export interface Spindle {
   /** The stores without the kill fence (for marking a killed run `interrupted`). */
   rawStores: Stores
   fence: RunFence
+  /** This process's events not logged yet, for SSE catch-up. */
+  liveEvents: LiveEventBuffer
   storeKind: 'sqlite' | 'postgres'
   models: ModelOption[]
   tools: Record<string, Tool>
@@ -38,8 +41,10 @@ export async function composeSpindle(config: PlaygroundConfig): Promise<Spindle>
   mkdirSync(config.dataDir, { recursive: true })
   const { stores, storeKind, closeStores } = await openStores(config)
   const fence = new RunFence()
-  const extensions = new Extensions().setStores(fence.wrapStores(stores))
-  extensions.events = fence.wrapBus(new InProcessEventBus())
+  const liveEvents = new LiveEventBuffer()
+  // The fence outside: what it refuses (a killed run's writes and events) never reaches the buffer.
+  const extensions = new Extensions().setStores(fence.wrapStores(liveEvents.wrapStores(stores)))
+  extensions.events = fence.wrapBus(liveEvents.wrapBus(new InProcessEventBus()))
 
   const models: ModelOption[] = [{ id: demoModelId, label: demoModelLabel, demo: true, pricing: { input: 0.5, output: 1.5, note: 'illustrative price' } }]
   extensions.providers.registerModel(demoModelId, demoModel({ chunkDelayMs: config.demo.chunkDelayMs }))
@@ -70,6 +75,7 @@ export async function composeSpindle(config: PlaygroundConfig): Promise<Spindle>
     runtime,
     rawStores: stores,
     fence,
+    liveEvents,
     storeKind,
     models,
     tools,

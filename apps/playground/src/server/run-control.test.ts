@@ -98,6 +98,31 @@ describe('kill and resume', () => {
     expect(messages.body.entries.map((entry: { message: { role: string } }) => entry.message.role)).toEqual(['user', 'assistant'])
   })
 
+  it('resume refuses a running run (409), and of concurrent resumes of an interrupted run exactly one resumes it', async () => {
+    const { runId } = await start('tell me a long story')
+    await playground.waitForRun(runId, (detail) => detail.run.status === 'running')
+    const running = await playground.call('POST', `/api/runs/${runId}/resume`, {})
+    expect(running.status).toBe(409)
+    expect(running.body.error.message).toContain(`run "${runId}" is running; only suspended or interrupted runs can be resumed`)
+    expect((await playground.call('POST', `/api/runs/${runId}/kill`, {})).status).toBe(200)
+    // Started in the same tick, all three read the run interrupted: one claims it, the others are refused.
+    const resumes = await Promise.allSettled([1, 2, 3].map(() => playground.manager.resume(runId)))
+    expect(resumes.map((outcome) => outcome.status).sort()).toEqual(['fulfilled', 'rejected', 'rejected'])
+    for (const outcome of resumes) if (outcome.status === 'rejected') expect(String(outcome.reason)).toContain('is being resumed already')
+    // The same over HTTP (the refused ones answer 409), after a second kill.
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    expect((await playground.call('POST', `/api/runs/${runId}/kill`, {})).status).toBe(200)
+    const answers = await Promise.all([1, 2, 3].map(() => playground.call('POST', `/api/runs/${runId}/resume`, {})))
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 409, 409])
+    for (const refused of answers.filter((answer) => answer.status === 409)) expect(refused.body.error.message).toMatch(/is being resumed already|is running/)
+    const done = await playground.waitForRun(runId, (detail) => detail.run.status === 'completed')
+    // One run.resumed per resume whose events were logged before the next kill (the first one's may not be).
+    expect(done.events.filter((event: { type: string }) => event.type === 'run.resumed').length).toBeGreaterThanOrEqual(1)
+    expect(done.events.at(-1).text.match(/Once upon a time/g)).toHaveLength(1)
+    expect(gapFree(done)).toBe(true)
+    expect(done.backgroundError).toBeUndefined()
+  })
+
   it('cancel ends a running run for good', async () => {
     const { runId } = await start('tell me a long story')
     await playground.waitForRun(runId, (detail) => detail.run.status === 'running')

@@ -1,7 +1,9 @@
 // RunManager: starts runs in the background and answers at once; approve, resume, cancel, kill and fork.
 import { randomUUID } from 'node:crypto'
-import { type AgentEvent, ConfigurationError, NotFoundError, type RunOutput, SessionBusyError, type SessionEntryInput } from '@spindle/core'
+import { type AgentEvent, ConfigurationError, NotFoundError, type RunOutput, SessionBusyError } from '@spindle/core'
 import type { Spindle } from './compose-spindle.js'
+import { forkEntries } from './fork-entries.js'
+import { sessionTitle } from './session-title.js'
 
 export interface StartedRun {
   sessionId: string
@@ -27,6 +29,8 @@ export class RunManager {
   readonly #waiting = new Map<string, number>()
   /** By session: settles once the last message started has its run (or gave up), so held messages keep their order. */
   readonly #line = new Map<string, Promise<void>>()
+  /** Runs this manager is resuming, until the resume ends (one resume at a time: the others are refused). */
+  readonly #resuming = new Set<string>()
 
   constructor(spindle: Spindle) {
     this.#spindle = spindle
@@ -40,8 +44,8 @@ export class RunManager {
     const agent = this.#spindle.agentFor(input.model)
     const sessionId = input.sessionId ?? `ses_${randomUUID()}`
     const session = await this.#runtime.sessions.getSession(sessionId)
-    if (!session) await this.#runtime.sessions.createSession({ id: sessionId, title: title(input.text), metadata: {} })
-    else if (!session.title) await this.#runtime.sessions.updateSession(sessionId, { title: title(input.text) })
+    if (!session) await this.#runtime.sessions.createSession({ id: sessionId, title: sessionTitle(input.text), metadata: {} })
+    else if (!session.title) await this.#runtime.sessions.updateSession(sessionId, { title: sessionTitle(input.text) })
     const ticket = `msg_${randomUUID()}`
     let first: (value: AgentEvent | Error) => void = () => {}
     const firstEvent = new Promise<AgentEvent | Error>((resolve) => (first = resolve))
@@ -97,8 +101,8 @@ export class RunManager {
     await this.#runtime.approve(runId, callId, decision)
     const snapshot = await this.#runtime.snapshots.latest(runId)
     const pending = (snapshot?.state.pending ?? []) as Array<{ approval?: string }>
-    // Continue once every gated call of the step has a decision.
-    if (!pending.some((call) => call.approval === 'required')) await this.resume(runId)
+    // Continue once every gated call of the step has a decision (a concurrent decision may have resumed it already).
+    if (!pending.some((call) => call.approval === 'required')) await this.resume(runId, { joinResuming: true })
   }
 
   /** Messages of the session held back until its unfinished run is resumed or cancelled (not in the gate's queue). */
@@ -106,25 +110,47 @@ export class RunManager {
     return this.#waiting.get(sessionId) ?? 0
   }
 
-  /** Continues a suspended, interrupted or killed run in the background. */
-  async resume(runId: string): Promise<void> {
+  /**
+   * Continues a suspended, interrupted or killed run in the background. A run that is running, or that another call
+   * is resuming, is refused (`SessionBusyError`, HTTP 409); `joinResuming` accepts the latter instead (an approval
+   * whose run a concurrent decision resumed).
+   */
+  async resume(runId: string, options: { joinResuming?: boolean } = {}): Promise<void> {
+    const resuming = () => {
+      if (!this.#resuming.has(runId)) return false
+      if (options.joinResuming) return true
+      throw new SessionBusyError(`[spindle/playground] run "${runId}" is being resumed already; wait for it to finish, or cancel it`, { details: { runId } })
+    }
+    if (resuming()) return
     const run = await this.#runtime.runs.getRun(runId)
     if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
     if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') {
       throw new ConfigurationError(`[spindle/playground] run "${runId}" is ${run.status}; only suspended or interrupted runs can be resumed`)
+    }
+    if (run.status === 'running' && !resuming()) {
+      throw new SessionBusyError(
+        `[spindle/playground] run "${runId}" is running; only suspended or interrupted runs can be resumed (cancel or kill it first; a run whose process died is shown interrupted once its lease expires)`,
+        { details: { runId } },
+      )
     }
     if (run.status === 'suspended') {
       const snapshot = await this.#runtime.snapshots.latest(runId)
       const waiting = ((snapshot?.state.pending ?? []) as Array<{ approval?: string; callId: string }>).filter((call) => call.approval === 'required')
       if (waiting.length) throw new ConfigurationError(`[spindle/playground] run "${runId}" waits for a decision on ${waiting.map((call) => call.callId).join(', ')}; approve or deny first`)
     }
+    // Checked again after the reads above: a concurrent call may have claimed the run meanwhile.
+    if (resuming()) return
     const model = String((run.request.agent as { model?: string } | undefined)?.model ?? (run.metadata.model as string | undefined) ?? '')
     const agent = this.#spindle.agentFor(model)
+    this.#resuming.add(runId)
     this.errors.delete(runId)
     this.#track(
-      this.#runtime.resume(runId, { agent, signal: this.#shutdown.signal }).catch((error: unknown) => {
-        this.errors.set(runId, error instanceof Error ? error.message : String(error))
-      }),
+      this.#runtime
+        .resume(runId, { agent, signal: this.#shutdown.signal })
+        .catch((error: unknown) => {
+          this.errors.set(runId, error instanceof Error ? error.message : String(error))
+        })
+        .finally(() => this.#resuming.delete(runId)),
     )
     await delay(20)
     if (this.errors.has(runId)) throw new ConfigurationError(this.errors.get(runId)!)
@@ -157,8 +183,11 @@ export class RunManager {
     return { lastSeq }
   }
 
-  /** A new session whose log is a copy of the run's session up to the snapshot's last entry. */
-  async fork(runId: string, version: number): Promise<{ sessionId: string; copied: number }> {
+  /**
+   * A new session whose log is a copy of the run's session up to the snapshot's last entry; `notRun` lists the calls
+   * of the copy that had no result yet, now answered "not executed".
+   */
+  async fork(runId: string, version: number): Promise<{ sessionId: string; copied: number; notRun: string[] }> {
     const snapshot = await this.#runtime.snapshots.get(runId, version)
     if (!snapshot) throw new NotFoundError(`[spindle/playground] run "${runId}" has no snapshot version ${version}`)
     const lastSeq = Number(snapshot.state.lastSeq ?? 0)
@@ -168,11 +197,10 @@ export class RunManager {
       title: `${source?.title ?? 'Session'} (fork @ step ${Number(snapshot.state.step ?? 0)})`,
       metadata: { forkedFrom: { sessionId: snapshot.sessionId, runId, version, lastSeq } },
     })
-    const copies: SessionEntryInput[] = entries.map((entry) =>
-      entry.kind === 'message' ? { kind: 'message', message: entry.message } : { kind: 'compaction', compaction: entry.compaction },
-    )
+    // Calls the snapshot left unanswered (awaiting approval) are answered "not executed": a valid history for providers.
+    const { entries: copies, notRun } = forkEntries(entries)
     if (copies.length) await this.#runtime.sessions.append(forked.id, copies)
-    return { sessionId: forked.id, copied: copies.length }
+    return { sessionId: forked.id, copied: entries.length, notRun }
   }
 
   /**
@@ -207,11 +235,6 @@ export class RunManager {
 /** The kernel's refusal to start a run over another unfinished run of the session (not a full gate queue). */
 function behindUnfinishedRun(error: unknown): boolean {
   return error instanceof SessionBusyError && typeof error.details?.status === 'string'
-}
-
-function title(text: string): string {
-  const line = text.trim().split('\n')[0] ?? ''
-  return line.length > 60 ? `${line.slice(0, 57)}…` : line || 'New session'
 }
 
 function delay(ms: number): Promise<undefined> {

@@ -17,7 +17,13 @@ const types: Record<string, string> = {
 export function staticFiles(webDir: string) {
   const root = normalize(webDir) + sep
   return async (c: Context): Promise<Response> => {
-    const pathname = decodeURIComponent(new URL(c.req.url).pathname)
+    let pathname: string
+    try {
+      pathname = decodeURIComponent(new URL(c.req.url).pathname)
+    } catch {
+      // A malformed percent-encoding (`%E0%A4%A`) names no file: the client's mistake, not the server's.
+      return c.text('[spindle/playground] bad request: the path is not valid percent-encoded UTF-8', 400)
+    }
     const isAsset = pathname.startsWith('/assets/')
     const file = normalize(join(root, isAsset ? pathname : 'index.html'))
     if (!file.startsWith(root)) return c.text('Not found', 404)

@@ -6,6 +6,8 @@ import { appRoot } from '../server/config.js'
 export interface ChildPlayground {
   child: ChildProcess
   origin: string
+  /** The access token (open `${origin}/?token=${token}` in a browser). */
+  token: string
   /** Calls the API with the Bearer token. */
   call<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>
   /** Resolves with the exit code and signal once the process has exited. */
@@ -43,6 +45,7 @@ export async function startChildPlayground(options: { dataDir: string; env?: Rec
   return {
     child,
     origin: base,
+    token,
     exited,
     output: () => output,
     async call(method, path, body) {

@@ -18,7 +18,8 @@ export function App() {
   const [model, setModel] = useState<string>(() => localStorage.getItem('spindle.model') ?? '')
   const [error, setError] = useState<string>()
   const [refresh, setRefresh] = useState(0)
-  const [entries, setEntries] = useState<SessionEntry[]>([])
+  // The messages loaded, and the session they are of: another session's are never shown, even for a moment.
+  const [loaded, setLoaded] = useState<{ sessionId?: string; entries: SessionEntry[] }>({ entries: [] })
   const [detail, setDetail] = useState<RunDetail>()
   const { events, connected } = useRunEvents(route.runId)
   // The route as of now, for answers that arrive after the user may have moved on.
@@ -60,11 +61,18 @@ export function App() {
   const settledKey = events.filter((event) => event.type === 'step.finished' || event.type === 'run.finished' || event.type === 'run.failed' || event.type === 'run.resumed').length
   useEffect(() => {
     if (!route.sessionId) {
-      setEntries([])
+      setLoaded({ entries: [] })
       return
     }
     const sessionId = route.sessionId
-    api<{ entries: SessionEntry[] }>(`/sessions/${encodeURIComponent(sessionId)}/messages`).then((data) => setEntries(data.entries), (failure) => fail(failure.message))
+    // An answer that comes after the page moved on (another session, or a newer load of this one) is not shown.
+    let current = true
+    api<{ entries: SessionEntry[] }>(`/sessions/${encodeURIComponent(sessionId)}/messages`).then(
+      (data) => {
+        if (current && routeNow.current.sessionId === sessionId) setLoaded({ sessionId, entries: data.entries })
+      },
+      (failure) => current && fail(failure.message),
+    )
     if (!route.runId) {
       api<{ runs: RunSummary[] }>(`/sessions/${encodeURIComponent(sessionId)}/runs`).then((data) => {
         // Opening a session shows its latest run: the same page, so the address is replaced, not pushed.
@@ -72,14 +80,19 @@ export function App() {
         if (data.runs[0] && stillHere) setRoute({ sessionId, runId: data.runs[0].id }, 'replace')
       }, (failure) => fail(failure.message))
     }
+    return () => {
+      current = false
+    }
   }, [route.sessionId, route.runId, settledKey, refresh, fail, setRoute])
 
   // The run's record, snapshots, journal and gate: refreshed on key events, and polled while it runs.
   const detailKey = events.filter((event) => ['snapshot.saved', 'approval.requested', 'run.finished', 'run.failed', 'run.resumed', 'tool.result', 'step.started'].includes(event.type)).length
-  const loadDetail = useCallback(() => {
+  /** Settles once the detail is shown (or the load failed). */
+  const reloadDetail = useCallback(async (): Promise<void> => {
     if (!route.runId) return setDetail(undefined)
-    api<RunDetail>(`/runs/${encodeURIComponent(route.runId)}`).then(setDetail, (failure) => fail(failure.message))
+    await api<RunDetail>(`/runs/${encodeURIComponent(route.runId)}`).then(setDetail, (failure) => fail(failure.message))
   }, [route.runId, fail])
+  const loadDetail = useCallback(() => void reloadDetail(), [reloadDetail])
   useEffect(loadDetail, [loadDetail, detailKey, events.length === 0])
   const shown = detail?.run.id === route.runId ? detail : undefined
   const status = shown?.run.status
@@ -101,6 +114,7 @@ export function App() {
   }, [gateBusy])
 
   const messageChars = config?.limits?.messageChars ?? defaultMessageChars
+  const entries = loaded.sessionId === route.sessionId ? loaded.entries : []
 
   /** Resolves true once the server took the message; on false the composer keeps the text. */
   const send = async (text: string): Promise<boolean> => {
@@ -133,21 +147,24 @@ export function App() {
     setError(undefined)
     try {
       await api(`/runs/${encodeURIComponent(route.runId)}/${action}`, { body: {} })
-      loadDetail()
       setRefresh((value) => value + 1)
+      // The controls stay disabled until the run's new status is shown.
+      await reloadDetail()
     } catch (failure) {
       fail((failure as Error).message)
     }
   }
 
-  const decide = async (callId: string, approved: boolean, reason?: string) => {
-    if (!route.runId) return
+  const decide = async (callId: string, approved: boolean, reason?: string): Promise<boolean> => {
+    if (!route.runId) return false
     setError(undefined)
     try {
       await api(`/runs/${encodeURIComponent(route.runId)}/approve`, { body: { callId, approved, ...(reason ? { reason } : {}) } })
-      loadDetail()
+      void reloadDetail()
+      return true
     } catch (failure) {
       fail((failure as Error).message)
+      return false
     }
   }
 

@@ -164,9 +164,18 @@ function fromMessages(key: string, messages: ModelMessage[]): TranscriptItem[] {
     if (message.role === 'tool') {
       for (const part of message.content) {
         const index = items.findIndex((item) => item.kind === 'tool' && item.callId === part.toolCallId)
-        if (index >= 0) items[index] = { ...(items[index] as Extract<TranscriptItem, { kind: 'tool' }>), status: part.isError ? 'error' : 'done', result: part.result }
+        if (index >= 0) items[index] = { ...(items[index] as Extract<TranscriptItem, { kind: 'tool' }>), status: part.isError ? (neverRan(part.result) ? 'not run' : 'error') : 'done', result: part.result }
       }
     }
   })
   return items
+}
+
+/**
+ * A result that says the call never ran: the kernel's for the calls of a run that ended first, and a fork's for the
+ * calls its snapshot left awaiting a decision (both "Not executed: …").
+ */
+function neverRan(result: unknown): boolean {
+  const error = (result as { error?: unknown } | null)?.error
+  return typeof error === 'string' && error.startsWith('Not executed:')
 }

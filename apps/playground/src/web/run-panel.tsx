@@ -1,5 +1,5 @@
 // The run inspector: status, gate, controls, approval prompt, timeline, raw events, snapshots, journal.
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import { pendingApprovals, timeline } from './derive'
 import { clock, cost, duration, json, shortId, shortJson, tokens } from './format'
 import type { AgentEvent, ModelOption, RunDetail } from './types'
@@ -11,11 +11,14 @@ export function RunPanel(props: {
   events: AgentEvent[]
   connected: boolean
   model?: ModelOption
-  onAction(action: 'cancel' | 'kill' | 'resume'): void
-  onDecision(callId: string, approved: boolean, reason?: string): void
+  onAction(action: 'cancel' | 'kill' | 'resume'): Promise<void>
+  /** Resolves true once the server took the decision. */
+  onDecision(callId: string, approved: boolean, reason?: string): Promise<boolean>
   onFork(version: number): void
 }) {
   const [tab, setTab] = useState<Tab>('timeline')
+  // One control request at a time: a double click must not send a second one (refused, it would show an error).
+  const [acting, act] = useInFlight()
   const { detail, events } = props
   if (!detail) return <section className="panel empty-panel">Send a message or pick a run to inspect it here.</section>
   const run = detail.run
@@ -42,13 +45,13 @@ export function RunPanel(props: {
           <span>{view.steps.length} step(s)</span>
         </div>
         <div className="controls">
-          <button onClick={() => props.onAction('cancel')} disabled={run.status !== 'running' && run.status !== 'suspended' && run.status !== 'interrupted'} title="End the run now (final: finish reason cancelled)">
+          <button onClick={() => act(() => props.onAction('cancel'))} disabled={acting || (run.status !== 'running' && run.status !== 'suspended' && run.status !== 'interrupted')} title="End the run now (final: finish reason cancelled)">
             Cancel
           </button>
-          <button className="danger" onClick={() => props.onAction('kill')} disabled={run.status !== 'running'} title="Kill the run like a crashed process: it stops where it is and can be resumed">
+          <button className="danger" onClick={() => act(() => props.onAction('kill'))} disabled={acting || run.status !== 'running'} title="Kill the run like a crashed process: it stops where it is and can be resumed">
             Kill
           </button>
-          <button className="primary" onClick={() => props.onAction('resume')} disabled={!(run.status === 'interrupted' || (run.status === 'suspended' && !approvals.length))} title="Continue from the last snapshot">
+          <button className="primary" onClick={() => act(() => props.onAction('resume'))} disabled={acting || !(run.status === 'interrupted' || (run.status === 'suspended' && !approvals.length))} title="Continue from the last snapshot">
             Resume
           </button>
         </div>
@@ -75,8 +78,34 @@ export function RunPanel(props: {
   )
 }
 
-function Approval(props: { call: { callId: string; toolName: string; args: unknown }; onDecision(callId: string, approved: boolean, reason?: string): void }) {
+/**
+ * `[busy, run]`: `run(request)` sends the request unless one is in flight, and `busy` holds until it settles. The ref
+ * refuses a second click that comes before React re-renders the disabled button.
+ */
+function useInFlight(): [boolean, (request: () => Promise<void>) => void] {
+  const [busy, setBusy] = useState(false)
+  const inFlight = useRef(false)
+  const run = (request: () => Promise<void>) => {
+    if (inFlight.current) return
+    inFlight.current = true
+    setBusy(true)
+    void request().finally(() => {
+      inFlight.current = false
+      setBusy(false)
+    })
+  }
+  return [busy, run]
+}
+
+function Approval(props: { call: { callId: string; toolName: string; args: unknown }; onDecision(callId: string, approved: boolean, reason?: string): Promise<boolean> }) {
   const [reason, setReason] = useState('')
+  const [deciding, run] = useInFlight()
+  // Taken: the buttons stay disabled until the prompt goes (the run's status is reloaded after the answer).
+  const [decided, setDecided] = useState(false)
+  const decide = (approved: boolean) =>
+    run(async () => {
+      if (await props.onDecision(props.call.callId, approved, reason || undefined)) setDecided(true)
+    })
   return (
     <div className="approval" data-testid="approval">
       <div>
@@ -85,10 +114,10 @@ function Approval(props: { call: { callId: string; toolName: string; args: unkno
       <pre>{json(props.call.args)}</pre>
       <div className="approval-actions">
         <input placeholder="Reason (optional, sent to the model)" value={reason} onChange={(event) => setReason(event.target.value)} />
-        <button className="primary" onClick={() => props.onDecision(props.call.callId, true, reason || undefined)}>
+        <button className="primary" disabled={deciding || decided} onClick={() => decide(true)}>
           Approve
         </button>
-        <button className="danger" onClick={() => props.onDecision(props.call.callId, false, reason || undefined)}>
+        <button className="danger" disabled={deciding || decided} onClick={() => decide(false)}>
           Deny
         </button>
       </div>

@@ -1,0 +1,108 @@
+// End to end in a real headless Chromium: the playground process is SIGKILLed while the page streams a run, and a new
+// one starts on the same port and data folder. The page reconnects and shows what the new server's log holds, none
+// of the dead process's unlogged events, before and after the run is cancelled or resumed.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+// @ts-expect-error -- a plain .mjs script without type declarations
+import { buildWebIfNeeded } from '../../scripts/start.mjs'
+import { type ChildPlayground, startChildPlayground } from '../test-support/child-playground.js'
+import { launchChromium, missingBrowserReason } from './browser.js'
+import { send } from './playground-page.js'
+
+const skipReason = missingBrowserReason()
+const suite = skipReason ? describe.skip : describe
+const cleanups: Array<() => unknown> = []
+let browser: Browser | undefined
+
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!()
+})
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+/** A playground child on `port`, killed (if still alive) after the test. */
+async function serve(dataDir: string, port: number): Promise<ChildPlayground> {
+  const server = await startChildPlayground({ dataDir, env: { PORT: String(port), SPINDLE_LEASE_MS: '2000', DEMO_CHUNK_DELAY_MS: '30' } })
+  cleanups.push(() => server.child.kill('SIGKILL'))
+  return server
+}
+
+async function pageEvents(page: Page): Promise<string[]> {
+  await page.getByRole('button', { name: /^events/ }).click()
+  return page.locator('[data-testid=event-log] li').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-seq')}:${item.querySelector('.type')?.textContent}`))
+}
+
+async function serverEvents(server: ChildPlayground, runId: string): Promise<string[]> {
+  const { body } = await server.call('GET', `/api/runs/${runId}`)
+  return body.events.map((event: { seq: number; type: string }) => `${event.seq}:${event.type}`)
+}
+
+const chat = (page: Page) => page.locator('.messages .bubble, .messages .status').allInnerTexts()
+const runStatus = (page: Page) => page.locator('[data-testid=run-status]')
+
+suite(skipReason ? `playground crash e2e (skipped: ${skipReason})` : 'playground crash and restart in headless Chromium', () => {
+  beforeAll(async () => {
+    await buildWebIfNeeded()
+    browser = await launchChromium()
+  }, 60_000)
+  afterAll(() => browser?.close())
+
+  it.each(['Cancel', 'Resume'] as const)(
+    'SIGKILL mid-stream, restart, then %s: the page keeps none of the dead process\'s unlogged events',
+    async (action) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'spindle-playground-e2e-crash-'))
+      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
+      const port = await freePort()
+      let server = await serve(dataDir, port)
+      const context = await browser!.newContext({ viewport: { width: 1440, height: 860 } })
+      cleanups.push(() => context.close())
+      const page = await context.newPage()
+      await page.goto(`${server.origin}/?token=${server.token}`)
+      await page.getByTestId('demo-label').waitFor()
+      const runId = await send(page, 'Tell me a long story')
+      await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 120)
+
+      server.child.kill('SIGKILL')
+      expect((await server.exited).signal).toBe('SIGKILL')
+      server = await serve(dataDir, port)
+      await runStatus(page).filter({ hasText: 'interrupted' }).waitFor({ timeout: 15_000 })
+      // Reconnected: the page shows the log the new server has. The story's step never reached it, so no answer.
+      await expect.poll(() => pageEvents(page), { timeout: 10_000 }).toEqual(await serverEvents(server, runId))
+      expect(await page.locator('[data-testid=assistant]').count()).toBe(0)
+
+      await page.getByRole('button', { name: action }).click()
+      if (action === 'Cancel') {
+        await runStatus(page).filter({ hasText: 'cancelled' }).waitFor({ timeout: 15_000 })
+        await expect.poll(() => chat(page), { timeout: 5000 }).toEqual(['Tell me a long story', 'Run ended: cancelled'])
+      } else {
+        // While the resumed run streams, its answer is the story from its first word: no text of the dead process.
+        const samples: string[] = []
+        await page.locator('[data-testid=assistant]').waitFor({ timeout: 10_000 })
+        while ((await runStatus(page).innerText()) === 'running' && samples.length < 20) {
+          samples.push(await page.locator('[data-testid=assistant]').last().innerText())
+          await page.waitForTimeout(150)
+        }
+        await runStatus(page).filter({ hasText: 'completed' }).waitFor({ timeout: 15_000 })
+        const finished = (await server.call('GET', `/api/runs/${runId}`)).body.events.at(-1)
+        expect(finished.text.match(/Once upon a time/g)).toHaveLength(1)
+        for (const sample of samples) expect(finished.text.startsWith(sample), sample).toBe(true)
+        await expect.poll(() => page.locator('[data-testid=assistant]').allInnerTexts(), { timeout: 5000 }).toEqual([finished.text])
+      }
+      await expect.poll(() => pageEvents(page), { timeout: 10_000 }).toEqual(await serverEvents(server, runId))
+    },
+    60_000,
+  )
+})
