@@ -77,7 +77,13 @@ export interface RunStore {
   updateRun(id: string, patch: RunPatch): Promise<RunRecord>
   /** Newest first. */
   listRuns(options?: ListRunsOptions): Promise<RunRecord[]>
-  /** Appends events; each carries its per-run `seq`. Appending a `seq` already stored is ignored. */
+  /**
+   * Appends events; each carries its per-run `seq`. Appending a `seq` already stored is ignored.
+   *
+   * The run record need not exist: the event log is keyed by run id alone, so events for a run id that was never
+   * created here (its record may live in another store) are stored and listed like any others. Unlike `updateRun`,
+   * this never throws `NotFoundError`; the memory, SQLite and PostgreSQL stores keep no foreign key from events to runs.
+   */
   appendEvents(runId: string, events: AgentEvent[]): Promise<void>
   /** Events with `seq > after`, in order. */
   listEvents(runId: string, options?: { after?: number; limit?: number }): Promise<AgentEvent[]>

@@ -1,5 +1,6 @@
 // The plumbing shared by every conformance suite: fresh stores per check, cleanup, skips, vitest registration.
 import { describe, it } from 'vitest'
+import { withSkipKey } from './rule.js'
 
 /** What a check receives: factories for fresh, empty stores (tracked and cleaned up after the check). */
 export interface StoreHarness<S> {
@@ -21,8 +22,9 @@ export interface StoreSuiteOptions<S> {
   /** Releases a store (close a connection, delete a temp file). Called for every store created, second connections first. */
   cleanup?: (store: S) => void | Promise<void>
   /**
-   * Checks to skip, with the reason printed in the test name. A key matches a check id, or every check under it
-   * (`'embedding.query'` skips `embedding.query.filter`…).
+   * Checks to skip, with the reason printed in the test name. A key matches a check id (the test name), or every
+   * check under it (`'embedding.query'` skips `embedding.query.filter`…). A rule id is not a key: a failure names
+   * the check that ran the rule (`… (check run.list.newest-first — skip it with that id)`).
    */
   skip?: Record<string, string>
   /** Opens a second connection to the data of `store`; enables the `*.two-connections` checks. */
@@ -96,6 +98,22 @@ export async function runCheck<B, S>(
   }
 }
 
+/**
+ * Runs the check registered as `id`: a broken rule's message also names the check, the key `skip` takes.
+ */
+export async function runRegisteredCheck<B, S>(
+  id: string,
+  check: ConformanceCheck<S>,
+  options: Omit<StoreSuiteOptions<B>, 'skip'>,
+  select: (bundle: B) => S,
+): Promise<void> {
+  try {
+    await runCheck(check, options, select)
+  } catch (error) {
+    throw withSkipKey(error, 'check', id)
+  }
+}
+
 /** Registers one vitest `describe` with an `it` per check (skips carry their reason in the test name). */
 export function registerChecks<B, S>(
   title: string,
@@ -112,7 +130,7 @@ export function registerChecks<B, S>(
           ? 'needs createSecondConnection (this store has no separate connections)'
           : undefined)
       if (reason !== undefined) it.skip(`${id} (skipped: ${reason})`, () => {})
-      else it(id, () => runCheck(check, options, select), timeoutMs)
+      else it(id, () => runRegisteredCheck(id, check, options, select), timeoutMs)
     }
   })
 }

@@ -23,6 +23,20 @@ export async function rule<T>(id: string, fix: string, check: () => T | Promise<
   }
 }
 
+/**
+ * A rule's failure, with the key `skip` takes added to its first line: the check (store suites) or case (provider
+ * suite) that ran the rule. The rule id and that key can differ (rule `run.list.order` breaks in check
+ * `run.list.newest-first`), and `skip` only knows checks and cases. Other errors are returned unchanged.
+ */
+export function withSkipKey(error: unknown, kind: 'check' | 'case', key: string): unknown {
+  if (!(error instanceof ConformanceError) || error.details?.[kind] !== undefined) return error
+  const [first = '', ...rest] = error.message.split('\n')
+  const message = [`${first.replace(/\.$/, '')} (${kind} ${key} — skip it with that ${kind === 'check' ? 'id' : 'name'}).`, ...rest].join('\n')
+  const named = new ConformanceError(message, { cause: error.cause, details: { ...error.details, [kind]: key } })
+  if (error.stack !== undefined) named.stack = error.stack.replace(error.message, () => message)
+  return named
+}
+
 /** The rule id carried by a ConformanceError, if any. */
 export function ruleOf(error: unknown): string | undefined {
   if (!(error instanceof ConformanceError)) return undefined

@@ -9,6 +9,10 @@ function textDelta(runId: string, seq: number, delta: string): AgentEvent {
   return { type: 'text.delta', runId, sessionId: 'session-1', seq, timestamp: 1_700_000_000_000 + seq, step: 1, delta }
 }
 
+/** The event log is keyed by run id alone: appending to a run id without a record is allowed (see RunStore.appendEvents). */
+const unknownRunFix =
+  'appendEvents must accept events for a run id that has no record (never created, or created elsewhere) and store them like any others: key the event log by run id alone (no foreign key to runs) and do not throw NotFoundError'
+
 export const runStoreRules: ConformanceChecks<RunStore> = {
   async 'run.create-get'({ create }) {
     const store = await create()
@@ -175,7 +179,7 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     const store = await create()
     await store.createRun({ id: 'r', sessionId: 'session-1', request: {} })
     await store.appendEvents('r', [textDelta('r', 1, 'a'), textDelta('r', 2, 'b'), textDelta('r', 3, 'c')])
-    await store.appendEvents('other', [textDelta('other', 1, 'x')])
+    await rule('run.events.unknown-run', unknownRunFix, () => store.appendEvents('other', [textDelta('other', 1, 'x')]))
     const seqs = async (options?: { after?: number; limit?: number }) => (await store.listEvents('r', options)).map((e) => e.seq)
     await rule('run.events.round-trip', 'listEvents must return the appended events unchanged, in seq order', async () => {
       expect(await store.listEvents('r')).toEqual([textDelta('r', 1, 'a'), textDelta('r', 2, 'b'), textDelta('r', 3, 'c')])
@@ -264,7 +268,8 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
       { ...base, seq: 8, type: 'run.failed', finishReason: 'error', error: { code: 'e', message: 'failed' }, usage: usage(), steps: 1 },
     ] as AgentEvent[]
     const appended = events()
-    await store.appendEvents('r', appended)
+    // No createRun: the log of a run id without a record must take events too.
+    await rule('run.events.unknown-run', unknownRunFix, () => store.appendEvents('r', appended))
     // The appended events, and every object inside them, are changed afterwards, as a subscriber holding them could.
     const mutate = (value: unknown): void => {
       if (Array.isArray(value)) {

@@ -100,7 +100,10 @@ async function failure(caseName: LanguageModelConformanceCase, flaws: Flaws): Pr
 function expectRule(error: ConformanceError, rule: string, fixHint: RegExp): void {
   expect(ruleOf(error)).toBe(rule)
   expect(error.code).toBe('conformance')
-  expect(error.message).toContain(`Conformance rule "${rule}" is broken.`)
+  // The first line also names the case, the key `skip` takes.
+  const caseName = error.details?.case
+  expect(caseName).toBeTypeOf('string')
+  expect(error.message.split('\n')[0]).toBe(`[spindle/testing] Conformance rule "${rule}" is broken (case ${String(caseName)} — skip it with that name).`)
   expect(error.message).toMatch(/How to fix: /)
   expect(error.message).toMatch(fixHint)
   expect(error.message).toMatch(/What failed: /)
@@ -110,6 +113,7 @@ describe('provider conformance against broken providers', () => {
   it('a stream that never sends finish breaks provider.stream.ends-with-finish', async () => {
     const error = await failure('text', { dropFinish: true })
     expectRule(error, 'provider.stream.ends-with-finish', /must end with a `finish` part/)
+    expect(error.details?.case).toBe('text')
     expect(error.message).toMatch(/without a finish part and without an error/)
   })
 
@@ -129,6 +133,12 @@ describe('provider conformance against broken providers', () => {
     const error = await failure('usage', { dropUsage: true })
     expectRule(error, 'provider.usage', /report usage in a `usage` part or on `finish`/)
     expect(error.cause).toBeInstanceOf(Error)
+  })
+
+  it('a wrong error code reads "expected code …, got …" (an HTTP 400 overflow left as a ProviderError)', async () => {
+    const error = await failure('context-overflow', {})
+    expectRule(error, 'provider.context-overflow', /ContextOverflowError \(code context_overflow\)/)
+    expect(error.message).toMatch(/What failed: expected code context_overflow, got provider \(ProviderError \[provider\]: \[toy\] HTTP 400\)/)
   })
 
   it('the same cases pass against the provider without the flaw', async () => {

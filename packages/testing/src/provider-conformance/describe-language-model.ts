@@ -4,10 +4,10 @@
 import type { LanguageModel } from '@spindle/core'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startScriptedServer, type ScriptedServer } from '../wire/sse-server.js'
-import { rule } from '../conformance/rule.js'
+import { rule, withSkipKey } from '../conformance/rule.js'
 import { collectStream } from './collect-stream.js'
 import { providerCaseFixes } from './provider-case-fixes.js'
-import { conformanceApiKey, describeError, languageModelCases, userRequest, type CaseContext, type CaseDefinition } from './language-model-cases.js'
+import { conformanceApiKey, describeError, expectCode, languageModelCases, userRequest, type CaseContext, type CaseDefinition } from './language-model-cases.js'
 import { assertStreamRules } from './stream-rules.js'
 import type { WireAdapter } from './wire-adapter.js'
 
@@ -68,7 +68,10 @@ export interface LanguageModelConformanceOptions {
   startServer?: () => Promise<ScriptedServer>
   /** Model id passed in the context (default `conformance-model`). */
   modelId?: string
-  /** Cases to skip, each with the reason shown in the test title. */
+  /**
+   * Cases to skip, each with the reason shown in the test title. Keys are case names (`one-tool-call`), not rule
+   * ids: a failure of rule `provider.stream.tool-call-order` says which case to skip (`… (case one-tool-call — …)`).
+   */
   skip?: Partial<Record<LanguageModelConformanceCase, string>>
 }
 
@@ -117,7 +120,7 @@ export function describeLanguageModel(name: string, options: LanguageModelConfor
 /**
  * Runs one case of the suite outside `describe` (it starts and closes its own server). A failure is a
  * `ConformanceError` naming the broken rule (`provider.<case>` or a stream rule such as
- * `provider.stream.ends-with-finish`) and how to fix it.
+ * `provider.stream.ends-with-finish`), how to fix it, and the case (the key `skip` takes).
  *
  * @example
  * await expect(runLanguageModelCase('text', { wire, createModel })).rejects.toThrow(/provider.stream.ends-with-finish/)
@@ -138,8 +141,13 @@ export function providerCaseRule(caseName: LanguageModelConformanceCase): string
   return `provider.${caseName}`
 }
 
-function runCase(caseName: LanguageModelConformanceCase, definition: CaseDefinition): Promise<void> {
-  return rule(providerCaseRule(caseName), providerCaseFixes[caseName], definition.body)
+/** Runs a case; a broken rule's message also names the case, the key `skip` takes. */
+async function runCase(caseName: LanguageModelConformanceCase, definition: CaseDefinition): Promise<void> {
+  try {
+    await rule(providerCaseRule(caseName), providerCaseFixes[caseName], definition.body)
+  } catch (error) {
+    throw withSkipKey(error, 'case', caseName)
+  }
 }
 
 function createCaseContext(options: LanguageModelConformanceOptions, currentServer: () => ScriptedServer | undefined): CaseContext {
@@ -179,7 +187,7 @@ function createCaseContext(options: LanguageModelConformanceOptions, currentServ
       expect(collected.error, 'the stream should fail').toBeDefined()
       expect(collected.finish, 'a failed stream never yields finish').toBeUndefined()
       const error = collected.error as Record<string, any>
-      if (code !== undefined) expect([code].flat(), `error code of ${describeError(error)}`).toContain(error?.code)
+      if (code !== undefined) expectCode(error, code)
       expect(String(error?.message ?? ''), 'error messages never echo the API key').not.toContain(apiKey)
       return error
     },
