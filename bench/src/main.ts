@@ -11,11 +11,10 @@ type Suite = (config: BenchConfig, report: Report) => Promise<void>
 // Each suite's modules are loaded when it starts, not all up front: the playground's and the providers' modules
 // alone hold ~50 MB of heap, and every major GC of the kernel suite would have marked them (measured: 42 MB after
 // the kernel suite's imports, 93 MB after all of them).
-// They run in this order. The streaming and events suites come first, in a process where no peer framework is
-// loaded yet: the kernel suite loads the peers, and LangChain's import alone turns on async_hooks for the rest of
-// the process (every promise then pays for them; the bare stream has fewer promises per chunk than a run, so the
-// overhead per chunk measured after the peers was a peer's cost). The kernel suite loads its peers after its
-// kernel-only measurements.
+// They run in this order. The streaming and events suites come first, in a process where no peer framework has run
+// yet: a run of the OpenAI Agents SDK turns on async_hooks for the rest of the process (its AsyncLocalStorage), and
+// every await then costs about 3x as much (31 -> 106 ns, measured 2026-12-03). The kernel suite loads its peers after
+// its kernel-only measurements.
 const suites: Record<string, () => Promise<Suite>> = {
   streaming: async () => (await import('./suites/streaming.js')).streamingSuite,
   events: async () => (await import('./suites/events.js')).eventsSuite,

@@ -26,9 +26,10 @@ export function spindleVariants(): KernelVariant[] {
 }
 
 /**
- * The peers' modules, loaded once the kernel variants are measured: importing LangChain alone turns on async_hooks
- * for the rest of the process (its AsyncLocalStorage), and every promise of every variant then pays for them
- * (measured: 41 ns per `await` before the import of `@langchain/langgraph`, 65 after).
+ * The peers' modules, loaded once the kernel variants are measured: a run of the OpenAI Agents SDK turns on
+ * async_hooks for the rest of the process (its AsyncLocalStorage), and every promise of every variant then pays for
+ * them (measured 2026-12-03: 31 ns per `await` before, 106 after; importing the peers, or a LangGraph or AI SDK run,
+ * changed nothing).
  */
 let peers: { aiSdk: typeof import('../peers/ai-sdk.js'); langgraph: typeof import('../peers/langgraph.js'); openaiAgents: typeof import('../peers/openai-agents.js') } | undefined
 
@@ -130,7 +131,7 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
       'Kernel: per step, kernel variants only, before any peer is loaded (in-memory stores; median (min–max))',
       ['variant', 'N', 'wall µs/step', 'CPU µs/step'],
       own.lines,
-      'The same workload as the table above, in rounds of the bare loop and Spindle alone, measured before any peer framework is imported: importing LangChain (`@langchain/langgraph`) turns on async_hooks for the rest of the process, and every promise of every variant then pays for its bookkeeping (one `await` measured 41 ns before that import and 65 after). These are the figures the µs targets read: what a process running Spindle pays. The table above, interleaved with the peers, compares every framework under the same conditions.',
+      'The same workload as the table above, in rounds of the bare loop and Spindle alone, measured before any peer framework is imported: a run of the OpenAI Agents SDK turns on async_hooks for the rest of the process (its AsyncLocalStorage), and every promise of every variant then pays for that bookkeeping (one `await` measured 31 ns before and 106 ns after, 2026-12-03). These are the figures the µs targets read: what a process running Spindle pays. The table above, interleaved with the peers, compares every framework under the same conditions.',
     )
   }
   const ratioLines: Array<Array<string | number>> = []
