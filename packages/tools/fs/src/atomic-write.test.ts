@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { ToolExecutionContext } from '@spindle/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { fileToolModes } from './test-support/file-tool-modes.js'
 import { tempName } from './atomic-write.js'
-import { createFileTools } from './file-tools.js'
-import { resolveFileToolsOptions } from './file-tools-options.js'
-import { fileTools, type FileTools, type FileToolsOptions } from './index.js'
+import type { FileTools } from './index.js'
 
 const context = { signal: new AbortController().signal } as unknown as ToolExecutionContext
 
@@ -23,10 +22,7 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true })
 })
 
-const modes: Array<{ mode: string; make: (options: FileToolsOptions) => FileTools }> = [
-  { mode: 'race-free where available', make: fileTools },
-  { mode: 'best-effort fallback', make: (options) => createFileTools({ ...resolveFileToolsOptions(options), raceFree: false }) },
-]
+const modes = fileToolModes
 
 describe.each(modes)('atomic writes ($mode)', ({ make }) => {
   beforeEach(() => {

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createFileTools } from './file-tools.js'
-import { resolveFileToolsOptions } from './file-tools-options.js'
-import { fileTools, fileToolSet, FileToolError, type FileTools, type FileToolsOptions } from './index.js'
+import { fileToolModes } from './test-support/file-tool-modes.js'
+import { fileToolSet, FileToolError, type FileTools } from './index.js'
 
 const context = {
   runId: 'run',
@@ -57,12 +56,7 @@ afterEach(() => {
   rmSync(base, { recursive: true, force: true })
 })
 
-// Every case runs twice on Linux: with the race-free confinement (/proc/self/fd) and with the best-effort
-// fallback used where /proc is missing, so both refuse the same hostile input.
-const modes: Array<{ mode: string; make: (options: FileToolsOptions) => FileTools }> = [
-  { mode: 'race-free where available', make: fileTools },
-  { mode: 'best-effort fallback', make: (options) => createFileTools({ ...resolveFileToolsOptions(options), raceFree: false }) },
-]
+const modes = fileToolModes
 
 describe.each(modes)('fileTools ($mode)', ({ make }) => {
   beforeEach(() => {

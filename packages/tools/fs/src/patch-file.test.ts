@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { SpindleError, type ToolExecutionContext } from '@spindle/core'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { createFileTools } from './file-tools.js'
-import { resolveFileToolsOptions } from './file-tools-options.js'
-import { fileTools, FileToolError, type FileTools, type FileToolsOptions } from './index.js'
+import { fileToolModes } from './test-support/file-tool-modes.js'
+import { FileToolError, type FileTools } from './index.js'
 
 const context = { signal: new AbortController().signal } as unknown as ToolExecutionContext
 
@@ -20,10 +19,7 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true })
 })
 
-const modes: Array<{ mode: string; make: (options: FileToolsOptions) => FileTools }> = [
-  { mode: 'race-free where available', make: fileTools },
-  { mode: 'best-effort fallback', make: (options) => createFileTools({ ...resolveFileToolsOptions(options), raceFree: false }) },
-]
+const modes = fileToolModes
 
 describe.each(modes)('patch_file and encodings ($mode)', ({ make }) => {
   beforeEach(() => {
