@@ -107,12 +107,17 @@ function isLanguageModel(value: unknown): boolean {
   return typeof model.specificationVersion === 'string' && typeof model.provider === 'string' && typeof model.modelId === 'string' && typeof model.stream === 'function'
 }
 
+/** What is wrong with a request's `runtime` (a RuntimeStore, or absent), or undefined. */
+export function invalidRuntimeStore(runtime: unknown): string | undefined {
+  if (runtime === undefined || (typeof runtime === 'object' && runtime !== null && typeof (runtime as { snapshot?: unknown }).snapshot === 'function')) return undefined
+  return `runtime must be a RuntimeStore (new RuntimeStore() or createRuntime()), got ${describe(runtime)}`
+}
+
 /** What is wrong with the request's `runtime` (a RuntimeStore) or `signal` (an AbortSignal), or undefined. */
 function invalidHandles(request: RunRequest): string | undefined {
   const { runtime, signal } = request as { runtime?: unknown; signal?: unknown }
-  if (runtime !== undefined && (typeof runtime !== 'object' || runtime === null || typeof (runtime as { snapshot?: unknown }).snapshot !== 'function')) {
-    return `runtime must be a RuntimeStore (new RuntimeStore() or createRuntime()), got ${describe(runtime)}`
-  }
+  const wrongRuntime = invalidRuntimeStore(runtime)
+  if (wrongRuntime) return wrongRuntime
   if (signal !== undefined) {
     const candidate = signal as { aborted?: unknown; addEventListener?: unknown } | null
     if (typeof candidate !== 'object' || candidate === null || typeof candidate.aborted !== 'boolean' || typeof candidate.addEventListener !== 'function') {

@@ -31,7 +31,7 @@ import type { Tool } from '../tools/tool.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import { readArtifactTool, type ReadArtifactToolOptions } from '../context/read-artifact-tool.js'
 import { findHandoffTarget } from '../agent/handoff.js'
-import { type AdmissionHook, admitRequestNow } from './admission.js'
+import { type AdmissionHook, admitRequestNow, invalidRuntimeStore } from './admission.js'
 import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
 import { answerText, initialRunState, type RunState } from './run-state.js'
 import { endNotRecorded, RunExecution, runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-execution.js'
@@ -410,9 +410,9 @@ export class AgentRuntime {
   async #withRuntimeStore<T>(runtime: RuntimeStore<any> | undefined, body: (scoped: RuntimeStore | undefined) => Promise<T>): Promise<T> {
     const resources = this.extensions.runtimeResources
     if (!runtime) return resources ? RuntimeStore.runWithResources(resources, () => body(undefined)) : body(undefined)
-    if (typeof (runtime as Partial<RuntimeStore>).snapshot !== 'function') {
-      throw new AdmissionError(`[spindle/core] invalid run request: runtime must be a RuntimeStore (new RuntimeStore() or createRuntime()), got ${typeof runtime === 'object' ? 'an object without snapshot()' : typeof runtime}`)
-    }
+    // Checked here too: the store is snapshotted before the request's admission runs.
+    const wrong = invalidRuntimeStore(runtime)
+    if (wrong) throw new AdmissionError(`[spindle/core] invalid run request: ${wrong}`)
     const scoped = runtime.snapshot() as RuntimeStore
     let result: T
     try {

@@ -153,8 +153,11 @@ export class MemoryRunStore implements RunStore {
     const target = a as Record<string, unknown>
     for (const key of Object.keys(target)) delete target[key]
     Object.assign(target, b)
+    // A released idempotency key comes back with the record (unless another run took it since).
     const { id, sessionId, idempotencyKey } = a as RunRecord
-    if (idempotencyKey !== undefined && !this.#idempotencyKeys.has(idempotencyIndex(sessionId, idempotencyKey))) this.#idempotencyKeys.set(idempotencyIndex(sessionId, idempotencyKey), id)
+    if (idempotencyKey === undefined) return
+    const keyIndex = idempotencyIndex(sessionId, idempotencyKey)
+    if (!this.#idempotencyKeys.has(keyIndex)) this.#idempotencyKeys.set(keyIndex, id)
   }
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
