@@ -1,4 +1,5 @@
 // Agent: a named model + instructions + tools that runs on an AgentRuntime (the seeds' `new Agent(...)` API).
+import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import { ToolExecutionError } from '../errors/errors.js'
 import type { RuntimePolicyInput } from '../policy/runtime-policy.js'
@@ -112,6 +113,12 @@ export class Agent implements AgentSpec {
    * and finishes it with `resume(subRunId)` — its answer then stays in the sub-run (the caller's call has
    * already failed; the caller does not suspend with it).
    *
+   * Each call's sub-run has a session of its own, named after the call (`sub_…`, from the caller's idempotency
+   * key, which is also the sub-run's). A crash while the sub-agent works leaves both runs `running`; resuming
+   * the caller (or `recover()`) runs the call again, and the call continues its sub-run from that run's last
+   * snapshot, or takes its answer if it has finished, instead of starting the sub-agent over: the sub-agent's
+   * finished tool calls are not repeated.
+   *
    * @example
    * const lead = new Agent({ name: 'lead', model, tools: { researcher: researcher.asTool() } })
    */
@@ -126,27 +133,39 @@ export class Agent implements AgentSpec {
         const host = context?.nested
         const parentRuntime = !this.#explicitRuntime && isAgentRuntime(host?.agentRuntime) ? host.agentRuntime : this.agentRuntime
         const caller = context?.runtime ?? RuntimeStore.current()
-        const request: RunRequest = {
-          ...this.#request({
-            prompt,
-            // A borrowed view: the sub-run reads the caller's values but must not run the caller's cleanups.
-            runtime: caller?.snapshot({ inheritCleanups: false }),
-            signal: context?.signal,
-          }),
-          parentRunId: host?.parentRunId,
-        }
-        // The sub-run's events are nested in the parent's stream (each keeps its own runId and seq).
-        const stream = RuntimeStore.runWithResources(parentRuntime.extensions.runtimeResources, () => parentRuntime.stream(request))
+        // A borrowed view: the sub-run reads the caller's values but must not run the caller's cleanups.
+        const runtime = caller?.snapshot({ inheritCleanups: false })
+        // The call's sub-run is found again from the call's idempotency key: a session of its own named after the
+        // key, and the key itself. After a crash the call is run again (see `reconcile`), and it continues that
+        // sub-run, or takes its answer, instead of starting the sub-agent over (its tools' side effects again).
+        const key = context?.idempotencyKey ? subRunKey(context.idempotencyKey) : undefined
+        const existing = key ? await parentRuntime.runs.findRunByIdempotencyKey(key.sessionId, key.idempotencyKey) : undefined
         let approvals: ApprovalRequest[] | undefined
-        for await (const event of stream) {
-          const pressure = host?.forward?.(event)
-          if (pressure) await pressure
-          if (event.type === 'approval.requested') (approvals ??= []).push(event)
+        let output: RunOutput
+        if (existing) {
+          output = await RuntimeStore.runWithResources(parentRuntime.extensions.runtimeResources, () =>
+            parentRuntime.resume(existing.id, { agent: this, ...(runtime ? { runtime } : {}), ...(context?.signal ? { signal: context.signal } : {}) }),
+          )
+        } else {
+          const request: RunRequest = {
+            ...this.#request({ prompt, runtime, signal: context?.signal, ...(key ?? {}) }),
+            parentRunId: host?.parentRunId,
+          }
+          // The sub-run's events are nested in the parent's stream (each keeps its own runId and seq).
+          const stream = RuntimeStore.runWithResources(parentRuntime.extensions.runtimeResources, () => parentRuntime.stream(request))
+          for await (const event of stream) {
+            const pressure = host?.forward?.(event)
+            if (pressure) await pressure
+            if (event.type === 'approval.requested') (approvals ??= []).push(event)
+          }
+          output = await stream.result
         }
-        const output = await stream.result
         if (output.finishReason !== 'stop') throw subRunFailure(this.name, output, approvals?.filter((event) => event.runId === output.runId) ?? [])
         return output.text
       },
+      // A call left `started` by a crash is run again: it finds its sub-run by the call's key (above) and continues
+      // it, or takes its answer. Nothing is repeated but what the sub-run's own journal would repeat.
+      reconcile: () => ({ action: 'rerun' }),
     })
   }
 
@@ -215,6 +234,15 @@ function lastAssistantText(messages: readonly ModelMessage[]): string {
     if (text) return text
   }
   return ''
+}
+
+/**
+ * Where a call's sub-run lives: a session named after the caller's idempotency key (hashed to fit a session id),
+ * and the key itself as the sub-run's idempotency key (hashed when it is over the 500 characters a key may have).
+ */
+function subRunKey(callKey: string): { sessionId: string; idempotencyKey: string } {
+  const hash = createHash('sha256').update(callKey).digest('hex').slice(0, 40)
+  return { sessionId: `sub_${hash}`, idempotencyKey: callKey.length <= 500 ? callKey : hash }
 }
 
 function isAgentRuntime(value: unknown): value is AgentRuntime {
