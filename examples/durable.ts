@@ -40,7 +40,7 @@ function tripModel(turnMs: number) {
   )
 }
 
-function tripAgent(effectsPath: string, turnMs: number): AgentSpec {
+export function tripAgent(effectsPath: string, turnMs: number): AgentSpec {
   // Each side effect is one line carrying the call's idempotency key, so repeats would be visible.
   const effect = (tool: string, key: string, detail: object) => appendFileSync(effectsPath, `${JSON.stringify({ tool, key, ...detail })}\n`)
   const checkWeather = defineTool({

@@ -148,7 +148,7 @@ export class Agent implements AgentSpec {
           )
         } else {
           const request: RunRequest = {
-            ...this.#request({ prompt, runtime, signal: context?.signal, ...(key ?? {}) }),
+            ...this.#request({ prompt, runtime, signal: context?.signal, ...key }),
             parentRunId: host?.parentRunId,
           }
           // The sub-run's events are nested in the parent's stream (each keeps its own runId and seq).
