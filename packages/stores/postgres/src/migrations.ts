@@ -138,6 +138,18 @@ export const migrations: readonly Migration[] = [
       `CREATE INDEX gate_waiters_session_idx ON ${s}.gate_waiters (session_id, ticket)`,
     ],
   },
+  {
+    version: 3,
+    name: 'artifact-uploads',
+    // The uploads in progress: a process killed in the middle of a put left its chunks behind for good. The
+    // chunks of an upload whose row is older than a day are removed by migrate() (see PostgresArtifactStore).
+    statements: (s) => [
+      `CREATE TABLE ${s}.artifact_uploads (
+        blob_id text PRIMARY KEY,
+        started_at bigint NOT NULL
+      )`,
+    ],
+  },
 ]
 
 export const latestSchemaVersion = migrations[migrations.length - 1]!.version

@@ -4,6 +4,7 @@ import { type ArtifactRecord, type ArtifactSource, type ArtifactStore, type Json
 import { fromJsonb, fromText, toJsonbText, toText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase } from './sql-database.js'
+import { beforeParameter, limitParameter } from './list-bounds.js'
 
 interface ArtifactRow {
   id: string
@@ -19,9 +20,14 @@ interface ArtifactRow {
 /** Chunk size of new artifacts; stored per artifact, so it can change without a migration. */
 const defaultChunkSize = 256 * 1024
 
+/** Uploads a killed process left behind are removed by `removeStaleUploads()` this long after they started. */
+export const staleUploadMs = 24 * 60 * 60 * 1000
+
 /**
  * Bytes are written while the source streams in (under a temporary upload id, never held whole in memory),
- * then re-keyed to their sha-256 in one transaction; the same content put twice keeps one copy.
+ * then re-keyed to their sha-256 in one transaction; the same content put twice keeps one copy. Each upload in
+ * progress has a row in `artifact_uploads`, so that the chunks of a process killed mid-put can be found and
+ * removed (`removeStaleUploads()`, run by `migrate()`).
  *
  * @example
  * const artifacts = new PostgresArtifactStore(poolDatabase(pool), '"spindle"')
@@ -53,6 +59,7 @@ export class PostgresArtifactStore implements ArtifactStore {
       filled = 0
     }
     try {
+      await this.#database.query(`INSERT INTO ${this.#s}.artifact_uploads (blob_id, started_at) VALUES ($1, $2)`, [uploadId, Date.now()])
       for await (const chunk of sourceChunks(source)) {
         if (!(chunk instanceof Uint8Array)) throw new TypeError('[spindle/store-postgres] an artifact stream must yield Uint8Array chunks')
         hash.update(chunk)
@@ -85,6 +92,7 @@ export class PostgresArtifactStore implements ArtifactStore {
           ],
         )
         const row = rows[0]!
+        await transaction.query(`DELETE FROM ${this.#s}.artifact_uploads WHERE blob_id = $1`, [uploadId])
         if (row.created === true) {
           await transaction.query(`UPDATE ${this.#s}.artifact_chunks SET blob_id = $2 WHERE blob_id = $1`, [uploadId, id])
         } else {
@@ -93,9 +101,34 @@ export class PostgresArtifactStore implements ArtifactStore {
         return toArtifact(row)
       })
     } catch (error) {
-      await this.#database.query(`DELETE FROM ${this.#s}.artifact_chunks WHERE blob_id = $1`, [uploadId]).catch(() => {})
+      // Best effort: when this fails too (the connection is gone), removeStaleUploads() removes them later.
+      await this.#discardUpload(uploadId).catch(() => {})
       throw mapPostgresError(error, 'storing an artifact')
     }
+  }
+
+  /**
+   * Removes the chunks of uploads that started more than a day ago and never finished (their process was killed
+   * mid-put, or lost its connection before it could clean up). `migrate()` runs it.
+   */
+  async removeStaleUploads(now = Date.now()): Promise<number> {
+    try {
+      const { rows } = await this.#database.query<{ blob_id: string }>(
+        `SELECT blob_id FROM ${this.#s}.artifact_uploads WHERE started_at < $1`,
+        [now - staleUploadMs],
+      )
+      for (const { blob_id: uploadId } of rows) await this.#discardUpload(uploadId)
+      return rows.length
+    } catch (error) {
+      throw mapPostgresError(error, 'removing abandoned artifact uploads')
+    }
+  }
+
+  async #discardUpload(uploadId: string): Promise<void> {
+    await this.#database.transaction(async (transaction) => {
+      await transaction.query(`DELETE FROM ${this.#s}.artifact_chunks WHERE blob_id = $1`, [uploadId])
+      await transaction.query(`DELETE FROM ${this.#s}.artifact_uploads WHERE blob_id = $1`, [uploadId])
+    })
   }
 
   async head(id: string): Promise<ArtifactRecord | undefined> {
@@ -157,7 +190,7 @@ export class PostgresArtifactStore implements ArtifactStore {
     try {
       const { rows } = await this.#database.query<ArtifactRow>(
         `SELECT * FROM ${this.#s}.artifacts WHERE ($1::bigint IS NULL OR created_at < $1) ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $2`,
-        [options.before ?? null, options.limit === undefined ? null : Math.max(0, options.limit)],
+        [beforeParameter(options.before), limitParameter(options.limit)],
       )
       return rows.map(toArtifact)
     } catch (error) {

@@ -4,6 +4,7 @@ import { assertKey, fromJsonb, fromText, toJsonbText, toText } from './jsonb-tex
 import { mapPostgresError, sqlState } from './map-postgres-error.js'
 import type { PgvectorSupport } from './pgvector.js'
 import type { SqlDatabase } from './sql-database.js'
+import { limitParameter } from './list-bounds.js'
 
 interface EmbeddingRow {
   id: string
@@ -107,7 +108,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
           `[spindle/store-postgres] query vector has ${query.vector.length} dimensions but namespace ${describe(namespace)} holds ${dimensions}; embed the query with the same model`,
         )
       }
-      const values: unknown[] = [namespace, dimensions, Math.floor(query.topK), query.minScore ?? null]
+      const values: unknown[] = [namespace, dimensions, limitParameter(query.topK), query.minScore ?? null]
       const filters = filterClauses(query.filter, values)
       const pgvector = this.#pgvector()
       const rows =
@@ -147,7 +148,7 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
     const cast = `${pgvector.type}(${dimensions})`
     const distance = `(embedding::${cast} ${pgvector.cosineDistance} $${values.length}::${cast})`
     return this.#database.transaction(async (transaction) => {
-      const efSearch = Math.min(1000, Math.max(40, Math.floor(values[2] as number)))
+      const efSearch = Math.min(1000, Math.max(40, (values[2] as number | null) ?? 1000))
       await transaction.query(`SET LOCAL hnsw.ef_search = ${efSearch}`)
       const { rows } = await transaction.query<EmbeddingRow>(
         `SELECT * FROM (

@@ -27,7 +27,12 @@ interface ExecutionRow {
   started_at: string | number
   finished_at: string | number | null
   created?: boolean
+  /** `result IS NOT NULL`: a jsonb `null` result (a tool that returned null) reads back as JS null, like SQL NULL. */
+  has_result: boolean
 }
+
+/** Every column, and whether `result` holds a value (jsonb `null` included) rather than SQL NULL (no result). */
+const columns = '*, (result IS NOT NULL) AS has_result'
 
 /**
  * @example
@@ -64,7 +69,7 @@ export class PostgresExecutionStore implements ExecutionStore {
 
   async get(key: string): Promise<ExecutionRecord | undefined> {
     try {
-      const { rows } = await this.#database.query<ExecutionRow>(`SELECT * FROM ${this.#s}.executions WHERE key = $1`, [toText(key)])
+      const { rows } = await this.#database.query<ExecutionRow>(`SELECT ${columns} FROM ${this.#s}.executions WHERE key = $1`, [toText(key)])
       return rows[0] === undefined ? undefined : toExecution(rows[0])
     } catch (error) {
       throw mapPostgresError(error, `reading execution "${key}"`)
@@ -73,7 +78,7 @@ export class PostgresExecutionStore implements ExecutionStore {
 
   async listByRun(runId: string): Promise<ExecutionRecord[]> {
     try {
-      const { rows } = await this.#database.query<ExecutionRow>(`SELECT * FROM ${this.#s}.executions WHERE run_id = $1 ORDER BY ordinal`, [runId])
+      const { rows } = await this.#database.query<ExecutionRow>(`SELECT ${columns} FROM ${this.#s}.executions WHERE run_id = $1 ORDER BY ordinal`, [runId])
       return rows.map(toExecution)
     } catch (error) {
       throw mapPostgresError(error, `listing executions of run "${runId}"`)
@@ -109,7 +114,7 @@ export async function startExecutions(
      SELECT e.value->>'key', e.value->>'run_id', (e.value->>'step')::integer, e.value->>'call_id', e.value->>'tool_name', e.value->'args', 'started', 1, $2::bigint
      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e ORDER BY e.ordinality
      ON CONFLICT (key) DO UPDATE SET attempt = x.attempt + 1 WHERE x.status = 'started'
-     RETURNING x.*, (x.xmax = 0) AS created`,
+     RETURNING x.*, (x.xmax = 0) AS created, (x.result IS NOT NULL) AS has_result`,
     [payload, Date.now()],
   )
   const written = new Map(rows.map((row) => [fromText(row.key), row]))
@@ -140,7 +145,7 @@ export async function finishExecutions(
     `UPDATE ${schema}.executions AS x SET status = f.value->>'status', result = f.value->'result', error = f.value->'error', finished_at = $2::bigint
      FROM jsonb_array_elements($1::jsonb) AS f
      WHERE x.key = f.value->>'key' AND x.status = 'started'
-     RETURNING x.*`,
+     RETURNING x.*, (x.result IS NOT NULL) AS has_result`,
     [payload, Date.now()],
   )
   const written = new Map(rows.map((row) => [fromText(row.key), row]))
@@ -154,7 +159,7 @@ export async function finishExecutions(
 }
 
 async function readExecutions(executor: SqlExecutor, schema: string, keys: string[]): Promise<Map<string, ExecutionRow>> {
-  const { rows } = await executor.query<ExecutionRow>(`SELECT * FROM ${schema}.executions WHERE key = ANY($1::text[])`, [keys.map(toText)])
+  const { rows } = await executor.query<ExecutionRow>(`SELECT ${columns} FROM ${schema}.executions WHERE key = ANY($1::text[])`, [keys.map(toText)])
   return new Map(rows.map((row) => [fromText(row.key), row]))
 }
 
@@ -167,7 +172,7 @@ function toExecution(row: ExecutionRow): ExecutionRecord {
     toolName: fromText(row.tool_name),
     args: fromJsonb(row.args),
     status: row.status,
-    ...(row.result !== null && { result: fromJsonb(row.result) }),
+    ...(row.has_result && { result: fromJsonb(row.result) as JsonValue }),
     ...(row.error !== null && { error: fromJsonb(row.error) }),
     attempt: Number(row.attempt),
     startedAt: Number(row.started_at),

@@ -13,6 +13,7 @@ import {
 import { assertKey, fromJsonb, toJsonbText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase, SqlExecutor } from './sql-database.js'
+import { afterParameter, beforeParameter, limitParameter } from './list-bounds.js'
 
 interface RunRow {
   id: string
@@ -140,7 +141,7 @@ export class PostgresRunStore implements RunStore {
         `SELECT * FROM ${this.#s}.runs
          WHERE ($1::text IS NULL OR session_id = $1) AND ($2::text[] IS NULL OR status = ANY($2::text[])) AND ($3::bigint IS NULL OR created_at < $3)
          ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT $4`,
-        [options.sessionId ?? null, statuses, options.before ?? null, options.limit === undefined ? null : Math.max(0, options.limit)],
+        [options.sessionId ?? null, statuses, beforeParameter(options.before), limitParameter(options.limit)],
       )
       return rows.map(toRun)
     } catch (error) {
@@ -160,7 +161,7 @@ export class PostgresRunStore implements RunStore {
     try {
       const { rows } = await this.#database.query<{ event: AgentEvent }>(
         `SELECT event FROM ${this.#s}.run_events WHERE run_id = $1 AND ($2::bigint IS NULL OR seq > $2) ORDER BY seq LIMIT $3`,
-        [runId, options.after ?? null, options.limit === undefined ? null : Math.max(0, options.limit)],
+        [runId, afterParameter(options.after), limitParameter(options.limit)],
       )
       return rows.map((row) => fromJsonb(row.event))
     } catch (error) {

@@ -17,6 +17,7 @@ import {
 import { assertKey, fromJsonb, fromText, toJsonbText, toText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase, SqlExecutor } from './sql-database.js'
+import { afterParameter, beforeParameter, limitParameter } from './list-bounds.js'
 
 interface SessionRow {
   id: string
@@ -86,7 +87,7 @@ export class PostgresSessionStore implements SessionStore {
         `SELECT * FROM ${this.#s}.sessions
          WHERE ($1::text IS NULL OR resource_id = $1) AND ($2::bigint IS NULL OR updated_at < $2)
          ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT $3`,
-        [options.resourceId ?? null, options.before ?? null, options.limit === undefined ? null : Math.max(0, options.limit)],
+        [options.resourceId ?? null, beforeParameter(options.before), limitParameter(options.limit)],
       )
       return rows.map(toSession)
     } catch (error) {
@@ -135,7 +136,7 @@ export class PostgresSessionStore implements SessionStore {
         `SELECT * FROM ${this.#s}.session_entries
          WHERE session_id = $1 AND ($2::bigint IS NULL OR seq > $2) AND ($3::bigint IS NULL OR seq < $3) AND ($4::text IS NULL OR kind = $4)
          ORDER BY seq ${direction} LIMIT $5`,
-        [sessionId, options.after ?? null, options.before ?? null, options.kind ?? null, options.limit === undefined ? null : Math.max(0, options.limit)],
+        [sessionId, afterParameter(options.after), beforeParameter(options.before), options.kind ?? null, limitParameter(options.limit)],
       )
       return rows.map(toEntry)
     } catch (error) {

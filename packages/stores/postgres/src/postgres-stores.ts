@@ -71,10 +71,13 @@ export function createPostgresStores(
   let pgvector: PgvectorSupport | undefined
   let migrated: Promise<void> | undefined
   let closed = false
+  const artifacts = new PostgresArtifactStore(database, schema, { chunkSize: options.artifactChunkSize })
   const migrate = (): Promise<void> => {
     migrated ??= (async () => {
       await runMigrations(database, schemaName)
       pgvector = await setupPgvector(database, schema, schemaName, options.vectorSearch ?? 'auto')
+      // Chunks of puts whose process was killed a day ago or more (a cheap search of a small table).
+      await artifacts.removeStaleUploads()
     })().catch((error: unknown) => {
       migrated = undefined
       throw error
@@ -98,7 +101,7 @@ export function createPostgresStores(
     executions,
     snapshots,
     embeddings: new PostgresEmbeddingStore(database, schema, schemaName, () => pgvector),
-    artifacts: new PostgresArtifactStore(database, schema, { chunkSize: options.artifactChunkSize }),
+    artifacts,
     get usesPgvector() {
       return pgvector !== undefined
     },

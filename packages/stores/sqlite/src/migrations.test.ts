@@ -48,6 +48,43 @@ describe('migrations', () => {
     check.close()
   })
 
+  it("refuses another application's database (its own user_version, or a table named like Spindle's) and leaves it untouched", () => {
+    // Applications set PRAGMA user_version for their own schemas: such a file used to be "migrated" from the
+    // middle (no such table: sessions), opened as current and failing on first use, or called newer ("upgrade").
+    const foreign = (setup: (raw: BetterSqlite3.Database) => void): string => {
+      const path = tempDatabasePath()
+      const raw = new BetterSqlite3(path)
+      setup(raw)
+      raw.close()
+      return path
+    }
+    const cases = [
+      { version: 2, path: foreign((raw) => raw.exec('CREATE TABLE users (id INTEGER PRIMARY KEY); PRAGMA user_version = 2')) },
+      { version: sqliteSchemaVersion, path: foreign((raw) => raw.pragma(`user_version = ${sqliteSchemaVersion}`)) },
+      { version: 42, path: foreign((raw) => raw.exec('CREATE TABLE users (id INTEGER PRIMARY KEY); PRAGMA user_version = 42')) },
+      { version: 0, path: foreign((raw) => raw.exec('CREATE TABLE sessions (sid TEXT PRIMARY KEY, payload BLOB)')) },
+    ]
+    for (const { version, path } of cases) {
+      let error: unknown
+      try {
+        sqliteStores({ path }).close()
+      } catch (caught) {
+        error = caught
+      }
+      expect(StoreError.isInstance(error), `user_version ${version}`).toBe(true)
+      expect((error as Error).message, `user_version ${version}`).toMatch(/\[spindle\/store-sqlite\] The database .* is not a Spindle database: .*a file of its own/)
+      expect((error as Error).message).not.toMatch(/upgrade/)
+      const check = new BetterSqlite3(path, { readonly: true })
+      expect(readSchemaVersion(check)).toBe(version)
+      expect(check.prepare("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'session_entries'").pluck().get()).toBe(0)
+      check.close()
+    }
+    // A file of another application that only adds tables of its own names still takes Spindle's beside them.
+    const shared = foreign((raw) => raw.exec('CREATE TABLE users (id INTEGER PRIMARY KEY)'))
+    const stores = openStores({ path: shared })
+    expect(readSchemaVersion(stores.database)).toBe(sqliteSchemaVersion)
+  })
+
   it('runs the migration once when two connections open a fresh file', async () => {
     const path = tempDatabasePath()
     const a = openStores({ path })

@@ -193,13 +193,68 @@ function newerSchemaError(found: number, where: string): StoreError {
   )
 }
 
+/** The tables every schema version (1 to `sqliteSchemaVersion`) has. */
+const spindleTables = [
+  'sessions',
+  'session_entries',
+  'runs',
+  'run_events',
+  'executions',
+  'snapshots',
+  'embeddings',
+  'artifacts',
+  'artifact_uploads',
+  'artifact_chunks',
+] as const
+
+function presentSpindleTables(database: BetterSqlite3.Database): string[] {
+  return database
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (${spindleTables.map(() => '?').join(', ')}) ORDER BY name`)
+    .pluck()
+    .all(...spindleTables) as string[]
+}
+
+function notSpindleError(where: string, why: string, details: Record<string, unknown>): StoreError {
+  return new StoreError(
+    `[spindle/store-sqlite] The database ${where} is not a Spindle database: ${why}; it belongs to another application, so give Spindle a file of its own (a new \`path\`)`,
+    { details },
+  )
+}
+
+/**
+ * Checks that a file whose `user_version` is `version` holds Spindle's tables. Other applications use
+ * `user_version` too: such a file must be refused, not migrated from the middle (or called "newer").
+ */
+function assertSpindleSchema(database: BetterSqlite3.Database, version: number, where: string): void {
+  const present = presentSpindleTables(database)
+  if (version > sqliteSchemaVersion ? present.length > 0 : present.length === spindleTables.length) return
+  const missing = spindleTables.filter((table) => !present.includes(table))
+  throw notSpindleError(where, `its schema version (PRAGMA user_version) is ${version}, but it lacks the Spindle tables ${missing.join(', ')}`, {
+    found: version,
+    missing,
+  })
+}
+
+/** A file without a schema version must not hold tables with Spindle's names already (another application's). */
+function assertNoSpindleTables(database: BetterSqlite3.Database, where: string): void {
+  const present = presentSpindleTables(database)
+  if (present.length === 0) return
+  throw notSpindleError(where, `it has no Spindle schema version, yet holds tables named ${present.join(', ')} that Spindle did not create`, {
+    found: 0,
+    clashing: present,
+  })
+}
+
 /**
  * Brings the schema up to `sqliteSchemaVersion`. Safe when several processes open the same file at once:
  * the version is re-read after the write lock is taken, so each migration runs once.
- * Throws `StoreError` when the file's schema is newer than this code.
+ * Throws `StoreError` when the file's schema is newer than this code, or when the file is another application's
+ * database (a `user_version` without Spindle's tables, or tables with Spindle's names without a version).
  */
 export function migrateDatabase(database: BetterSqlite3.Database, where: string, options: { readonly?: boolean } = {}): void {
   const found = readSchemaVersion(database)
+  // A committed version always comes with its tables (a migration is one transaction): checked outside the lock.
+  if (found > 0) assertSpindleSchema(database, found, where)
   if (found > sqliteSchemaVersion) throw newerSchemaError(found, where)
   if (found === sqliteSchemaVersion) return
   if (options.readonly) {
@@ -215,6 +270,9 @@ export function migrateDatabase(database: BetterSqlite3.Database, where: string,
     database
       .transaction(() => {
         const current = readSchemaVersion(database)
+        // Under the write lock: another process may have migrated the file since `found` was read.
+        if (current === 0) assertNoSpindleTables(database, where)
+        else assertSpindleSchema(database, current, where)
         if (current > sqliteSchemaVersion) throw newerSchemaError(current, where)
         for (const migration of migrations) {
           if (migration.version > current) migration.up(database)

@@ -97,7 +97,8 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
 
   async query(query: EmbeddingQuery): Promise<EmbeddingMatch[]> {
     if (!(query.topK > 0)) return []
-    const topK = Math.floor(query.topK)
+    // Infinity (every match) would bind as a REAL limit, which SQLite refuses: the namespace's size bounds it anyway.
+    const topK = Math.min(Number.MAX_SAFE_INTEGER - rescoreMargin, Math.floor(query.topK))
     if (query.namespace !== undefined) assertKey(query.namespace, 'Query namespace')
     const namespace = query.namespace ?? null
     return withSqliteErrors('query embeddings', () => {

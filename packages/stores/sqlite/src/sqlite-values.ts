@@ -40,8 +40,8 @@ export function fromJsonObject(text: string | null | undefined): JsonObject {
   return text === null || text === undefined ? {} : (JSON.parse(text) as JsonObject)
 }
 
-/** SQLite limits: LIMIT -1 means no limit. */
+/** SQLite limits: LIMIT -1 means no limit (absent, or Infinity: SQLite refuses a REAL limit as a datatype mismatch). */
 export function sqlLimit(limit: number | undefined): number {
-  if (limit === undefined || Number.isNaN(limit)) return -1
-  return Math.max(0, Math.floor(limit))
+  if (limit === undefined || Number.isNaN(limit) || limit === Number.POSITIVE_INFINITY) return -1
+  return Math.max(0, Math.min(Number.MAX_SAFE_INTEGER, Math.floor(limit)))
 }
