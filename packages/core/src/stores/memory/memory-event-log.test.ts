@@ -89,3 +89,15 @@ describe('MemoryRunStore: compact deltas', () => {
     expect(await runs.listEvents('r', { after: 2, limit: 3 })).toStrictEqual([delta(3), delta(4), other(5)])
   })
 })
+
+describe('MemoryRunStore: fractional limits', () => {
+  it('a fractional limit is cut down, inside a run of deltas and past it, as listEntries and listRuns do', async () => {
+    const { runs } = memoryStores()
+    await runs.createRun({ id: 'r', sessionId: 's', request: { input: 'hi' } })
+    await runs.appendEvents('r', [other(1), delta(2), delta(3), delta(4), other(5)])
+    expect((await runs.listEvents('r', { limit: 1.5 })).map((event) => event.seq)).toEqual([1])
+    expect((await runs.listEvents('r', { after: 1, limit: 2.9 })).map((event) => event.seq)).toEqual([2, 3])
+    expect((await runs.listEvents('r', { after: 3, limit: 2.5 })).map((event) => event.seq)).toEqual([4, 5])
+    expect(await runs.listEvents('r', { limit: 0.5 })).toEqual([])
+  })
+})

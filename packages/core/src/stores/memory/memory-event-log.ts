@@ -185,7 +185,8 @@ export class MemoryEventLog {
   read(after: number | undefined, limit: number | undefined): AgentEvent[] {
     const entries = this.#entries
     const out: AgentEvent[] = []
-    let remaining = limit === undefined ? Number.POSITIVE_INFINITY : Math.max(0, limit)
+    // A fractional limit is cut down, as `slice` does in the other memory stores (1.5 events: 1).
+    let remaining = limit === undefined ? Number.POSITIVE_INFINITY : Math.max(0, Math.floor(limit))
     let index = after === undefined ? 0 : this.#indexAfter(after)
     // The entry before may be a DeltaRun that goes on past `after`.
     if (after !== undefined && index > 0 && lastSeqOf(entries[index - 1]!) > after) index--
