@@ -1,7 +1,7 @@
 // Agent: a named model + instructions + tools that runs on an AgentRuntime (the seeds' `new Agent(...)` API).
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import { ToolExecutionError } from '../errors/errors.js'
+import { SessionBusyError, ToolExecutionError } from '../errors/errors.js'
 import type { RuntimePolicyInput } from '../policy/runtime-policy.js'
 import { AgentRuntime } from '../runtime/agent-runtime.js'
 import type { AgentSpec, ModelReference, RunOutput, RunRequest } from '../runtime/run-request.js'
@@ -143,8 +143,10 @@ export class Agent implements AgentSpec {
         let approvals: ApprovalRequest[] | undefined
         let output: RunOutput
         if (existing) {
-          output = await RuntimeStore.runWithResources(parentRuntime.extensions.runtimeResources, () =>
-            parentRuntime.resume(existing.id, { agent: this, ...(runtime ? { runtime } : {}), ...(context?.signal ? { signal: context.signal } : {}) }),
+          output = await resumeWhenFree(context?.signal, () =>
+            RuntimeStore.runWithResources(parentRuntime.extensions.runtimeResources, () =>
+              parentRuntime.resume(existing.id, { agent: this, ...(runtime ? { runtime } : {}), ...(context?.signal ? { signal: context.signal } : {}) }),
+            ),
           )
         } else {
           const request: RunRequest = {
@@ -234,6 +236,31 @@ function lastAssistantText(messages: readonly ModelMessage[]): string {
     if (text) return text
   }
   return ''
+}
+
+/**
+ * Resumes a sub-run, waiting while the dead process's lease on it is still running: the process that died held the
+ * caller and the sub-run, and the sub-run's lease, renewed last, can outlive the caller's by up to a heartbeat.
+ * Waits until the call's signal ends it (the tool's deadline, or the caller's cancellation).
+ */
+async function resumeWhenFree(signal: AbortSignal | undefined, resume: () => Promise<RunOutput>): Promise<RunOutput> {
+  for (let delay = 25; ; delay = Math.min(1_000, delay * 2)) {
+    try {
+      return await resume()
+    } catch (error) {
+      if (!(error instanceof SessionBusyError) || signal?.aborted) throw error
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, delay)
+      function done() {
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', done)
+        resolve()
+      }
+      signal?.addEventListener('abort', done, { once: true })
+    })
+    if (signal?.aborted) throw signal.reason
+  }
 }
 
 /**

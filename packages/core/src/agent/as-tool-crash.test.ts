@@ -107,6 +107,22 @@ describe('Agent.asTool after a crash', () => {
     expect(subEvents.filter((event) => event.type === 'run.resumed')).toHaveLength(1)
   })
 
+  it("waits for the dead process's lease on the sub-run, which can outlive the caller's, then continues it", async () => {
+    const { effects, state, agents } = setup({ hangAt: 2 })
+    const stores = memoryStores()
+    const first = new AgentRuntime(new Extensions().setStores(stores), { leaseMs: 1 })
+    const { parent, sub } = await crashMidSubRun(stores, first, agents().lead)
+    state.dead = false
+    // The sub-run's lease was renewed last: still held by the dead process for a while.
+    await stores.runs.updateRun(sub, { lease: { owner: 'dead-worker', expiresAt: Date.now() + 300 } })
+    const second = new AgentRuntime(new Extensions().setStores(stores))
+    await expect(second.resume(sub, { agent: agents().helper })).rejects.toMatchObject({ code: 'session_busy' })
+    const output = await second.resume(parent, { agent: agents().lead })
+    expect(output.messages.find((message) => message.role === 'tool')?.content[0]).toMatchObject({ toolCallId: 'h1', result: 'both booked' })
+    expect(effects).toEqual([1])
+    expect((await stores.runs.getRun(sub))?.status).toBe('completed')
+  })
+
   it('a crash after the sub-run finished, before the caller recorded it: the answer is taken without calling the sub-agent again', async () => {
     const { effects, agents, helperModels } = setup()
     const stores = memoryStores()
