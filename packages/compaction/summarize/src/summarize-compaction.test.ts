@@ -1,4 +1,4 @@
-import { CompactionService, countMessagesTokens, mockModel, safeCutPoints, type CompactionInput, type ModelMessage, type SessionEntry } from '@spindle/core'
+import { CompactionService, ConfigurationError, countMessagesTokens, mockModel, safeCutPoints, type CompactionInput, type ModelMessage, type SessionEntry } from '@spindle/core'
 import { describe, expect, it } from 'vitest'
 import { parseSummary, renderSummary, summarizeCompaction, summarySections } from './index.js'
 
@@ -43,6 +43,31 @@ describe('summary sections', () => {
     expect(rendered).toContain('## Constraints\n(none)')
     expect(parseSummary('no structure at all')).toBeUndefined()
   })
+
+  it('keeps body lines that merely start with a section word in their section', () => {
+    const parsed = parseSummary(
+      [
+        '## Goal',
+        'Plan a trip to Lisbon',
+        '## Progress',
+        'Progress so far: flights compared.',
+        'Goals of the user were clarified.',
+        'Decisions about the hotel are pending.',
+        '**Constraints** matter less now',
+        '## Next steps',
+        'Next steps include booking the hotel.',
+      ].join('\n'),
+    )
+    expect(parsed?.get('Goal')).toBe('Plan a trip to Lisbon')
+    expect(parsed?.get('Progress')).toBe(
+      'Progress so far: flights compared.\nGoals of the user were clarified.\nDecisions about the hotel are pending.\n**Constraints** matter less now',
+    )
+    expect(parsed?.has('Decisions')).toBe(false)
+    expect(parsed?.get('Next steps')).toBe('Next steps include booking the hotel.')
+    // The heading styles still parse: markdown, bold (colon inside or outside), plain with a colon, a name alone.
+    const styles = parseSummary('# Goal: ship\n**Constraints**: none\n**Progress:** built\nDecisions: keep it\nNext Steps\ntest')
+    expect(Object.fromEntries(styles!)).toEqual({ Goal: 'ship', Constraints: 'none', Progress: 'built', Decisions: 'keep it', 'Next steps': 'test' })
+  })
 })
 
 describe('summarizeCompaction', () => {
@@ -78,7 +103,7 @@ describe('summarizeCompaction', () => {
       { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'dump', args: {} }] },
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'dump', result: 'z'.repeat(50_000) }] },
       { role: 'user', content: 'next' },
-      { role: 'assistant', content: 'fine' },
+      { role: 'assistant', content: [{ type: 'text', text: 'fine' }] },
     ])
     await summarizeCompaction({ model, maxPartChars: 300 }).compact(input(window, { targetTokens: 10 }))
     const prompt = String(model.calls[0]!.messages[1]!.content)
@@ -98,6 +123,39 @@ describe('summarizeCompaction', () => {
     await expect(summarizeCompaction({ model: mockModel([{ text: '   ' }]) }).compact(input(window))).rejects.toThrow(/empty summary/)
     await expect(summarizeCompaction({ model: mockModel([{ text: 'I cannot help.' }]) }).compact(input(window))).rejects.toThrow(/none of the sections/)
     await expect(summarizeCompaction({ model: mockModel([{ error: new Error('boom') }]) }).compact(input(window))).rejects.toThrow(/boom/)
+  })
+
+  it('a summary cut off at maxSummaryTokens throws, so the previous summary is not replaced by a partial one', async () => {
+    const window = conversation(3)
+    const cutOff = '## Goal\nPlan a trip\n## Constraints\nBudget 900 EUR\n## Progress\nBooked the tra'
+    const model = mockModel([{ text: cutOff, finishReason: 'length' }])
+    await expect(summarizeCompaction({ model, maxSummaryTokens: 50 }).compact(input(window))).rejects.toThrow(/cut off at maxSummaryTokens \(50\); raise maxSummaryTokens/)
+    // In the service: truncation instead, carrying the previous summary (with its decisions and next steps) forward.
+    const previous = { throughSeq: 0, strategy: 'summarize' as const, summary: sectioned('earlier').replace('Here is the summary.\n', '') }
+    const record = await new CompactionService(summarizeCompaction({ model: mockModel([{ text: cutOff, finishReason: 'length' }]) })).compact(input(window, { previous }))
+    expect(record?.strategy).toBe('truncate')
+    expect(record?.summary).toContain('## Next steps\nBook the hotel')
+  })
+
+  it('rejects options that cannot work with a ConfigurationError naming them', () => {
+    const model = mockModel([])
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{}, /`model` must be a LanguageModel/],
+      [{ model, maxSummaryTokens: 0 }, /`maxSummaryTokens` must be an integer of at least 1, got 0/],
+      [{ model, maxPartChars: -5 }, /`maxPartChars`/],
+      [{ model, maxTranscriptChars: Number.NaN }, /`maxTranscriptChars`/],
+      [{ model, timeoutMs: 1.5 }, /`timeoutMs`/],
+    ]
+    for (const [options, message] of cases) {
+      let error: unknown
+      try {
+        summarizeCompaction(options as never)
+      } catch (caught) {
+        error = caught
+      }
+      expect(ConfigurationError.isInstance(error), JSON.stringify(options)).toBe(true)
+      expect((error as Error).message).toMatch(message)
+    }
   })
 
   it('honours the abort signal, and the service rethrows it instead of falling back', async () => {

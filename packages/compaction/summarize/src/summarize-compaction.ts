@@ -1,6 +1,6 @@
 // summarizeCompaction: a CompactionStrategy that asks a model for an incremental summary (the previous summary
 // plus the turns being compacted) with fixed sections, cut only where no tool call is split from its result.
-import { safeCutPoints, type CompactionInput, type CompactionRecord, type CompactionStrategy, type LanguageModel, type SessionEntry } from '@spindle/core'
+import { ConfigurationError, safeCutPoints, type CompactionInput, type CompactionRecord, type CompactionStrategy, type LanguageModel, type SessionEntry } from '@spindle/core'
 import { collectText } from './collect-text.js'
 import { renderTranscript } from './render-transcript.js'
 import { parseSummary, renderSummary, summarySections } from './summary-sections.js'
@@ -35,6 +35,7 @@ const baseInstructions = [
  * extensions.compaction = summarizeCompaction({ model: anthropic('claude-haiku-4-5'), maxSummaryTokens: 600 })
  */
 export function summarizeCompaction(options: SummarizeCompactionOptions): CompactionStrategy {
+  checkOptions(options)
   const maxSummaryTokens = options.maxSummaryTokens ?? 800
   const maxPartChars = options.maxPartChars ?? 2_000
   const maxTranscriptChars = options.maxTranscriptChars ?? 60_000
@@ -55,7 +56,7 @@ export function summarizeCompaction(options: SummarizeCompactionOptions): Compac
       const prompt = `Previous summary:\n${previous || '(none yet)'}\n\nNew turns to merge into it:\n${transcript}\n\nWrite the updated summary now.`
       const timeout = AbortSignal.timeout(timeoutMs)
       const signal = AbortSignal.any([input.signal, timeout])
-      const { text } = await collectText(
+      const { text, finishReason } = await collectText(
         options.model,
         { messages: [{ role: 'system', content: system }, { role: 'user', content: prompt }], maxOutputTokens: maxSummaryTokens, temperature: 0 },
         signal,
@@ -64,6 +65,11 @@ export function summarizeCompaction(options: SummarizeCompactionOptions): Compac
         if (timeout.aborted) throw new Error(`[spindle/compaction-summarize] the summarizer took longer than ${timeoutMs} ms; raise timeoutMs or use a faster model`, { cause: error })
         throw error
       })
+      // Cut off at its output limit, a summary misses its last sections: it would replace the previous summary's
+      // (decisions, next steps) with "(none)". Failing keeps the previous summary (the service truncates instead).
+      if (finishReason === 'length') {
+        throw new Error(`[spindle/compaction-summarize] the summary was cut off at maxSummaryTokens (${maxSummaryTokens}); raise maxSummaryTokens or ask for a shorter summary in \`instructions\``)
+      }
       const sections = parseSummary(text)
       // An empty or unstructured answer must never replace history: failing lets the service fall back to truncation.
       if (!text.trim()) throw new Error('[spindle/compaction-summarize] the summarizer returned an empty summary')
@@ -96,4 +102,17 @@ function chooseCut(input: CompactionInput, maxSummaryTokens: number): { throughS
     if (after <= target) break
   }
   return { throughSeq: chosen, tokensBefore: total, tokensAfter: after }
+}
+
+/** Fails at once, naming the option, rather than at the first compaction deep inside a run. */
+function checkOptions(options: SummarizeCompactionOptions): void {
+  const problems: string[] = []
+  if (typeof options?.model?.stream !== 'function') problems.push('`model` must be a LanguageModel (e.g. anthropic("claude-haiku-4-5"))')
+  const limits = { maxSummaryTokens: 1, maxPartChars: 2, maxTranscriptChars: 2, timeoutMs: 1 } as const
+  for (const [key, minimum] of Object.entries(limits) as Array<[keyof typeof limits, number]>) {
+    const value = options?.[key]
+    if (value !== undefined && !(Number.isInteger(value) && value >= minimum && value <= 2_147_483_647)) problems.push(`\`${key}\` must be an integer of at least ${minimum}, got ${String(value)}`)
+  }
+  if (options?.instructions !== undefined && typeof options.instructions !== 'string') problems.push('`instructions` must be a string')
+  if (problems.length) throw new ConfigurationError(`[spindle/compaction-summarize] invalid summarizeCompaction options: ${problems.join('; ')}`)
 }

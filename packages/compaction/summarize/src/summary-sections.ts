@@ -5,7 +5,32 @@ export const summarySections = ['Goal', 'Constraints', 'Progress', 'Decisions', 
 
 export type SummarySection = (typeof summarySections)[number]
 
-const headingPattern = new RegExp(`^\\s*(?:#{1,6}\\s*|\\*\\*)?\\s*(${summarySections.map((name) => name.replace(' ', '\\s+')).join('|')})\\s*(?:\\*\\*)?\\s*:?\\s*(?:\\*\\*)?\\s*(.*)$`, 'i')
+const sectionPattern = new RegExp(`^(${summarySections.map((name) => name.replace(' ', '\\s+')).join('|')})(?![\\p{L}\\p{N}_])`, 'iu')
+
+/**
+ * The section a line opens, with the text that follows its name on the same line; undefined for a body line.
+ * A markdown heading (`## Goal`) always opens one; a bold name only when the bold closes right after it
+ * (`**Goal**`, `**Goal:**`); a bold or plain name only before a colon (`Goal: …`) or alone on its line. So a body line
+ * that merely starts with a section word ("Progress so far: …", "Decisions about the hotel are pending",
+ * "**Constraints** matter less now") stays where it is.
+ */
+function headingOf(line: string): { name: SummarySection; rest: string } | undefined {
+  let text = line.trim()
+  const hashed = /^#{1,6}(?!#)/.exec(text)
+  if (hashed) text = text.slice(hashed[0].length).trimStart()
+  const bold = text.startsWith('**')
+  if (bold) text = text.slice(2).trimStart()
+  const match = sectionPattern.exec(text)
+  if (!match) return undefined
+  const after = /^\s*(\*\*)?\s*(:)?\s*(\*\*)?\s*(:)?\s*/.exec(text.slice(match[0].length))!
+  const closed = after[1] !== undefined || after[3] !== undefined
+  const colon = after[2] !== undefined || after[4] !== undefined
+  const rest = text.slice(match[0].length + after[0].length).trim()
+  if (bold && !closed) return undefined
+  if (!hashed && !colon && rest) return undefined
+  const name = summarySections.find((section) => section.toLowerCase() === match[1]!.toLowerCase().replace(/\s+/g, ' '))!
+  return { name, rest }
+}
 
 /**
  * Parses headed sections (`## Goal`, `**Goal:**`, `Goal:`); text before the first heading is ignored.
@@ -15,12 +40,11 @@ export function parseSummary(text: string): Map<SummarySection, string> | undefi
   const sections = new Map<SummarySection, string[]>()
   let current: SummarySection | undefined
   for (const line of text.split(/\r?\n/)) {
-    const match = headingPattern.exec(line)
-    if (match) {
-      const name = summarySections.find((section) => section.toLowerCase() === match[1]!.toLowerCase().replace(/\s+/g, ' '))!
-      current = name
-      if (!sections.has(name)) sections.set(name, [])
-      if (match[2]?.trim()) sections.get(name)!.push(match[2].trim())
+    const heading = headingOf(line)
+    if (heading) {
+      current = heading.name
+      if (!sections.has(heading.name)) sections.set(heading.name, [])
+      if (heading.rest) sections.get(heading.name)!.push(heading.rest)
       continue
     }
     if (current) sections.get(current)!.push(line)

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AgentRuntime, Extensions, hashEmbedding, mockModel, type EmbeddingModel, type MockModel } from '@spindle/core'
+import { AgentRuntime, defineTool, Extensions, hashEmbedding, mockModel, type EmbeddingModel, type MockModel } from '@spindle/core'
 import { sqliteStores } from '@spindle/store-sqlite'
 import { afterAll, describe, expect, it } from 'vitest'
+import { z } from 'zod'
 import { semanticRecall } from './index.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'spindle-recall-'))
@@ -107,5 +108,42 @@ describe('semanticRecall', () => {
     expect(output.finishReason).toBe('stop')
     expect(systemOf(model)).toContain('bread')
     expect(systemOf(model)).not.toContain('stock market')
+  })
+
+  describe('a long tool run compacted mid-run (its question carried over the cut)', () => {
+    const lookup = defineTool({ name: 'lookup', description: 'Looks up', inputSchema: z.object({ q: z.string() }), idempotent: true, execute: ({ q }) => `${q}: ${'data '.repeat(80)}` })
+    const facts = ['The first Lisbon tram line opened in eighteen seventy three.', 'Route 28 climbs through the Alfama district.', 'Electric trams replaced horse cars in nineteen hundred and one.']
+    const capabilities = { capabilities: { contextWindow: 900, maxOutputTokens: 200 } }
+    /** Twelve tool steps, the first three stating facts, then an answer. */
+    const researcher = () => mockModel((_request, index) => (index < 12 ? { text: index < 3 ? facts[index] : `step ${index} ${'w'.repeat(100)}`, toolCalls: [{ name: 'lookup', args: { q: `item ${index}` } }] } : { text: 'done' }), capabilities)
+
+    it('does not recall the carried question, which is still in the window, as earlier conversation', async () => {
+      const runtime = new AgentRuntime(new Extensions().use(semanticRecall({ embeddingModel: hashEmbedding() })), { maxSteps: 40 })
+      const model = researcher()
+      const output = await runtime.run({ agent: { name: 'a', model, tools: { lookup } }, input: 'Research the history of the Lisbon tram network.' })
+      expect(output.finishReason).toBe('stop')
+      const compactions = (await runtime.sessions.listEntries(output.sessionId)).flatMap((entry) => (entry.kind === 'compaction' ? [entry.compaction] : []))
+      expect(compactions.length).toBeGreaterThan(1)
+      expect(compactions.every((compaction) => compaction.carried?.[0]?.seq === 1)).toBe(true)
+      for (const [index, request] of model.calls.entries()) {
+        const recalled = request.messages.filter((message) => message.role === 'system').map((message) => String(message.content)).find((text) => text.startsWith('Recalled'))
+        expect(recalled ?? '', `request ${index}`).not.toContain('Research the history')
+      }
+    })
+
+    it('another process indexes what the compaction left between the carried question and the cut', async () => {
+      const path = join(dir, 'carried-gap.db')
+      const first = new AgentRuntime(new Extensions().use(sqliteStores({ path })).use(semanticRecall({ embeddingModel: hashEmbedding() })))
+      const { sessionId } = await first.run({ agent: { name: 'a', model: mockModel([{ text: 'Noted.' }], capabilities) }, input: 'My cat is called Bartholomew.' })
+      // A worker without the recall plugin runs the long tool run.
+      const withoutRecall = new Extensions().use(sqliteStores({ path }))
+      withoutRecall.gate = first.sessionGate
+      await new AgentRuntime(withoutRecall, { maxSteps: 40 }).run({ agent: { name: 'a', model: researcher(), tools: { lookup } }, input: 'Research the Lisbon tram network.', sessionId })
+      const withRecall = new Extensions().use(sqliteStores({ path })).use(semanticRecall({ embeddingModel: hashEmbedding() }))
+      withRecall.gate = first.sessionGate
+      const model = mockModel(() => ({ text: 'ok' }), capabilities)
+      await new AgentRuntime(withRecall).run({ agent: { name: 'a', model }, input: 'When did the first Lisbon tram line open?', sessionId })
+      expect(systemOf(model)).toContain('eighteen seventy three')
+    })
   })
 })

@@ -82,10 +82,14 @@ export function semanticRecall(options: SemanticRecallOptions): SemanticRecall {
     const last = input.window.at(-1)
     if (!last || last.seq <= current.indexedThrough) return
     let pending: SessionEntry[] = input.window.filter((entry) => entry.seq > current.indexedThrough)
-    const firstInWindow = input.window[0]!.seq
-    if (firstInWindow > current.indexedThrough + 1) {
-      const gap = await input.stores.sessions.listEntries(input.sessionId, { after: current.indexedThrough, before: firstInWindow, kind: 'message' })
-      pending = gap.concat(pending)
+    // The window may start with messages a compaction carried over (the question of a long run, kept below the cut):
+    // the gap is measured from the first entry after the cut, or what lies between them is never indexed.
+    const compactedThrough = input.compaction?.throughSeq ?? 0
+    const firstAfterCut = input.window.find((entry) => entry.seq > compactedThrough)?.seq ?? last.seq
+    if (firstAfterCut > current.indexedThrough + 1) {
+      const gap = await input.stores.sessions.listEntries(input.sessionId, { after: current.indexedThrough, before: firstAfterCut, kind: 'message' })
+      const inGap = new Set(gap.map((entry) => entry.seq))
+      pending = gap.concat(pending.filter((entry) => !inGap.has(entry.seq)))
     }
     const records: Array<{ id: string; text: string; seq: number; role: string }> = []
     for (const entry of pending) {
@@ -130,7 +134,8 @@ export function semanticRecall(options: SemanticRecallOptions): SemanticRecall {
     current.lastVector = vector
     // Messages still in the window come back too (the question matches itself): fetch extra, keep the older ones.
     const matches = await input.stores.embeddings.query({ vector, topK: topK * 3 + 4, namespace: current.namespace, minScore })
-    const recalled = matches.filter((match) => outsideWindow(match, input.sessionId, compactedThrough)).slice(0, topK)
+    const inWindow = new Set(input.window.map((entry) => entry.seq))
+    const recalled = matches.filter((match) => outsideWindow(match, input.sessionId, compactedThrough, inWindow)).slice(0, topK)
     let section: string | undefined
     if (recalled.length) {
       const lines: string[] = []
@@ -168,9 +173,10 @@ export function semanticRecall(options: SemanticRecallOptions): SemanticRecall {
   }
 }
 
-function outsideWindow(match: EmbeddingMatch, sessionId: string, compactedThrough: number): boolean {
+/** Another session's message, or one of this session's that the window no longer holds (a carried one it still does). */
+function outsideWindow(match: EmbeddingMatch, sessionId: string, compactedThrough: number, inWindow: Set<number>): boolean {
   if (match.metadata.sessionId !== sessionId) return true
-  return typeof match.metadata.seq === 'number' && match.metadata.seq <= compactedThrough
+  return typeof match.metadata.seq === 'number' && match.metadata.seq <= compactedThrough && !inWindow.has(match.metadata.seq)
 }
 
 /** Oldest first within a session, so recalled turns read in order. */

@@ -68,4 +68,35 @@ describe('workingMemory', () => {
     await later.run({ agent: { name: 'a', model }, input: 'Hi', resourceId: 'user-2' })
     expect(systemOf(model, 3)).toContain('{} (empty)')
   })
+
+  it('parallel updates in one step are all kept (each merges into the record the previous one wrote)', async () => {
+    for (const scope of ['session', 'resource'] as const) {
+      const memory = workingMemory({ schema, scope })
+      const runtime = new AgentRuntime(new Extensions().use(memory))
+      const model = mockModel([
+        {
+          toolCalls: [
+            { name: 'update_working_memory', args: { name: 'Ada' } },
+            { name: 'update_working_memory', args: { units: 'imperial' } },
+            { name: 'update_working_memory', args: { openTasks: ['book flight'] } },
+          ],
+        },
+        { text: 'Noted.' },
+      ])
+      const output = await runtime.run({ agent: { name: 'a', model }, input: 'I am Ada, imperial please, book a flight.', resourceId: 'user-parallel' })
+      expect(output.finishReason).toBe('stop')
+      expect(await memory.get(output.sessionId), scope).toEqual({ name: 'Ada', units: 'imperial', openTasks: ['book flight'] })
+    }
+  })
+
+  it('reading a session before it exists does not pin it to session scope', async () => {
+    const memory = workingMemory({ schema, scope: 'resource' })
+    const runtime = new AgentRuntime(new Extensions().use(memory))
+    const model = mockModel([{ toolCalls: [{ name: 'update_working_memory', args: { units: 'imperial' } }] }, { text: 'Noted.' }, { text: 'Hi.' }])
+    // Looked up before the run creates the session (with its resourceId).
+    expect(await memory.get('ses_early', { sessions: runtime.sessions, embeddings: runtime.embeddings })).toEqual({})
+    await runtime.run({ agent: { name: 'a', model }, input: 'I prefer imperial units.', sessionId: 'ses_early', resourceId: 'user-early' })
+    await runtime.run({ agent: { name: 'a', model }, input: 'Hello again', resourceId: 'user-early' })
+    expect(systemOf(model, 2)).toContain('"units": "imperial"')
+  })
 })

@@ -70,6 +70,8 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
     }
     const session = await resolved.sessions.getSession(sessionId)
     const location = { stores: resolved, sessionId, resourceId: session?.resourceId }
+    // A session that does not exist yet may be created with a resourceId later: only a found session is remembered.
+    if (!session) return location
     locations.set(sessionId, location)
     while (locations.size > 1_000) locations.delete(locations.keys().next().value!)
     return location
@@ -97,6 +99,26 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
     await location.stores.sessions.updateSession(location.sessionId, { metadata: { ...session?.metadata, [workingMemoryMetadataKey]: value as JsonObject } })
   }
 
+  // Updates of one record run one after another: parallel tool calls in a step (or two sessions of a resource)
+  // would otherwise each read the old record and the last write would drop the other fields.
+  const updates = new Map<string, Promise<unknown>>()
+  function serialized<T>(key: string, update: () => Promise<T>): Promise<T> {
+    const next = (updates.get(key) ?? Promise.resolve()).then(update)
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    )
+    updates.set(key, settled)
+    void settled.then(() => {
+      if (updates.get(key) === settled) updates.delete(key)
+    })
+    return next
+  }
+  const recordKey = (location: Location) => {
+    const resourceId = resourceOf(location)
+    return resourceId ? `resource:${resourceId}` : `session:${location.sessionId}`
+  }
+
   const patchSchema = options.schema.partial()
   const tool = defineTool({
     name: toolName,
@@ -106,13 +128,15 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
     idempotent: true,
     async execute(patch, context) {
       const location = await locate(context.sessionId, undefined)
-      const merged = { ...(await read(location)), ...patch }
-      const checked = patchSchema.safeParse(merged)
-      if (!checked.success) throw new Error(`the merged record does not match the schema: ${checked.error.message}`)
-      await write(location, checked.data as Value)
-      const cached = cache.get(context.sessionId)
-      if (cached) cached.value = checked.data as Value
-      return { updated: Object.keys(patch as object), memory: checked.data as JsonObject }
+      return serialized(recordKey(location), async () => {
+        const merged = { ...(await read(location)), ...patch }
+        const checked = patchSchema.safeParse(merged)
+        if (!checked.success) throw new Error(`the merged record does not match the schema: ${checked.error.message}`)
+        await write(location, checked.data as Value)
+        const cached = cache.get(context.sessionId)
+        if (cached) cached.value = checked.data as Value
+        return { updated: Object.keys(patch as object), memory: checked.data as JsonObject }
+      })
     },
   })
 

@@ -50,6 +50,8 @@ interface ToolState {
   span: Span
   toolName: string
   startTime: number
+  /** Sub-agent runs already placed under this span (parallel calls of one sub-agent each get their own span). */
+  subRuns: number
 }
 
 interface RunTrace {
@@ -232,14 +234,22 @@ export class OtelObserver implements RuntimeObserver {
     if (event.parentRunId) {
       const parent = this.#runs.get(event.parentRunId)
       if (parent) {
+        // The sub-runs of parallel calls start in the order of their calls: each takes the first matching span
+        // that has none yet, so they do not all pile up under the first call's span.
+        let free: ToolState | undefined
         let match: ToolState | undefined
         let latest: ToolState | undefined
         const wanted = agentName.replace(/[^a-zA-Z0-9_-]/g, '_')
         for (const tool of parent.tools.values()) {
-          if (tool.toolName === wanted || tool.toolName === agentName) match ??= tool
+          if (tool.toolName === wanted || tool.toolName === agentName) {
+            match ??= tool
+            if (tool.subRuns === 0) free ??= tool
+          }
           if (!latest || tool.startTime >= latest.startTime) latest = tool
         }
-        return trace.setSpan(ROOT_CONTEXT, (parent.recording ? (match ?? latest)?.span : undefined) ?? parent.span)
+        const chosen = parent.recording ? (free ?? match ?? latest) : undefined
+        if (chosen) chosen.subRuns++
+        return trace.setSpan(ROOT_CONTEXT, chosen?.span ?? parent.span)
       }
       return trace.setSpanContext(ROOT_CONTEXT, runSpanContext(event.parentRunId))
     }
@@ -297,7 +307,7 @@ export class OtelObserver implements RuntimeObserver {
     const run = this.#runs.get(event.runId)
     if (!run) return
     if (run.chat && run.chat.endTime === undefined) run.chat.endTime = event.timestamp
-    run.tools.set(event.callId, { span: this.#toolSpan(run, event.toolName, event.callId, event.timestamp), toolName: event.toolName, startTime: event.timestamp })
+    run.tools.set(event.callId, { span: this.#toolSpan(run, event.toolName, event.callId, event.timestamp), toolName: event.toolName, startTime: event.timestamp, subRuns: 0 })
   }
 
   #toolSpan(run: RunTrace, toolName: string, callId: string, startTime: number): Span {
@@ -324,7 +334,7 @@ export class OtelObserver implements RuntimeObserver {
     if (!tool) {
       // No `tool.started`: a result reused from the journal, or a call refused before it ran (policy, denial, bad arguments).
       const startTime = event.timestamp - event.durationMs
-      tool = { span: this.#toolSpan(run, event.toolName, event.callId, startTime), toolName: event.toolName, startTime }
+      tool = { span: this.#toolSpan(run, event.toolName, event.callId, startTime), toolName: event.toolName, startTime, subRuns: 0 }
     }
     const { span } = tool
     if (reused) span.setAttribute(A.reused, true)

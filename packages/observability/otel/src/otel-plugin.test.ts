@@ -142,6 +142,30 @@ describe('otelPlugin', () => {
     expect(subChat!.parentSpanContext?.spanId).toBe(idOf(sub!))
   })
 
+  it('parallel calls of one sub-agent each put their run under their own execute_tool span', async () => {
+    const { spans, plugin } = telemetry()
+    const runtime = new AgentRuntime(new Extensions().use(plugin()))
+    const researcher = new Agent({ name: 'researcher', model: mockModel(() => ({ text: 'It is 42.', delayMs: 20 })) })
+    const lead = mockModel([
+      {
+        toolCalls: [
+          { name: 'researcher', args: { prompt: 'a' }, id: 'c_1' },
+          { name: 'researcher', args: { prompt: 'b' }, id: 'c_2' },
+          { name: 'researcher', args: { prompt: 'c' }, id: 'c_3' },
+        ],
+      },
+      { text: 'done' },
+    ])
+    await runtime.run({ agent: { name: 'lead', model: lead, tools: { researcher: researcher.asTool() } }, input: 'question' })
+    const all = spans()
+    const tools = byName(all, 'execute_tool researcher')
+    const subs = byName(all, 'invoke_agent researcher')
+    expect(tools).toHaveLength(3)
+    expect(subs).toHaveLength(3)
+    // One sub-run under each tool span, none left without its sub-run.
+    expect(subs.map((sub) => sub.parentSpanContext?.spanId).sort()).toEqual(tools.map(idOf).sort())
+  })
+
   it('captureContent records input, output, tool arguments and results; a tool error marks its span', async () => {
     const { spans, plugin } = telemetry()
     const runtime = new AgentRuntime(new Extensions().use(plugin({ captureContent: true })))

@@ -33,6 +33,7 @@ export interface McpServerTool {
 }
 
 const connectionClosedCode = -32000
+const maxPages = 100
 const requestTimeoutCode = -32001
 
 export class McpConnection {
@@ -93,9 +94,14 @@ export class McpConnection {
       await client.close().catch(() => {})
       throw new McpToolError(
         'mcp_connect_failed',
-        `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): ${messageOf(error)}`,
+        `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): ${this.#scrub(messageOf(error))}`,
         { cause: error, isRetryable: true },
       )
+    }
+    if (this.#closed) {
+      // close() ran while this connection was being opened: nobody would ever stop this server.
+      await this.#shutdown(client)
+      throw new McpToolError('mcp_closed', `the connection to MCP server "${this.serverName}" was closed; create the tools again`)
     }
     this.#client = client
     this.#dead = false
@@ -116,20 +122,38 @@ export class McpConnection {
     })
   }
 
+  /** The server, as error messages name it: an HTTP URL without its query (tokens often ride there) or credentials. */
   #describeTarget(): string {
     const options = this.transportOptions
-    return options.type === 'stdio' ? `command ${options.command}` : options.url
+    return options.type === 'stdio' ? `command ${options.command}` : withoutSecrets(options.url)
+  }
+
+  /** A message with the full URL (query string included) replaced by its safe form. */
+  #scrub(message: string): string {
+    const options = this.transportOptions
+    if (options.type !== 'http') return message
+    const safe = withoutSecrets(options.url)
+    let href = options.url
+    try {
+      href = new URL(options.url).href
+    } catch {
+      // Checked by mcpTools already.
+    }
+    return message.split(options.url).join(safe).split(href).join(safe)
   }
 
   async listTools(): Promise<McpServerTool[]> {
     const client = await this.connect()
     const tools: McpServerTool[] = []
     let cursor: string | undefined
-    for (let page = 0; page < 100; page++) {
-      const listed = await client.listTools(cursor ? { cursor } : undefined)
+    // Cursors are opaque; one seen before means the server is paging in a loop: what was listed is all there is.
+    const cursors = new Set<string>()
+    for (let page = 0; page < maxPages; page++) {
+      const listed = await client.listTools(cursor === undefined ? undefined : { cursor })
       tools.push(...(listed.tools as McpServerTool[]))
       cursor = listed.nextCursor
-      if (!cursor) break
+      if (cursor === undefined || cursors.has(cursor)) break
+      cursors.add(cursor)
     }
     return tools
   }
@@ -161,7 +185,7 @@ export class McpConnection {
           { cause: error, isRetryable: true },
         )
       }
-      throw new McpToolError('mcp_protocol_error', `${label} failed: ${messageOf(error)}`, { cause: error })
+      throw new McpToolError('mcp_protocol_error', `${label} failed: ${this.#scrub(messageOf(error))}`, { cause: error })
     }
   }
 
@@ -169,8 +193,36 @@ export class McpConnection {
     this.#closed = true
     const client = this.#client
     this.#client = undefined
-    if (client) await client.close().catch(() => {})
+    if (client) await this.#shutdown(client)
+    // A connection being opened now is stopped by #open itself, once it is up.
+    await this.#connecting?.catch(() => {})
   }
+
+  /** Ends the HTTP session on the server (DELETE, as the spec asks of a client that is done), then closes. */
+  async #shutdown(client: Client): Promise<void> {
+    const transport = client.transport
+    if (transport instanceof StreamableHTTPClientTransport && transport.sessionId && !this.#dead) {
+      await withTimeout(transport.terminateSession(), 5_000).catch(() => {})
+    }
+    await client.close().catch(() => {})
+  }
+}
+
+function withoutSecrets(url: string): string {
+  try {
+    const parsed = new URL(url)
+    return `${parsed.origin}${parsed.pathname}`
+  } catch {
+    return '(invalid URL)'
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
 /** Network-level failures (no JSON-RPC error code): the HTTP server is gone or the session was lost. */

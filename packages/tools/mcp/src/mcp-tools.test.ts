@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -5,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
+import { ConfigurationError, parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildServer } from './__fixtures__/build-server.js'
 import { mcpTools, McpToolError, prefixedToolName, type McpToolSet, type McpTransportOptions } from './index.js'
@@ -264,6 +266,118 @@ describe('mcpTools over streamable HTTP on 127.0.0.1', () => {
       await remote.close()
     }
   }, 60_000)
+})
+
+/** Processes started by this test process whose command line holds `marker`. */
+function childrenWith(marker: string): string[] {
+  const listing = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+  return listing.split('\n').filter((line) => line.includes(marker))
+}
+
+describe('tools/list pagination', () => {
+  it('follows nextCursor over every page', async () => {
+    const paged = await mcpTools({ name: 'pg', transport: stdio('paging-server.ts') })
+    try {
+      expect(Object.keys(paged.tools)).toEqual(['pg_page_0', 'pg_page_1', 'pg_page_2'])
+      expect(await call(paged.tools.pg_page_2, {})).toEqual({ content: [{ type: 'text', text: 'called page_2' }] })
+    } finally {
+      await paged.close()
+    }
+  }, 60_000)
+
+  it('stops when a server repeats its cursor, and exposes a tool listed twice once', async () => {
+    const looping = await mcpTools({ name: 'lp', transport: { ...stdio('paging-server.ts'), env: { PAGING: 'loop' } } })
+    try {
+      expect(Object.keys(looping.tools)).toEqual(['lp_again'])
+      expect(looping.serverToolNames).toEqual({ lp_again: 'again' })
+    } finally {
+      await looping.close()
+    }
+  }, 60_000)
+})
+
+describe('closing', () => {
+  it('close() during a restart stops the server being started: no process is left and the call fails as closed', async () => {
+    const marker = `close-race-${randomUUID()}`
+    const transport = stdio('stdio-server.ts')
+    const own = await mcpTools({ name: 'cr', transport: { ...transport, args: [...transport.args!, marker] }, toolFilter: ['crash', 'pid'] })
+    expect(childrenWith(marker)).toHaveLength(1)
+    expect((await failure(call(own.tools.cr_crash, {}))).code).toBe('mcp_connection_lost')
+    // The next call restarts the server; close() comes while it starts.
+    const pending = call(own.tools.cr_pid, {}).then(
+      () => 'answered',
+      (error: McpToolError) => error.code,
+    )
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    await own.close()
+    expect(await pending).toBe('mcp_closed')
+    await expect.poll(() => childrenWith(marker), { timeout: 5_000 }).toEqual([])
+  }, 60_000)
+
+  it('close() ends the streamable HTTP session on the server (DELETE with its Mcp-Session-Id)', async () => {
+    const sessions = new Map<string, StreamableHTTPServerTransport>()
+    const deletes: Array<string | undefined> = []
+    const server = http.createServer(async (request, response) => {
+      if (request.method === 'DELETE') deletes.push(request.headers['mcp-session-id'] as string | undefined)
+      const id = request.headers['mcp-session-id'] as string | undefined
+      let transport = id ? sessions.get(id) : undefined
+      if (!transport) {
+        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sessionId) => void sessions.set(sessionId, created) })
+        created.onclose = () => void (created.sessionId && sessions.delete(created.sessionId))
+        await buildServer().connect(created)
+        transport = created
+      }
+      await transport.handleRequest(request, response)
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`
+      const remote = await mcpTools({ name: 'sess', transport: { type: 'http', url }, toolFilter: ['echo'] })
+      expect(await call(remote.tools.sess_echo, { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'echo: hi' }] })
+      const [sessionId] = [...sessions.keys()]
+      expect(sessionId).toBeDefined()
+      await remote.close()
+      expect(deletes).toEqual([sessionId])
+      expect(sessions.size).toBe(0)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }, 60_000)
+})
+
+describe('options', () => {
+  it('rejects a malformed transport or limit with a ConfigurationError that names the option', async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ name: 'x', transport: { type: 'http', url: 'not a url' } }, /`transport.url`: the http transport needs an absolute `url`/],
+      [{ name: 'x', transport: { type: 'http', url: 'ftp://127.0.0.1/mcp' } }, /must use http: or https:/],
+      [{ name: 'x', transport: { type: 'http', url: 'https://user:hunter2-password@127.0.0.1/mcp' } }, /must not hold credentials; pass them in `headers`/],
+      [{ name: 'x', transport: { type: 'stdio' } }, /`transport.command`/],
+      [{ name: 'x', transport: { type: 'stdio', command: 'srv', args: 'not-an-array' } }, /`transport.args`/],
+      [{ name: 'x', transport: { type: 'websocket', url: 'ws://x' } }, /`transport.type`: must be \{ type: "stdio"/],
+      [{ name: 'x' }, /`transport`: must be \{ type: "stdio"/],
+      [{ name: ' ', transport: { type: 'stdio', command: 'srv' } }, /`name`: mcpTools needs a server `name`/],
+      [{ name: 'x', transport: { type: 'stdio', command: 'srv' }, connectTimeoutMs: -1 }, /`connectTimeoutMs`/],
+      [{ name: 'x', transport: { type: 'stdio', command: 'srv' }, timeoutMs: Number.POSITIVE_INFINITY }, /`timeoutMs`/],
+    ]
+    for (const [options, message] of cases) {
+      const error = await mcpTools(options as never).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      )
+      expect(ConfigurationError.isInstance(error), JSON.stringify(options)).toBe(true)
+      expect((error as Error).message).toMatch(/^\[spindle\/tools-mcp\] invalid mcpTools options: /)
+      expect((error as Error).message, JSON.stringify(options)).toMatch(message)
+      expect((error as Error).message).not.toContain('hunter2-password')
+    }
+  })
+
+  it('keeps the query string of an HTTP URL (where tokens often go) out of error messages', async () => {
+    const error = await failure(mcpTools({ name: 'q', transport: { type: 'http', url: 'http://127.0.0.1:9/mcp?api_key=SECRET-IN-QUERY-123' }, connectTimeoutMs: 5000 }))
+    expect(error.code).toBe('mcp_connect_failed')
+    expect(error.message).toContain('http://127.0.0.1:9/mcp')
+    expect(error.message).not.toContain('SECRET-IN-QUERY-123')
+  }, 30_000)
 })
 
 describe('prefixedToolName', () => {

@@ -1,9 +1,10 @@
 // mcpTools(): connects to an MCP server and exposes each of its tools as a Spindle tool, kept
 // current when the server's tools change. The server's annotations (readOnlyHint, destructiveHint…)
 // are untrusted: the operator's options decide effect, approval and idempotency.
-import { ConfigurationError, defineTool, jsonSchema, toolNamePattern, type JsonSchema, type Tool, type ToolEffect } from '@spindle/core'
+import { defineTool, jsonSchema, toolNamePattern, type JsonSchema, type Tool, type ToolEffect } from '@spindle/core'
 import { checkJsonSchema } from './json-schema-check.js'
 import { toCallResult, type McpCallResult } from './mcp-content.js'
+import { checkMcpToolsOptions } from './mcp-options.js'
 import { McpConnection, type McpServerTool, type McpTransportOptions } from './mcp-connection.js'
 import { McpToolError } from './mcp-tool-error.js'
 
@@ -64,17 +65,18 @@ export interface McpToolSet {
  * await github.close()
  */
 export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
-  if (!options?.name || typeof options.name !== 'string') throw new ConfigurationError('[spindle/tools-mcp] mcpTools needs a server `name`, e.g. { name: "github", transport: … }')
-  if (!options.transport || (options.transport.type !== 'stdio' && options.transport.type !== 'http')) {
-    throw new ConfigurationError('[spindle/tools-mcp] `transport` must be { type: "stdio", command, args?, env? } or { type: "http", url, headers? }')
-  }
+  checkMcpToolsOptions(options)
   const tools: Record<string, McpTool> = {}
   const serverToolNames: Record<string, string> = {}
   // In place, so an agent holding `tools` gets the server's current tools in its next run.
   const expose = (serverTools: McpServerTool[]) => {
     const next: Record<string, McpTool> = {}
     const nextNames: Record<string, string> = {}
+    const seen = new Set<string>()
     for (const serverTool of serverTools) {
+      // A tool listed twice (a server that repeats a page) is exposed once.
+      if (seen.has(String(serverTool.name))) continue
+      seen.add(String(serverTool.name))
       const info: McpToolInfo = {
         server: options.name,
         name: String(serverTool.name),
