@@ -31,7 +31,7 @@ it.each([
   ['a signal that is no AbortSignal', { agent, signal: 'abc' }, /signal must be an AbortSignal/],
   [
     'two tools of one name in a tools array',
-    { agent: { ...agent, tools: [defineTool({ name: 'lookup', inputSchema: z.object({}), execute: () => 'customers' }), defineTool({ name: 'lookup', inputSchema: z.object({}), execute: () => 'orders' })] } },
+    { agent: { ...agent, tools: [defineTool({ name: 'lookup', description: 'lookup', inputSchema: z.object({}), execute: () => 'customers' }), defineTool({ name: 'lookup', description: 'lookup', inputSchema: z.object({}), execute: () => 'orders' })] } },
     /agent\.tools\[0\] and agent\.tools\[1\] are both named "lookup"/,
   ],
 ])('%s is an AdmissionError naming the field, and nothing is written', async (_label, request, message) => {

@@ -204,7 +204,7 @@ describe('read_artifact', () => {
     const model = mockModel((request, index) => {
       if (index === 0) return { toolCalls: [{ name: 'dump', args: {} }] }
       if (index === 1) {
-        const id = /artifact ([0-9a-f]{64})/.exec(JSON.stringify(request.messages))?.[1]
+        const id = /artifact ([0-9a-f]{64})/.exec(JSON.stringify(request.messages))?.[1] ?? 'missing'
         return { toolCalls: [{ name: 'read_artifact', args: { id, startLine: 1001, endLine: 1002 } }] }
       }
       return { text: 'found it' }

@@ -191,7 +191,7 @@ describe('the context window of a run', () => {
     listed = 0
     // A session created beforehand, with history, on a runtime that has no window cached: read, and sent to the model.
     await stores.sessions.createSession({ id: 'ses_old' })
-    await stores.sessions.append('ses_old', [{ kind: 'message', message: { role: 'user', content: 'earlier question' } }, { kind: 'message', message: { role: 'assistant', content: 'earlier answer' } }])
+    await stores.sessions.append('ses_old', [{ kind: 'message', message: { role: 'user', content: 'earlier question' } }, { kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'earlier answer' }] } }])
     const model = mockModel([{ text: 'three' }])
     await new AgentRuntime(new Extensions().setStores(stores)).run({ agent: { name: 'a', model }, input: 'follow-up', sessionId: 'ses_old' })
     expect(listed).toBeGreaterThan(0)

@@ -1,7 +1,7 @@
 // A full agent run through AgentRuntime on the Anthropic provider, against the loopback server:
 // thinking + a tool call, the tool runs, then the answer.
 import { AgentRuntime, Extensions, defineTool } from '@spindle/core'
-import { anthropicResponse, startAnthropicMessagesServer, type AnthropicMessagesServer } from '@spindle/testing'
+import { anthropicResponse, startAnthropicMessagesServer, type AnthropicMessagesServer, type AnthropicScriptedBlock } from '@spindle/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createAnthropic, type AnthropicProvider } from './index.js'
@@ -96,7 +96,7 @@ describe('@spindle/anthropic through AgentRuntime', () => {
       { type: 'tool_use', id: 'toolu_a', name: 'get_weather', input: { city: 'Paris' } },
       { type: 'thinking', thinking: 'Think B.', signature: 'SIG_B' },
       { type: 'tool_use', id: 'toolu_b', name: 'get_weather', input: { city: 'Oslo' } },
-    ]
+    ] satisfies AnthropicScriptedBlock[]
     server.enqueue({ turn: { blocks } }, { turn: { blocks: [{ type: 'text', text: 'Sunny in both.' }] } })
     const calls: string[] = []
     const output = await new AgentRuntime(extensions()).run({

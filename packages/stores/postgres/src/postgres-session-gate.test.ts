@@ -120,8 +120,8 @@ describePostgres('PostgresSessionGate', () => {
     const lease = await survivor.acquire('s', queue('takes-over'))
     expect(Date.now() - started).toBeLessThan(600 + 1000)
     expect(lease.token).toBeGreaterThan(old.token)
-    await stores.sessions.append('s', [{ kind: 'message', message: { role: 'assistant', content: 'new holder' } }], { fence: lease.token })
-    await expect(stores.sessions.append('s', [{ kind: 'message', message: { role: 'assistant', content: 'stale' } }], { fence: old.token })).rejects.toBeInstanceOf(
+    await stores.sessions.append('s', [{ kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'new holder' }] } }], { fence: lease.token })
+    await expect(stores.sessions.append('s', [{ kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'stale' }] } }], { fence: old.token })).rejects.toBeInstanceOf(
       StaleFenceError,
     )
     expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1, 2])

@@ -34,7 +34,7 @@ describe.each(modes)('patch_file and encodings ($mode)', ({ make }) => {
     }
     for (const [name, bytes] of Object.entries(files)) {
       writeFileSync(path.join(root, name), bytes)
-      const error = await tools.patchFile.execute({ path: name, search: 'version=1', replace: 'version=2' }, context).then(
+      const error = await Promise.resolve(tools.patchFile.execute({ path: name, search: 'version=1', replace: 'version=2' }, context)).then(
         () => undefined,
         (caught: unknown) => caught,
       )

@@ -25,8 +25,8 @@ afterAll(async () => {
   await new Promise<void>((resolve) => silentDns.close(() => resolve()))
 })
 
-async function refusal(promise: Promise<unknown>): Promise<WebToolError> {
-  const error = await promise.then(
+async function refusal(pending: unknown): Promise<WebToolError> {
+  const error = await Promise.resolve(pending).then(
     () => undefined,
     (caught: unknown) => caught,
   )

@@ -37,7 +37,7 @@ describe('memory store copies', () => {
       { runId: 'r', sessionId: 's', version: 5, createdAt: 3, state: { bytes: new Uint8Array([1, 2]) as never, when: new Date(5) as never } },
     ]
     for (const snapshot of snapshots) expectDeepCopy(copySnapshot(snapshot), snapshot)
-    const bytes = (snapshots[2]!.state as { bytes: Uint8Array }).bytes
+    const bytes = (snapshots[2]!.state as unknown as { bytes: Uint8Array }).bytes
     const copied = copySnapshot(snapshots[2]!)
     bytes[0] = 9
     expect([...(copied.state as unknown as { bytes: Uint8Array }).bytes]).toEqual([1, 2])
