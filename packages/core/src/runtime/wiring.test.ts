@@ -195,7 +195,7 @@ describe('the context window of a run', () => {
     const model = mockModel([{ text: 'three' }])
     await new AgentRuntime(new Extensions().setStores(stores)).run({ agent: { name: 'a', model }, input: 'follow-up', sessionId: 'ses_old' })
     expect(listed).toBeGreaterThan(0)
-    expect(model.calls[0]!.messages.map((message) => message.content)).toEqual(['earlier question', 'earlier answer', 'follow-up'])
+    expect(model.calls[0]!.messages.map((message) => message.content)).toEqual(['earlier question', [{ type: 'text', text: 'earlier answer' }], 'follow-up'])
   })
 
   it('a session another writer created first (a lost create race) is read: its entries reach the model', async () => {
