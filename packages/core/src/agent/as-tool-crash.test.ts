@@ -87,6 +87,21 @@ describe('Agent.asTool after a crash', () => {
     expect(helperModels[1]!.turnIndex).toBe(1)
   })
 
+  it("recover() given only the caller's agent continues the sub-run through the caller's call (the sub-agent need not be listed)", async () => {
+    const { effects, state, agents } = setup({ hangAt: 2 })
+    const stores = memoryStores()
+    const first = new AgentRuntime(new Extensions().setStores(stores), { leaseMs: 1 })
+    const { parent, sub } = await crashMidSubRun(stores, first, agents().lead)
+    state.dead = false
+    const second = new AgentRuntime(new Extensions().setStores(stores))
+    const { resumed, busy } = await second.recover({ agents: [agents().lead] })
+    expect(busy).toEqual([])
+    expect(resumed.map((output) => output.runId)).toEqual([parent])
+    expect(resumed[0]!.messages.find((message) => message.role === 'tool')?.content[0]).toMatchObject({ toolCallId: 'h1', result: 'both booked' })
+    expect((await stores.runs.getRun(sub))?.status).toBe('completed')
+    expect(effects).toEqual([1])
+  })
+
   it('resume() of the caller alone continues the sub-run from its last snapshot', async () => {
     const { effects, state, agents } = setup({ hangAt: 2 })
     const stores = memoryStores()

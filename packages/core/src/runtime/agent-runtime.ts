@@ -363,7 +363,8 @@ export class AgentRuntime {
    * Finds runs left `running` by a dead process (lease expired) and resumes them, or marks them `interrupted`.
    * `agents` gives the agents by name when their tools or models are not in the registries. A run refused because
    * another unfinished run of its session must go first is tried again after the others; `busy` lists the runs
-   * still refused then (their session's last run is awaiting approval, or held by a live process).
+   * still refused then (their session's last run is awaiting approval, or held by a live process). A sub-run of an
+   * `agent.asTool()` call whose caller is recovered too is continued by that call, not here (it is not in `resumed`).
    */
   async recover(options: { mode?: 'resume' | 'interrupt'; agents?: AgentSpec[] } = {}): Promise<{ resumed: RunOutput[]; interrupted: string[]; busy: string[] }> {
     await this.extensions.ready()
@@ -382,6 +383,13 @@ export class AgentRuntime {
       }
       return { resumed, interrupted, busy: [] }
     }
+    // A sub-run (`agent.asTool()`) whose caller is recovered too is left to the caller: the caller's call continues
+    // it, with the agent the call gives it (which `agents` need not list).
+    const staleIds = new Set(stale.map((run) => run.id))
+    stale = stale.filter((run) => {
+      const parent = run.request.parentRunId
+      return typeof parent !== 'string' || !staleIds.has(parent)
+    })
     // Passes until one resumes nothing: the run a session's log ends with goes first, then the ones it held back.
     for (let progressed = true; stale.length && progressed; ) {
       progressed = false
