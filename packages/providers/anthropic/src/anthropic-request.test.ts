@@ -218,6 +218,44 @@ describe('@spindle/anthropic request mapping', () => {
     expect(body.temperature).toBeUndefined()
   })
 
+  it('leaves thinking out of a request the API would refuse with it: a tool-use cycle whose assistant turn has no thinking block, or a forced tool', async () => {
+    const thinking = { anthropic: { thinking: { type: 'enabled', budget_tokens: 2048 } } }
+    const cycle = (reasoning: AssistantMessage['content']): ModelRequest['messages'] => [
+      { role: 'user', content: 'Weather in Paris?' },
+      { role: 'assistant', content: [...reasoning, { type: 'tool-call', toolCallId: 'call_1', toolName: 'get_weather', args: { city: 'Paris' } }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'get_weather', result: 'sunny' }] },
+    ]
+    // The turn came from OpenAI (a fallbackModel chain that moved to Anthropic mid-loop): its reasoning is dropped.
+    const handedOver = await send({ messages: cycle([{ type: 'reasoning', text: 'Need weather.', signature: 'openai-reasoning:{"id":"rs_1"}' }]), tools: [weather], temperature: 0.2, providerOptions: thinking })
+    expect(handedOver.body.messages[1].content[0].type).toBe('tool_use')
+    expect(handedOver.body.thinking).toBeUndefined()
+    expect(handedOver.body.temperature).toBe(0.2)
+    // Anthropic's own turn, thinking block first: thinking stays on.
+    const own = await send({ messages: cycle([{ type: 'reasoning', text: 'Mine.', signature: 'EqQBCkgIARABGAIiQL2U+/abc==' }]), tools: [weather], temperature: 0.2, providerOptions: thinking })
+    expect(own.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 })
+    expect(own.body.temperature).toBeUndefined()
+    // A new question after a finished cycle starts a new one: thinking stays on.
+    const next = await send({
+      messages: [...cycle([]), { role: 'assistant', content: [{ type: 'text', text: 'Sunny.' }] }, { role: 'user', content: 'And Oslo?' }],
+      tools: [weather],
+      providerOptions: thinking,
+    })
+    expect(next.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 })
+    // A forced tool, or structured output through a tool: the API refuses thinking with tool_choice any / tool.
+    for (const toolChoice of ['required', { type: 'tool', name: 'get_weather' }] satisfies Array<ModelRequest['toolChoice']>) {
+      const forced = await send({ messages: [{ role: 'user', content: 'x' }], tools: [weather], toolChoice, providerOptions: thinking })
+      expect(forced.body.thinking).toBeUndefined()
+    }
+    const structured = await send({
+      messages: [{ role: 'user', content: 'x' }],
+      responseFormat: { type: 'json', schema: { type: 'object', properties: { city: { type: 'string' } } } },
+      providerOptions: { anthropic: { thinking: { type: 'enabled', budget_tokens: 2048 }, structuredOutput: 'tool' } },
+    })
+    expect(structured.body.tool_choice).toMatchObject({ type: 'tool' })
+    expect(structured.body.thinking).toBeUndefined()
+    expect((await send({ messages: [{ role: 'user', content: 'x' }], tools: [weather], toolChoice: 'auto', providerOptions: thinking })).body.thinking).toBeDefined()
+  })
+
   it('raises max_tokens above the thinking budget only up to the model output limit', async () => {
     const thinking = (budget_tokens: number) => ({ anthropic: { thinking: { type: 'enabled' as const, budget_tokens } } })
     const high = await send({ messages: [{ role: 'user', content: 'x' }], maxOutputTokens: 2000, providerOptions: thinking(62_000) })

@@ -31,7 +31,9 @@ export function buildMessagesRequest(
   const { system, messages } = convertMessages(request.messages)
   if (cache && system.length > 0) system[system.length - 1] = { ...system[system.length - 1]!, cache_control: ephemeral }
 
-  const thinking = options.thinking
+  // Thinking the API would refuse in this request is left out of it (its own advice: "to avoid this requirement,
+  // disable thinking"), see `thinkingRefused`.
+  const thinking = options.thinking !== undefined && options.thinking.type !== 'disabled' && thinkingRefused(messages, request, options) ? undefined : options.thinking
   const thinkingOn = thinking !== undefined && thinking.type !== 'disabled'
   const budget = thinking?.type === 'enabled' ? thinking.budget_tokens : 0
   const maxTokens = maxTokensFor(modelId, capabilities, request.maxOutputTokens, budget)
@@ -80,6 +82,27 @@ export function buildMessagesRequest(
     ...(options.userId ? { metadata: { user_id: options.userId } } : {}),
   }
   return { body, jsonToolName }
+}
+
+/**
+ * Why the API would refuse thinking in this request, if it would:
+ * - a tool-use cycle in progress whose assistant turn does not open with a thinking block: with thinking on, the
+ *   final assistant message must start with one ("Expected `thinking` or `redacted_thinking`, but found
+ *   `tool_use`"). That turn came from another model (a `fallbackModel` chain that moved here mid-loop; reasoning
+ *   another provider signed is dropped), or from a request made with thinking off;
+ * - a forced tool (`toolChoice: 'required'` or a named tool, or structured output through a tool): "Thinking may
+ *   not be enabled when tool_choice forces tool use".
+ * The next request (a new assistant turn, or a new cycle) thinks again.
+ */
+function thinkingRefused(messages: Anthropic.Messages.MessageParam[], request: ModelRequest, options: AnthropicRequestOptions): boolean {
+  if (request.toolChoice === 'required' || (typeof request.toolChoice === 'object' && request.toolChoice !== null)) return true
+  if (request.responseFormat && options.structuredOutput === 'tool') return true
+  const last = messages[messages.length - 1]
+  const assistant = messages[messages.length - 2]
+  if (last?.role !== 'user' || assistant?.role !== 'assistant' || typeof last.content === 'string' || typeof assistant.content === 'string') return false
+  if (!last.content.some((block) => block.type === 'tool_result') || !assistant.content.some((block) => block.type === 'tool_use')) return false
+  const first = assistant.content[0]
+  return first?.type !== 'thinking' && first?.type !== 'redacted_thinking'
 }
 
 /**
