@@ -143,7 +143,7 @@ export { createRuntimeResourceRegistry, registerRuntimeResource } from './runtim
 export { createRuntimeTool, type RuntimeToolContext, type RuntimeToolDefinition } from './runtime-store/create-runtime-tool.js'
 
 // The kernel: runtime, policy, gate, events, context, compaction, tool execution.
-export { AgentRuntime, type AgentRuntimeOptions, type RunStream, type SubscribeFilter } from './runtime/agent-runtime.js'
+export { AgentRuntime, type AgentRuntimeOptions, type RecoverResult, type RunStream, type SubscribeFilter } from './runtime/agent-runtime.js'
 export type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './runtime/run-request.js'
 export { runRequestSchema } from './runtime/run-request.js'
 export { type AdmissionHook, admitRequest } from './runtime/admission.js'

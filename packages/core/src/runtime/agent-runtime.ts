@@ -70,6 +70,17 @@ interface ActiveRun {
  * const runtime = new AgentRuntime(new Extensions(), { maxSteps: 8 })
  * const output = await runtime.run({ agent: { name: 'helper', model: mockModel([{ text: 'Hi!' }]) }, input: 'Hello' })
  */
+/** What `recover()` did with the runs a dead process left. */
+export interface RecoverResult {
+  resumed: RunOutput[]
+  /** Marked `interrupted` (`mode: 'interrupt'`). */
+  interrupted: string[]
+  /** Still refused once the others were tried: their session's last run awaits approval, or a live process holds it. */
+  busy: string[]
+  /** Not resumed, with why (left as they were; `resume(runId, { agent })` may continue them). */
+  failed: Array<{ runId: string; error: unknown }>
+}
+
 export class AgentRuntime {
   readonly extensions: Extensions
   readonly policy: RuntimePolicy
@@ -365,8 +376,10 @@ export class AgentRuntime {
    * another unfinished run of its session must go first is tried again after the others; `busy` lists the runs
    * still refused then (their session's last run is awaiting approval, or held by a live process). A sub-run of an
    * `agent.asTool()` call whose caller is recovered too is continued by that call, not here (it is not in `resumed`).
+   * A run that cannot be resumed (its agent cannot be rebuilt: pass it in `agents`; a store failed) is left as it is
+   * and listed in `failed` with its error; the others are recovered all the same.
    */
-  async recover(options: { mode?: 'resume' | 'interrupt'; agents?: AgentSpec[] } = {}): Promise<{ resumed: RunOutput[]; interrupted: string[]; busy: string[] }> {
+  async recover(options: { mode?: 'resume' | 'interrupt'; agents?: AgentSpec[] } = {}): Promise<RecoverResult> {
     await this.extensions.ready()
     const now = Date.now()
     // Queued runs are recovered too when the queue lived in this process's memory (it died with it).
@@ -381,7 +394,7 @@ export class AgentRuntime {
         await this.runs.updateRun(run.id, { status: 'interrupted', lease: undefined })
         interrupted.push(run.id)
       }
-      return { resumed, interrupted, busy: [] }
+      return { resumed, interrupted, busy: [], failed: [] }
     }
     // A sub-run (`agent.asTool()`) whose caller is recovered too is left to the caller: the caller's call continues
     // it, with the agent the call gives it (which `agents` need not list).
@@ -390,6 +403,7 @@ export class AgentRuntime {
       const parent = run.request.parentRunId
       return typeof parent !== 'string' || !staleIds.has(parent)
     })
+    const failed: RecoverResult['failed'] = []
     // Passes until one resumes nothing: the run a session's log ends with goes first, then the ones it held back.
     for (let progressed = true; stale.length && progressed; ) {
       progressed = false
@@ -401,13 +415,14 @@ export class AgentRuntime {
           resumed.push(await this.resume(run.id, { agent }))
           progressed = true
         } catch (error) {
-          if (!(error instanceof SessionBusyError)) throw error
-          refused.push(run)
+          // One run that cannot be resumed (its agent cannot be rebuilt, a store failed) does not stop the others.
+          if (error instanceof SessionBusyError) refused.push(run)
+          else failed.push({ runId: run.id, error })
         }
       }
       stale = refused
     }
-    return { resumed, interrupted, busy: stale.map((run) => run.id) }
+    return { resumed, interrupted, busy: stale.map((run) => run.id), failed }
   }
 
   /**
