@@ -1,31 +1,16 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { sqliteStores } from '@spindle/store-sqlite'
 import { readEffects } from './durable.js'
+import { startExample } from './test-support/start-example.js'
 
 const directory = mkdtempSync(join(tmpdir(), 'spindle-durable-team-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
 const databasePath = join(directory, 'durable-team.db')
 
-/** Runs examples/durable-team.ts in its own process; `killWhen` SIGKILLs it as soon as its output matches. */
-function start(killWhen?: RegExp): Promise<{ output: string; code: number | null; signal: NodeJS.Signals | null }> {
-  const child = spawn(process.execPath, ['--conditions=@spindle/source', '--import', 'tsx', join(import.meta.dirname, 'durable-team.ts')], {
-    cwd: import.meta.dirname,
-    env: { ...process.env, DURABLE_DB: databasePath, DURABLE_TURN_MS: '400' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (data: string) => {
-    output += data
-    if (killWhen?.test(output)) child.kill('SIGKILL')
-  })
-  child.stderr.on('data', (data: Buffer) => (output += data.toString()))
-  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ output, code, signal })))
-}
+const start = (killWhen?: RegExp) => startExample('durable-team.ts', { DURABLE_DB: databasePath, DURABLE_TURN_MS: '400' }, killWhen)
 
 it('durable team example: SIGKILLed while the sub-agent works, run again, the sub-agent continues and every booking happens once', { timeout: 60_000 }, async () => {
   // Killed while the travel agent (the concierge's sub-agent) streams its step 3, after the hotel was booked.

@@ -1,31 +1,16 @@
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { sqliteStores } from '@spindle/store-sqlite'
 import { readEffects } from './durable.js'
+import { startExample } from './test-support/start-example.js'
 
 const directory = mkdtempSync(join(tmpdir(), 'spindle-durable-example-'))
 afterAll(() => rmSync(directory, { recursive: true, force: true }))
 const databasePath = join(directory, 'durable.db')
 
-/** Runs examples/durable.ts in its own process; `killWhen` SIGKILLs it as soon as its output matches. */
-function start(killWhen?: RegExp): Promise<{ output: string; code: number | null; signal: NodeJS.Signals | null }> {
-  const child = spawn(process.execPath, ['--conditions=@spindle/source', '--import', 'tsx', join(import.meta.dirname, 'durable.ts')], {
-    cwd: import.meta.dirname,
-    env: { ...process.env, DURABLE_DB: databasePath, DURABLE_TURN_MS: '400' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (data: string) => {
-    output += data
-    if (killWhen?.test(output)) child.kill('SIGKILL')
-  })
-  child.stderr.on('data', (data: Buffer) => (output += data.toString()))
-  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ output, code, signal })))
-}
+const start = (killWhen?: RegExp) => startExample('durable.ts', { DURABLE_DB: databasePath, DURABLE_TURN_MS: '400' }, killWhen)
 
 it('durable example: SIGKILLed mid-run, run again, it continues and every side effect happens once', { timeout: 60_000 }, async () => {
   // Killed while the model streams step 3, right after the hotel booking was journaled.

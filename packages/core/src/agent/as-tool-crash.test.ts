@@ -63,15 +63,21 @@ async function crashMidSubRun(stores: Stores, first: AgentRuntime, lead: ReturnT
   return { parent, sub: sub! }
 }
 
+/** The lead started on a runtime that then "dies" mid-sub-run; a second runtime on the same stores, to recover with. */
+async function crashed(fixture: ReturnType<typeof setup>) {
+  const stores = memoryStores()
+  const first = new AgentRuntime(new Extensions().setStores(stores), { leaseMs: 1 })
+  const ids = await crashMidSubRun(stores, first, fixture.agents().lead)
+  fixture.state.dead = false
+  return { stores, ...ids, second: new AgentRuntime(new Extensions().setStores(stores)) }
+}
+
 describe('Agent.asTool after a crash', () => {
   it('recover() continues the sub-run, and the caller gets its answer: the booking done before the crash is not repeated', async () => {
-    const { effects, state, agents, helperModels } = setup({ hangAt: 2 })
-    const stores = memoryStores()
-    const first = new AgentRuntime(new Extensions().setStores(stores), { leaseMs: 1 })
-    const { parent, sub } = await crashMidSubRun(stores, first, agents().lead)
+    const fixture = setup({ hangAt: 2 })
+    const { effects, agents, helperModels } = fixture
+    const { stores, parent, sub, second } = await crashed(fixture)
     expect(effects).toEqual([1])
-    state.dead = false
-    const second = new AgentRuntime(new Extensions().setStores(stores))
     const { lead, helper } = agents()
     const { resumed } = await second.recover({ agents: [lead, helper] })
     const leadOutput = resumed.find((output) => output.runId === parent)!
@@ -88,12 +94,9 @@ describe('Agent.asTool after a crash', () => {
   })
 
   it("recover() given only the caller's agent continues the sub-run through the caller's call (the sub-agent need not be listed)", async () => {
-    const { effects, state, agents } = setup({ hangAt: 2 })
-    const stores = memoryStores()
-    const first = new AgentRuntime(new Extensions().setStores(stores), { leaseMs: 1 })
-    const { parent, sub } = await crashMidSubRun(stores, first, agents().lead)
-    state.dead = false
-    const second = new AgentRuntime(new Extensions().setStores(stores))
+    const fixture = setup({ hangAt: 2 })
+    const { effects, agents } = fixture
+    const { stores, parent, sub, second } = await crashed(fixture)
     const { resumed, busy } = await second.recover({ agents: [agents().lead] })
     expect(busy).toEqual([])
     expect(resumed.map((output) => output.runId)).toEqual([parent])
@@ -103,12 +106,9 @@ describe('Agent.asTool after a crash', () => {
   })
 
   it('resume() of the caller alone continues the sub-run from its last snapshot', async () => {
-    const { effects, state, agents } = setup({ hangAt: 2 })
-    const stores = memoryStores()
-    const first = new AgentRuntime(new Extensions().setStores(stores), { leaseMs: 1 })
-    const { parent, sub } = await crashMidSubRun(stores, first, agents().lead)
-    state.dead = false
-    const second = new AgentRuntime(new Extensions().setStores(stores))
+    const fixture = setup({ hangAt: 2 })
+    const { effects, agents } = fixture
+    const { stores, parent, sub, second } = await crashed(fixture)
     const output = await second.resume(parent, { agent: agents().lead })
     expect(output).toMatchObject({ finishReason: 'stop', text: 'lead done' })
     expect(output.messages.find((message) => message.role === 'tool')?.content[0]).toMatchObject({ toolCallId: 'h1', result: 'both booked' })
@@ -123,14 +123,11 @@ describe('Agent.asTool after a crash', () => {
   })
 
   it("waits for the dead process's lease on the sub-run, which can outlive the caller's, then continues it", async () => {
-    const { effects, state, agents } = setup({ hangAt: 2 })
-    const stores = memoryStores()
-    const first = new AgentRuntime(new Extensions().setStores(stores), { leaseMs: 1 })
-    const { parent, sub } = await crashMidSubRun(stores, first, agents().lead)
-    state.dead = false
+    const fixture = setup({ hangAt: 2 })
+    const { effects, agents } = fixture
+    const { stores, parent, sub, second } = await crashed(fixture)
     // The sub-run's lease was renewed last: still held by the dead process for a while.
     await stores.runs.updateRun(sub, { lease: { owner: 'dead-worker', expiresAt: Date.now() + 300 } })
-    const second = new AgentRuntime(new Extensions().setStores(stores))
     await expect(second.resume(sub, { agent: agents().helper })).rejects.toMatchObject({ code: 'session_busy' })
     const output = await second.resume(parent, { agent: agents().lead })
     expect(output.messages.find((message) => message.role === 'tool')?.content[0]).toMatchObject({ toolCallId: 'h1', result: 'both booked' })
