@@ -1,6 +1,6 @@
 // The playground shell: model picker, sessions/runs, chat, and the run inspector. State lives in the URL hash.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
-import { api } from './api'
+import { api, onReachableAgain, unreachableMessage } from './api'
 import { Chat } from './chat'
 import { readRoute, type Route, writeRoute } from './route'
 import { RunPanel } from './run-panel'
@@ -32,6 +32,8 @@ export function App() {
     setRouteState(next)
   }, [])
   const fail = useCallback((message: string) => setError(message), [])
+  // "Not reachable" is taken back as soon as the server answers again.
+  useEffect(() => onReachableAgain(() => setError((current) => (current === unreachableMessage ? undefined : current))), [])
   const queue = useQueuedMessages({
     sessionId: route.sessionId,
     onStarted(sessionId, runId) {

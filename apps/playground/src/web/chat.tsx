@@ -64,7 +64,7 @@ export function Chat(props: {
         )}
         {liveIndex < 0 && <Items items={live} />}
         {props.queued.map((message, index) => (
-          <div key={`q${index}`} className="bubble user queued" title="Queued: waits for the session's current run to end">
+          <div key={`q${index}`} dir="auto" className="bubble user queued" title="Queued: waits for the session's current run to end">
             {message}
           </div>
         ))}
@@ -83,7 +83,9 @@ export function Chat(props: {
         }}
       >
         <textarea
+          id="composer"
           aria-label="Message"
+          dir="auto"
           placeholder="Message the agent… (Enter to send, Shift+Enter for a new line)"
           value={text}
           rows={2}
@@ -108,12 +110,13 @@ export function Chat(props: {
   )
 }
 
+// `dir="auto"`: a message in Arabic or Hebrew reads right to left, its punctuation where it belongs.
 function Items(props: { items: TranscriptItem[] }) {
   return (
     <>
       {props.items.map((item) => {
-        if (item.kind === 'user') return <div key={item.key} className="bubble user">{item.text}</div>
-        if (item.kind === 'assistant') return <div key={item.key} className="bubble assistant" data-testid="assistant">{item.text}</div>
+        if (item.kind === 'user') return <div key={item.key} dir="auto" className="bubble user">{item.text}</div>
+        if (item.kind === 'assistant') return <div key={item.key} dir="auto" className="bubble assistant" data-testid="assistant">{item.text}</div>
         if (item.kind === 'status') return <div key={item.key} className={`status ${item.tone}`}>{item.text}</div>
         return (
           <details key={item.key} className={`tool-chip tool-${item.status.replace(' ', '-')}`} data-testid="tool-chip">

@@ -4,9 +4,16 @@ export interface Route {
   runId?: string
 }
 
+/** The route in the address; a hash that is not valid percent-encoding (a link cut short) is the start page. */
 export function readRoute(): Route {
   const match = location.hash.match(/^#\/s\/([^/]+)(?:\/r\/([^/]+))?/)
-  return match ? { sessionId: decodeURIComponent(match[1]!), runId: match[2] ? decodeURIComponent(match[2]) : undefined } : {}
+  if (!match) return {}
+  try {
+    return { sessionId: decodeURIComponent(match[1]!), runId: match[2] ? decodeURIComponent(match[2]) : undefined }
+  } catch {
+    // decodeURIComponent throws on "%E0%A4%A" or a lone "%": thrown while rendering, it would blank the whole page.
+    return {}
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 // The run inspector: status, gate, controls, approval prompt, timeline, raw events, snapshots, journal.
-import { useRef, useState } from 'react'
+import { useLayoutEffect, useRef, useState } from 'react'
 import { pendingApprovals, timeline } from './derive'
 import { clock, cost, duration, json, shortId, shortJson, tokens } from './format'
 import type { AgentEvent, ModelOption, RunDetail } from './types'
@@ -102,12 +102,24 @@ function Approval(props: { call: { callId: string; toolName: string; args: unkno
   const [deciding, run] = useInFlight()
   // Taken: the buttons stay disabled until the prompt goes (the run's status is reloaded after the answer).
   const [decided, setDecided] = useState(false)
+  // A decision taken from the keyboard: when the prompt goes, the focus goes to the composer, not to the page's start.
+  // Noted when deciding, since the disabled button has lost the focus by the time the prompt goes.
+  const box = useRef<HTMLDivElement>(null)
+  const decidedFromInside = useRef(false)
+  useLayoutEffect(
+    () => () => {
+      const focus = document.activeElement
+      if (decidedFromInside.current && (!focus || focus === document.body || box.current?.contains(focus))) document.getElementById('composer')?.focus()
+    },
+    [],
+  )
   const decide = (approved: boolean) =>
     run(async () => {
+      decidedFromInside.current = Boolean(box.current?.contains(document.activeElement))
       if (await props.onDecision(props.call.callId, approved, reason || undefined)) setDecided(true)
     })
   return (
-    <div className="approval" data-testid="approval">
+    <div className="approval" data-testid="approval" ref={box}>
       <div>
         <strong>Approval needed:</strong> the agent wants to call <code>{props.call.toolName}</code>
       </div>

@@ -1,4 +1,4 @@
-// Sessions and runs, each list searchable.
+// Sessions and runs, each list searchable. Each item is a button, so the lists work from the keyboard too.
 import { useEffect, useState } from 'react'
 import { api } from './api'
 import { clock, inputText, shortId } from './format'
@@ -40,20 +40,24 @@ export function Sidebar(props: {
       <ul className="list" data-testid={`${tab}-list`}>
         {tab === 'sessions' &&
           sessions.map((session) => (
-            <li key={session.id} className={session.id === props.sessionId ? 'selected' : ''} onClick={() => props.onSession(session.id)}>
-              <div className="title">{session.title || shortId(session.id)}</div>
-              <div className="meta">
-                {clock(session.updatedAt)} · {session.lastSeq} entries{session.metadata?.forkedFrom ? ' · fork' : ''}
-              </div>
+            <li key={session.id} className={session.id === props.sessionId ? 'selected' : ''}>
+              <button type="button" aria-current={session.id === props.sessionId ? 'true' : undefined} onClick={() => props.onSession(session.id)}>
+                <div className="title" dir="auto">{session.title || shortId(session.id)}</div>
+                <div className="meta">
+                  {clock(session.updatedAt)} · {session.lastSeq} entries{session.metadata?.forkedFrom ? ' · fork' : ''}
+                </div>
+              </button>
             </li>
           ))}
         {tab === 'runs' &&
           runs.map((run) => (
-            <li key={run.id} className={run.id === props.runId ? 'selected' : ''} onClick={() => props.onRun(run.sessionId, run.id)}>
-              <div className="title">{inputText(run.input) || shortId(run.id)}</div>
-              <div className="meta">
-                <span className={`badge status-${run.status}`}>{run.status}</span> {clock(run.createdAt)} · {shortId(run.id)}
-              </div>
+            <li key={run.id} className={run.id === props.runId ? 'selected' : ''}>
+              <button type="button" aria-current={run.id === props.runId ? 'true' : undefined} onClick={() => props.onRun(run.sessionId, run.id)}>
+                <div className="title" dir="auto">{inputText(run.input) || shortId(run.id)}</div>
+                <div className="meta">
+                  <span className={`badge status-${run.status}`}>{run.status}</span> {clock(run.createdAt)} · {shortId(run.id)}
+                </div>
+              </button>
             </li>
           ))}
         {tab === 'sessions' && !sessions.length && <li className="empty">No sessions{search ? ' match' : ' yet'}.</li>}
