@@ -24,6 +24,7 @@ export {
   describeStores,
   storeConformanceRules,
 } from './conformance/describe-suites.js'
+export { fillListBounds, listWithUnusualBounds } from './conformance/list-bounds.js'
 export { artifactStoreRules, patternBytes } from './conformance/artifact-store-rules.js'
 export { embeddingStoreRules } from './conformance/embedding-store-rules.js'
 export { executionStoreRules } from './conformance/execution-store-rules.js'
