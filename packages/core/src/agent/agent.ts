@@ -148,6 +148,8 @@ export class Agent implements AgentSpec {
               parentRuntime.resume(existing.id, { agent: this, ...(runtime ? { runtime } : {}), ...(context?.signal ? { signal: context.signal } : {}) }),
             ),
           )
+          // Continued without its stream: the calls it now waits on are read from its log.
+          if (output.finishReason === 'awaiting_approval') approvals = await pendingApprovals(parentRuntime, output.runId)
         } else {
           const request: RunRequest = {
             ...this.#request({ prompt, runtime, signal: context?.signal, ...key }),
@@ -224,6 +226,20 @@ function subRunFailure(agentName: string, output: RunOutput, approvals: Approval
   return new ToolExecutionError(message, {
     details: { runId, finishReason, ...(approvals.length ? { pendingCallIds: approvals.map((event) => event.callId) } : {}), ...(text ? { text } : {}) },
   })
+}
+
+/**
+ * The approvals a suspended run waits on, from its event log: those requested since it last started or resumed
+ * (earlier ones were decided before that resume).
+ */
+async function pendingApprovals(agentRuntime: AgentRuntime, runId: string): Promise<ApprovalRequest[]> {
+  const events = await agentRuntime.runs.listEvents(runId)
+  const requested: ApprovalRequest[] = []
+  for (const event of events) {
+    if (event.type === 'run.started' || event.type === 'run.resumed') requested.length = 0
+    else if (event.type === 'approval.requested') requested.push(event)
+  }
+  return requested
 }
 
 /** The text of the sub-run's last assistant message that has any: what it wrote before it stopped. */

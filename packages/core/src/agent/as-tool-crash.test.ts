@@ -51,13 +51,13 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 }
 
 /** Starts the lead on a runtime that then "dies" (its stores untouched from then on); returns the two runs' ids. */
-async function crashMidSubRun(stores: Stores, first: AgentRuntime, lead: ReturnType<ReturnType<typeof setup>['agents']>['lead']) {
+async function crashMidSubRun(stores: Stores, first: AgentRuntime, lead: ReturnType<ReturnType<typeof setup>['agents']>['lead'], journaled = 2) {
   void first.run({ agent: lead, input: 'go', sessionId: 'lead-session' })
   let sub: string | undefined
   await until(async () => {
     const runs = await stores.runs.listRuns()
     sub = runs.find((run) => run.request.parentRunId !== undefined)?.id
-    return sub !== undefined && (await stores.executions.listByRun(sub)).length === 2
+    return sub !== undefined && (await stores.executions.listByRun(sub)).length === journaled
   })
   const parent = (await stores.runs.listRuns()).find((run) => run.request.parentRunId === undefined)!.id
   return { parent, sub: sub! }
@@ -157,6 +157,31 @@ describe('Agent.asTool after a crash', () => {
     expect(effects).toEqual([1, 2])
     // The second helper model was never called: the finished sub-run's answer was read.
     expect(helperModels[1]!.turnIndex).toBe(0)
+  })
+
+  it('a continued sub-run that suspends for approval fails the call with the calls it waits on, as a streamed one does', async () => {
+    const paid: number[] = []
+    const state = { dead: true }
+    const book = defineTool({ name: 'book', description: 'Books', inputSchema: z.object({ n: z.number() }), execute: () => (state.dead ? never : 'booked') })
+    const pay = defineTool({ name: 'pay', description: 'Pays', inputSchema: z.object({ n: z.number() }), needsApproval: true, execute: ({ n }) => void paid.push(n) })
+    const helperTurns: MockTurn[] = [{ toolCalls: [{ name: 'book', args: { n: 1 }, id: 'b1' }] }, { toolCalls: [{ name: 'pay', args: { n: 9 }, id: 'p1' }] }, { text: 'paid' }]
+    const leadTurns: MockTurn[] = [{ toolCalls: [{ name: 'helper', args: { prompt: 'book and pay' }, id: 'h1' }] }, { text: 'lead done' }]
+    const helper = () => new Agent({ name: 'helper', model: byTurn(helperTurns), tools: { book, pay } })
+    const lead = () => ({ name: 'lead', model: byTurn(leadTurns), tools: { helper: helper().asTool() } })
+    const stores = memoryStores()
+    const { parent, sub } = await crashMidSubRun(stores, new AgentRuntime(new Extensions().setStores(stores), { leaseMs: 1 }), lead(), 1)
+    state.dead = false
+    const second = new AgentRuntime(new Extensions().setStores(stores))
+    const output = await second.resume(parent, { agent: lead() })
+    expect(output).toMatchObject({ finishReason: 'stop', text: 'lead done' })
+    expect((await stores.runs.getRun(sub))?.status).toBe('suspended')
+    const failure = (await stores.runs.listEvents(parent)).find((event) => event.type === 'tool.error' && event.callId === 'h1')
+    expect(failure?.type === 'tool.error' && failure.error.message).toContain(`(sub-run "${sub}"): it is suspended until a human decides on p1 (pay)`)
+    expect(paid).toEqual([])
+    // The pending call named is the one to decide: the sub-run then finishes.
+    await second.approve(sub, 'p1', true)
+    expect(await second.resume(sub, { agent: helper() })).toMatchObject({ finishReason: 'stop', text: 'paid' })
+    expect(paid).toEqual([9])
   })
 
   it("each call's sub-run has a session of its own, named after the call", async () => {
