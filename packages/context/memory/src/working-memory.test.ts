@@ -89,6 +89,43 @@ describe('workingMemory', () => {
     }
   })
 
+  it('resource scope: two processes updating different fields of one resource at the same moment both keep theirs', async () => {
+    const path = join(dir, 'two-processes.db')
+    // Two processes: each its own connection to the file and its own plugin instance (its own in-process queue).
+    const processes = await Promise.all(
+      ['a', 'b'].map(async (name) => {
+        const runtime = new AgentRuntime(new Extensions().use(sqliteStores({ path })))
+        await runtime.extensions.ready()
+        const stores = { sessions: runtime.sessions, embeddings: runtime.embeddings }
+        const session = await stores.sessions.createSession({ id: `ses_${name}`, resourceId: 'user-shared' })
+        return { memory: workingMemory({ schema, scope: 'resource', stores }), sessionId: session.id, stores }
+      }),
+    )
+    const call = (index: number, patch: object) => {
+      const { memory, sessionId } = processes[index]!
+      const context = { runId: 'run_x', sessionId, step: 1, callId: `c${index}`, toolName: 'update_working_memory', idempotencyKey: `k${index}`, signal: new AbortController().signal, runtime: undefined, artifacts: undefined as never }
+      return memory.tool.execute(patch as never, context)
+    }
+    await Promise.all([call(0, { name: 'Ada' }), call(1, { units: 'imperial' })])
+    for (const { memory, sessionId, stores } of processes) expect(await memory.get(sessionId, stores)).toEqual({ name: 'Ada', units: 'imperial' })
+    // The same field from both: the last write is the value, whole.
+    await call(0, { openTasks: ['a'] })
+    await call(1, { openTasks: ['b', 'c'] })
+    expect(await processes[0]!.memory.get(processes[0]!.sessionId)).toEqual({ name: 'Ada', units: 'imperial', openTasks: ['b', 'c'] })
+  })
+
+  it('resource scope reads a record written whole by an earlier version, under the fields written since', async () => {
+    const runtime = new AgentRuntime()
+    const stores = { sessions: runtime.sessions, embeddings: runtime.embeddings }
+    const session = await stores.sessions.createSession({ resourceId: 'user-legacy' })
+    await stores.embeddings.upsert([{ id: 'spindle:working-memory:user-legacy', vector: [1], namespace: 'spindle:working-memory', metadata: { resourceId: 'user-legacy', value: { name: 'Ada', units: 'metric' } } }])
+    const memory = workingMemory({ schema, scope: 'resource', stores })
+    expect(await memory.get(session.id)).toEqual({ name: 'Ada', units: 'metric' })
+    const context = { runId: 'run_x', sessionId: session.id, step: 1, callId: 'c', toolName: 'update_working_memory', idempotencyKey: 'k', signal: new AbortController().signal, runtime: undefined, artifacts: undefined as never }
+    await memory.tool.execute({ units: 'imperial' } as never, context)
+    expect(await workingMemory({ schema, scope: 'resource', stores }).get(session.id)).toEqual({ name: 'Ada', units: 'imperial' })
+  })
+
   it('reading a session before it exists does not pin it to session scope', async () => {
     const memory = workingMemory({ schema, scope: 'resource' })
     const runtime = new AgentRuntime(new Extensions().use(memory))

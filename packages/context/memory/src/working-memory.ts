@@ -1,7 +1,7 @@
 // workingMemory: a small structured record (a zod object) kept per session or per resource, shown to the model
 // in the system prompt and updated by the model through a tool. Stored durably through the public stores:
-// a session's metadata (session scope) or one record in the EmbeddingStore (resource scope).
-import { ConfigurationError, defineTool, type ContextAdapter, type JsonObject, type Plugin, type Stores, type Tool } from '@spindle/core'
+// a session's metadata (session scope) or one EmbeddingStore record per field (resource scope).
+import { ConfigurationError, defineTool, type ContextAdapter, type JsonObject, type JsonValue, type Plugin, type Stores, type Tool } from '@spindle/core'
 import type { z } from 'zod'
 import type { MemoryScope } from './semantic-recall.js'
 
@@ -59,7 +59,14 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
   const cache = new Map<string, { runId: string; value: Value }>()
 
   const resourceOf = (location: Location) => (scope === 'resource' ? location.resourceId : undefined)
+  /** The whole record, as earlier versions wrote it: still read, under the fields' own records. */
   const recordId = (resourceId: string) => `${resourceNamespace}:${resourceId}`
+  /**
+   * One record per field: the sessions of a resource run in any process (their session gates do not serialize
+   * them), and two updates of different fields then never overwrite each other; the same field, the last wins.
+   */
+  const fieldRecordId = (resourceId: string, field: string) => `${resourceNamespace}:field:${JSON.stringify([resourceId, field])}`
+  const fields = Object.keys(options.schema.shape)
 
   async function locate(sessionId: string, stores: MemoryStores | undefined): Promise<Location> {
     const known = locations.get(sessionId)
@@ -80,18 +87,34 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
   async function read(location: Location): Promise<Value> {
     const resourceId = resourceOf(location)
     if (resourceId) {
-      const record = await location.stores.embeddings.get(recordId(resourceId))
-      return { ...initial, ...(record?.metadata.value as Value | undefined) }
+      const { embeddings } = location.stores
+      const [whole, ...own] = await Promise.all([embeddings.get(recordId(resourceId)), ...fields.map((field) => embeddings.get(fieldRecordId(resourceId, field)))])
+      const value = { ...initial, ...(whole?.metadata.value as Value | undefined) } as Record<string, unknown>
+      for (let index = 0; index < fields.length; index++) {
+        const record = own[index]
+        if (record) value[fields[index]!] = record.metadata.value
+      }
+      return value as Value
     }
     const session = await location.stores.sessions.getSession(location.sessionId)
     return { ...initial, ...(session?.metadata[workingMemoryMetadataKey] as Value | undefined) }
   }
 
-  async function write(location: Location, value: Value): Promise<void> {
+  /** Writes the record; in resource scope only the `changed` fields (each its own record). */
+  async function write(location: Location, value: Value, changed: readonly string[]): Promise<void> {
     const resourceId = resourceOf(location)
     if (resourceId) {
-      // A one-dimensional vector in its own namespace: the record is a durable key-value entry, never searched.
-      await location.stores.embeddings.upsert([{ id: recordId(resourceId), vector: [1], namespace: resourceNamespace, metadata: { resourceId, value: value as JsonObject, updatedAt: Date.now() } }])
+      // One-dimensional vectors in their own namespace: each record is a durable key-value entry, never searched.
+      const updatedAt = Date.now()
+      const records = changed
+        .filter((field) => Object.hasOwn(value, field))
+        .map((field) => ({
+          id: fieldRecordId(resourceId, field),
+          vector: [1],
+          namespace: resourceNamespace,
+          metadata: { resourceId, field, value: (value as Record<string, JsonValue>)[field]!, updatedAt },
+        }))
+      if (records.length) await location.stores.embeddings.upsert(records)
       return
     }
     const session = await location.stores.sessions.getSession(location.sessionId)
@@ -132,7 +155,7 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
         const merged = { ...(await read(location)), ...patch }
         const checked = patchSchema.safeParse(merged)
         if (!checked.success) throw new Error(`the merged record does not match the schema: ${checked.error.message}`)
-        await write(location, checked.data as Value)
+        await write(location, checked.data as Value, Object.keys(patch as object))
         const cached = cache.get(context.sessionId)
         if (cached) cached.value = checked.data as Value
         return { updated: Object.keys(patch as object), memory: checked.data as JsonObject }
