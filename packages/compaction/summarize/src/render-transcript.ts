@@ -8,6 +8,29 @@ export interface TranscriptOptions {
 
 /** One line block per message: `[user]`, `[assistant]`, `[tool call name]`, `[tool result name]`. */
 export function renderTranscript(entries: SessionEntry[], options: TranscriptOptions): string {
+  return transcriptBlocks(entries, options).join('\n')
+}
+
+/**
+ * The transcript in parts of at most `maxChars` characters each (for a `maxChars` above 40), split between blocks
+ * (a block longer than that alone is clipped, head and tail): what one summarization is sent.
+ */
+export function transcriptChunks(entries: SessionEntry[], options: TranscriptOptions & { maxChars: number }): string[] {
+  const chunks: string[] = []
+  let current = ''
+  for (const block of transcriptBlocks(entries, options)) {
+    const text = clip(block, options.maxChars)
+    if (current && current.length + 1 + text.length > options.maxChars) {
+      chunks.push(current)
+      current = ''
+    }
+    current = current ? `${current}\n${text}` : text
+  }
+  if (current) chunks.push(current)
+  return chunks
+}
+
+function transcriptBlocks(entries: SessionEntry[], options: TranscriptOptions): string[] {
   const blocks: string[] = []
   for (const entry of entries) {
     if (entry.kind !== 'message') continue
@@ -36,11 +59,12 @@ export function renderTranscript(entries: SessionEntry[], options: TranscriptOpt
       }
     }
   }
-  return blocks.join('\n')
+  return blocks
 }
 
 function clip(text: string, max: number): string {
   if (text.length <= max) return text
-  const half = Math.floor(max / 2)
-  return `${text.slice(0, half)} …[${text.length - 2 * half} characters omitted]… ${text.slice(-half)}`
+  // The marker's room (under 40 characters) comes out of the text kept, so a clipped text stays within `max`.
+  const half = Math.max(0, Math.floor((max - 40) / 2))
+  return `${text.slice(0, half)} …[${text.length - 2 * half} characters omitted]… ${text.slice(text.length - half)}`
 }

@@ -111,6 +111,32 @@ describe('summarizeCompaction', () => {
     expect(prompt.length).toBeLessThan(2_000)
   })
 
+  it('turns longer than maxTranscriptChars are summarized in parts, in order, each merged into the last: nothing is left out', async () => {
+    const model = mockModel((_request, index) => ({ text: sectioned(`merged part ${index + 1}`) }))
+    const window = conversation(20)
+    const record = await summarizeCompaction({ model, maxTranscriptChars: 2_000 }).compact(input(window, { targetTokens: 50, previous: { throughSeq: 0, strategy: 'summarize', summary: 'EARLIER SUMMARY', tokensBefore: 0, tokensAfter: 0 } }))
+    const prompts = model.calls.map((call) => String(call.messages[1]!.content))
+    expect(prompts.length).toBeGreaterThan(3)
+    // Every compacted turn reached the summarizer, in order, and no part was over the limit.
+    const compacted = window.filter((entry) => entry.seq <= record!.throughSeq && entry.kind === 'message' && entry.message.role === 'user').length
+    expect(compacted).toBeGreaterThan(15)
+    const sent = prompts.join('\n')
+    for (let turn = 0; turn < compacted; turn++) expect(sent).toContain(`question ${turn} `)
+    expect(sent).not.toContain('characters of transcript omitted')
+    for (const prompt of prompts) expect(prompt.slice(prompt.indexOf('into it'), prompt.lastIndexOf('\n\nWrite')).length).toBeLessThan(2_100)
+    // Each part merges into the summary of the parts before it, the first into the previous compaction's.
+    expect(prompts[0]).toContain('Previous summary:\nEARLIER SUMMARY')
+    for (let index = 1; index < prompts.length; index++) expect(prompts[index]).toContain(`merged part ${index}\n\n## Decisions`)
+    expect(prompts.at(-1)).toContain(`(part ${prompts.length} of ${prompts.length}, in order)`)
+    expect(record?.summary).toContain(`merged part ${prompts.length}`)
+  })
+
+  it('a part that fails fails the compaction (the previous summary stays)', async () => {
+    const model = mockModel((_request, index) => (index === 1 ? { text: 'I cannot help.' } : { text: sectioned('ok') }))
+    await expect(summarizeCompaction({ model, maxTranscriptChars: 2_000 }).compact(input(conversation(20), { targetTokens: 50 }))).rejects.toThrow(/none of the sections/)
+    expect(model.calls).toHaveLength(2)
+  })
+
   it('returns undefined when no safe cut exists (nothing is sent to the model)', async () => {
     const model = mockModel([])
     const window = log([{ role: 'user', content: 'only one message' }])

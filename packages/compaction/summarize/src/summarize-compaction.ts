@@ -2,7 +2,7 @@
 // plus the turns being compacted) with fixed sections, cut only where no tool call is split from its result.
 import { ConfigurationError, safeCutPoints, type CompactionInput, type CompactionRecord, type CompactionStrategy, type LanguageModel, type SessionEntry } from '@spindle/core'
 import { collectText } from './collect-text.js'
-import { renderTranscript } from './render-transcript.js'
+import { transcriptChunks } from './render-transcript.js'
 import { parseSummary, renderSummary, summarySections } from './summary-sections.js'
 
 export interface SummarizeCompactionOptions {
@@ -12,11 +12,14 @@ export interface SummarizeCompactionOptions {
   maxSummaryTokens?: number
   /** Longest text kept from one tool result or argument list in the transcript sent to the summarizer. Default 2,000 characters. */
   maxPartChars?: number
-  /** Most characters of transcript sent in one summarization (the middle is elided beyond). Default 60,000. */
+  /**
+   * Most characters of transcript sent in one summarization. Default 60,000. Longer turns are summarized in parts,
+   * one after another, each merged into the summary of the parts before it (nothing is left out).
+   */
   maxTranscriptChars?: number
   /** Extra guidance appended to the summarizer's instructions (e.g. what the domain must never lose). */
   instructions?: string
-  /** Gives up (and lets the CompactionService fall back to truncation) after this long. Default 60 s. */
+  /** Gives up (and lets the CompactionService fall back to truncation) after this long, every part included. Default 60 s. */
   timeoutMs?: number
 }
 
@@ -41,40 +44,45 @@ export function summarizeCompaction(options: SummarizeCompactionOptions): Compac
   const maxTranscriptChars = options.maxTranscriptChars ?? 60_000
   const timeoutMs = options.timeoutMs ?? 60_000
   const system = options.instructions ? `${baseInstructions}\n\n${options.instructions}` : baseInstructions
+  /** One summarization: the updated summary, rendered in the five sections; throws for an answer that must not replace history. */
+  async function summarizeOnce(prompt: string, signal: AbortSignal, timeout: AbortSignal): Promise<string> {
+    const { text, finishReason } = await collectText(
+      options.model,
+      { messages: [{ role: 'system', content: system }, { role: 'user', content: prompt }], maxOutputTokens: maxSummaryTokens, temperature: 0 },
+      signal,
+    ).catch((error: unknown) => {
+      if (!timeout.aborted && signal.aborted) throw signal.reason ?? error
+      if (timeout.aborted) throw new Error(`[spindle/compaction-summarize] the summarizer took longer than ${timeoutMs} ms; raise timeoutMs or use a faster model`, { cause: error })
+      throw error
+    })
+    // Cut off at its output limit, a summary misses its last sections: it would replace the previous summary's
+    // (decisions, next steps) with "(none)". Failing keeps the previous summary (the service truncates instead).
+    if (finishReason === 'length') {
+      throw new Error(`[spindle/compaction-summarize] the summary was cut off at maxSummaryTokens (${maxSummaryTokens}); raise maxSummaryTokens or ask for a shorter summary in \`instructions\``)
+    }
+    const sections = parseSummary(text)
+    // An empty or unstructured answer must never replace history: failing lets the service fall back to truncation.
+    if (!text.trim()) throw new Error('[spindle/compaction-summarize] the summarizer returned an empty summary')
+    if (!sections) throw new Error(`[spindle/compaction-summarize] the summarizer's answer has none of the sections ${summarySections.join(', ')}`)
+    return renderSummary(sections)
+  }
+
   return {
     name: 'summarize',
     async compact(input: CompactionInput): Promise<CompactionRecord | undefined> {
       const cut = chooseCut(input, maxSummaryTokens)
       if (!cut) return undefined
       const compacted = input.window.filter((entry) => entry.seq <= cut.throughSeq)
-      let transcript = renderTranscript(compacted, { maxPartChars })
-      if (transcript.length > maxTranscriptChars) {
-        const half = Math.floor(maxTranscriptChars / 2)
-        transcript = `${transcript.slice(0, half)}\n…[${transcript.length - 2 * half} characters of transcript omitted]…\n${transcript.slice(-half)}`
-      }
-      const previous = input.previous?.summary?.trim()
-      const prompt = `Previous summary:\n${previous || '(none yet)'}\n\nNew turns to merge into it:\n${transcript}\n\nWrite the updated summary now.`
+      const chunks = transcriptChunks(compacted, { maxPartChars, maxChars: maxTranscriptChars })
+      // One deadline for the whole compaction, however many parts it takes.
       const timeout = AbortSignal.timeout(timeoutMs)
       const signal = AbortSignal.any([input.signal, timeout])
-      const { text, finishReason } = await collectText(
-        options.model,
-        { messages: [{ role: 'system', content: system }, { role: 'user', content: prompt }], maxOutputTokens: maxSummaryTokens, temperature: 0 },
-        signal,
-      ).catch((error: unknown) => {
-        if (input.signal.aborted) throw input.signal.reason ?? error
-        if (timeout.aborted) throw new Error(`[spindle/compaction-summarize] the summarizer took longer than ${timeoutMs} ms; raise timeoutMs or use a faster model`, { cause: error })
-        throw error
-      })
-      // Cut off at its output limit, a summary misses its last sections: it would replace the previous summary's
-      // (decisions, next steps) with "(none)". Failing keeps the previous summary (the service truncates instead).
-      if (finishReason === 'length') {
-        throw new Error(`[spindle/compaction-summarize] the summary was cut off at maxSummaryTokens (${maxSummaryTokens}); raise maxSummaryTokens or ask for a shorter summary in \`instructions\``)
+      let summary = input.previous?.summary?.trim() ?? ''
+      for (let index = 0; index < chunks.length; index++) {
+        const part = chunks.length > 1 ? ` (part ${index + 1} of ${chunks.length}, in order)` : ''
+        const prompt = `Previous summary:\n${summary || '(none yet)'}\n\nNew turns to merge into it${part}:\n${chunks[index]}\n\nWrite the updated summary now.`
+        summary = await summarizeOnce(prompt, signal, timeout)
       }
-      const sections = parseSummary(text)
-      // An empty or unstructured answer must never replace history: failing lets the service fall back to truncation.
-      if (!text.trim()) throw new Error('[spindle/compaction-summarize] the summarizer returned an empty summary')
-      if (!sections) throw new Error(`[spindle/compaction-summarize] the summarizer's answer has none of the sections ${summarySections.join(', ')}`)
-      const summary = renderSummary(sections)
       return { throughSeq: cut.throughSeq, strategy: 'summarize', summary, tokensBefore: cut.tokensBefore, tokensAfter: cut.tokensAfter }
     },
   }
