@@ -1,6 +1,6 @@
 // The harness math (median / min / max, the balanced round order) and a quick kernel run of the Spindle variants, asserted.
 import { describe, expect, it, vi } from 'vitest'
-import { allocatedByArea, allocatedPerUnit, measure, roundOrder, summarize } from './harness.js'
+import { allocatedByArea, allocatedPerUnit, allocationSites, measure, roundOrder, summarize } from './harness.js'
 import { spindleVariants } from './suites/kernel.js'
 import { bareLoop, memoryRuntime, spindleRun, toolCounter } from './workload.js'
 
@@ -100,6 +100,37 @@ describe('harness', () => {
     expect(rest).toBeLessThan((a + b) * 0.1)
     expect((a + b + rest) / total).toBeGreaterThan(0.8)
     expect((a + b + rest) / total).toBeLessThan(1.25)
+  })
+})
+
+describe('allocation sites', () => {
+  it('credits each function with what it allocates itself, per unit, largest first', async () => {
+    const kept: unknown[] = []
+    // Arrays of 256 slots allocated in the function's own frame (about 2 KB each); Array.from would be the allocating frame.
+    function allocateWide() {
+      // oxlint-disable-next-line unicorn/no-new-array -- a length, on purpose
+      for (let index = 0; index < 48; index++) kept.push(new Array(256))
+    }
+    function allocateNarrow() {
+      // oxlint-disable-next-line unicorn/no-new-array -- a length, on purpose
+      for (let index = 0; index < 16; index++) kept.push(new Array(256))
+    }
+    const operation = () => {
+      kept.length = 0
+      allocateWide()
+      allocateNarrow()
+    }
+    const sites = await allocationSites(operation, { repeat: 40, unitsPerRun: 2, samplingInterval: 256 })
+    const wide = sites.find((site) => site.functionName === 'allocateWide')
+    const narrow = sites.find((site) => site.functionName === 'allocateNarrow')
+    // About 2 KB per array, per unit (2 units per run).
+    expect(wide!.bytes).toBeGreaterThan((48 * 2_000 * 0.7) / 2)
+    expect(wide!.bytes / narrow!.bytes).toBeGreaterThan(2.2)
+    expect(wide!.bytes / narrow!.bytes).toBeLessThan(3.8)
+    expect(wide!.url).toContain('harness.test.ts')
+    expect(wide!.line).toBeGreaterThan(0)
+    const sizes = sites.map((site) => site.bytes)
+    expect(sizes).toEqual([...sizes].sort((a, b) => b - a))
   })
 })
 
