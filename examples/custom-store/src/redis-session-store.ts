@@ -1,6 +1,6 @@
 // SessionStore on Redis: a hash per session (data, lastSeq, fence) and a list per log. One Lua script checks the
 // fence, assigns seq = lastSeq + 1… and pushes the entries, so concurrent appends from any connection stay gap-free.
-import { DuplicateError, NotFoundError, StaleFenceError, type AppendOptions, type JsonObject, type ListEntriesOptions, type ListSessionsOptions, type SessionEntry, type SessionEntryInput, type SessionRecord, type SessionStore } from '@spindle/core'
+import { DuplicateError, NotFoundError, rejectNaNListBounds, StaleFenceError, type AppendOptions, type JsonObject, type ListEntriesOptions, type ListSessionsOptions, type SessionEntry, type SessionEntryInput, type SessionRecord, type SessionStore } from '@spindle/core'
 import { parse, type RedisContext } from './redis-context.js'
 
 const createScript = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -44,6 +44,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async listSessions(options: ListSessionsOptions = {}) {
+    rejectNaNListBounds('store-redis', 'listSessions', options)
     const ids = await this.context.redis.zrevrangebyscore(this.context.key('sessions'), options.before === undefined ? '+inf' : `(${options.before}`, '-inf')
     const records = (await Promise.all(ids.map((id) => this.getSession(id)))).filter((record): record is SessionRecord => record !== undefined)
     const matching = records.filter((record) => options.resourceId === undefined || record.resourceId === options.resourceId)
@@ -83,6 +84,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async listEntries(sessionId: string, options: ListEntriesOptions = {}) {
+    rejectNaNListBounds('store-redis', 'listEntries', options)
     // seq n sits at list index n - 1, so a seq range is an index range.
     const start = options.after === undefined ? 0 : Math.max(0, options.after)
     const stop = options.before === undefined ? -1 : options.before - 2

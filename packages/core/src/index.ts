@@ -59,7 +59,8 @@ export type {
   SessionRecord,
   SessionStore,
 } from './spec/session-store.js'
-export type { FinishReason, ListRunsOptions, NewRun, RunPatch, RunRecord, RunStatus, RunStore } from './spec/run-store.js'
+export type { FinishReason, ListRunsOptions, NewRun, RunClaimExpectation, RunPatch, RunRecord, RunStatus, RunStore } from './spec/run-store.js'
+export { applyRunPatch, rejectNaNListBounds, runClaimMatches } from './stores/run-record-rules.js'
 export type { ExecutionOutcome, ExecutionRecord, ExecutionStatus, ExecutionStore, NewExecution } from './spec/execution-store.js'
 export { applyStoreWrite } from './runtime/step-writer.js'
 export { type BatchedStores, findStoreBatch, type StoreBatch, type StoreWrite, type StoreWriteResult, type StoreWriteResults } from './spec/store-batch.js'
@@ -177,5 +178,6 @@ export { findHandoffTarget, handoff, type HandoffOptions } from './agent/handoff
 export { notifyObservers, type RuntimeObserver } from './observability/runtime-observer.js'
 export { createRedactor, defaultSecretPatterns, type Redactor, type RedactorOptions } from './observability/redactor.js'
 export { credentialHeaderValues, requestSecrets } from './observability/credential-headers.js'
+export { urlSecrets } from './observability/url-secrets.js'
 export { costOf, findModelPrice, priceTable, priceUsage, type ModelPrice, type PriceTable } from './observability/price-table.js'
 export { sessionUsage, type SessionUsage } from './observability/session-usage.js'

@@ -25,6 +25,7 @@ export {
   storeConformanceRules,
 } from './conformance/describe-suites.js'
 export { fillListBounds, listWithUnusualBounds } from './conformance/list-bounds.js'
+export { describeResumeRace, storesThatDieAt, type ResumeRaceBackend } from './crash/describe-resume-race.js'
 export { artifactStoreRules, patternBytes } from './conformance/artifact-store-rules.js'
 export { embeddingStoreRules } from './conformance/embedding-store-rules.js'
 export { executionStoreRules } from './conformance/execution-store-rules.js'

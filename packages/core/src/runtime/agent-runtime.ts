@@ -21,7 +21,7 @@ import type { AgentEvent, AgentEventType, LaggedEvent } from '../spec/events.js'
 import type { JsonObject } from '../spec/json.js'
 import type { LanguageModel } from '../spec/language-model.js'
 import type { ModelMessage } from '../spec/messages.js'
-import type { RunRecord } from '../spec/run-store.js'
+import type { RunPatch, RunRecord } from '../spec/run-store.js'
 import type { SessionGate, SessionLease } from '../spec/session-gate.js'
 import type { Stores } from '../spec/stores.js'
 import { memoryStores } from '../stores/memory/memory-stores.js'
@@ -75,7 +75,11 @@ export interface RecoverResult {
   resumed: RunOutput[]
   /** Marked `interrupted` (`mode: 'interrupt'`). */
   interrupted: string[]
-  /** Still refused once the others were tried: their session's last run awaits approval, or a live process holds it. */
+  /**
+   * Still refused once the others were tried: their session's last run awaits approval, or a live process holds it —
+   * including a run another process (recovering at the same moment) claimed first: that process continues it, and
+   * nothing was written for it here (with `mode: 'interrupt'` too).
+   */
   busy: string[]
   /** Not resumed, with why (left as they were; `resume(runId, { agent })` may continue them). */
   failed: Array<{ runId: string; error: unknown }>
@@ -377,7 +381,9 @@ export class AgentRuntime {
    * still refused then (their session's last run is awaiting approval, or held by a live process). A sub-run of an
    * `agent.asTool()` call whose caller is recovered too is continued by that call, not here (it is not in `resumed`).
    * A run that cannot be resumed (its agent cannot be rebuilt: pass it in `agents`; a store failed) is left as it is
-   * and listed in `failed` with its error; the others are recovered all the same.
+   * and listed in `failed` with its error; the others are recovered all the same. Two processes may recover at the
+   * same moment: each run is claimed with a compare-and-set (`RunStore.claimRun`) before anything is written for it,
+   * so exactly one continues it; the other lists it in `busy` (not in `failed`) and does not try it again.
    */
   async recover(options: { mode?: 'resume' | 'interrupt'; agents?: AgentSpec[] } = {}): Promise<RecoverResult> {
     await this.extensions.ready()
@@ -390,11 +396,18 @@ export class AgentRuntime {
     const resumed: RunOutput[] = []
     const interrupted: string[] = []
     if (options.mode === 'interrupt') {
+      // Claimed like a resume: a run another process has resumed since the list was read is left to it (in `busy`).
+      const taken: string[] = []
       for (const run of stale) {
-        await this.runs.updateRun(run.id, { status: 'interrupted', lease: undefined })
-        interrupted.push(run.id)
+        try {
+          await this.#claim(run, { status: 'interrupted', lease: undefined })
+          interrupted.push(run.id)
+        } catch (error) {
+          if (!isLostClaim(error)) throw error
+          taken.push(run.id)
+        }
       }
-      return { resumed, interrupted, busy: [], failed: [] }
+      return { resumed, interrupted, busy: taken, failed: [] }
     }
     // A sub-run (`agent.asTool()`) whose caller is recovered too is left to the caller: the caller's call continues
     // it, with the agent the call gives it (which `agents` need not list).
@@ -404,6 +417,8 @@ export class AgentRuntime {
       return typeof parent !== 'string' || !staleIds.has(parent)
     })
     const failed: RecoverResult['failed'] = []
+    // Runs another process claimed first (it recovers them too, at the same moment): it continues them; not retried.
+    const taken: string[] = []
     // Passes until one resumes nothing: the run a session's log ends with goes first, then the ones it held back.
     for (let progressed = true; stale.length && progressed; ) {
       progressed = false
@@ -416,13 +431,14 @@ export class AgentRuntime {
           progressed = true
         } catch (error) {
           // One run that cannot be resumed (its agent cannot be rebuilt, a store failed) does not stop the others.
-          if (error instanceof SessionBusyError) refused.push(run)
+          if (isLostClaim(error)) taken.push(run.id)
+          else if (error instanceof SessionBusyError) refused.push(run)
           else failed.push({ runId: run.id, error })
         }
       }
       stale = refused
     }
-    return { resumed, interrupted, busy: stale.map((run) => run.id), failed }
+    return { resumed, interrupted, busy: [...stale.map((run) => run.id), ...taken], failed }
   }
 
   /**
@@ -639,7 +655,9 @@ export class AgentRuntime {
         })
         return await outputFromStore(ended, this.#stores())
       }
-      await this.runs.updateRun(runId, {
+      // The claim, before anything is written for the run: a compare-and-set against the record read above, so that
+      // of two processes resuming it at once (both past the lease check, each with a gate of its own) one continues.
+      await this.#claim(run, {
         status: 'running',
         lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs },
         ...(run.status === 'queued' ? { startedAt: Date.now() } : {}),
@@ -686,6 +704,25 @@ export class AgentRuntime {
       unlink()
       await lease?.release()
     }
+  }
+
+  /**
+   * Moves a run to `patch` if its record still has the status and lease of `run` (read before): with the store's
+   * `claimRun`, atomically; a store without it gets a plain `updateRun` (no protection against another process).
+   * A lost claim throws `SessionBusyError` (details `{ runId, claimed: true }`), having written nothing.
+   */
+  async #claim(run: RunRecord, patch: RunPatch): Promise<void> {
+    const { claimRun } = this.runs
+    if (claimRun === undefined) {
+      await this.runs.updateRun(run.id, patch)
+      return
+    }
+    const claimed = await claimRun.call(this.runs, run.id, { status: run.status, lease: run.lease }, patch)
+    if (claimed !== undefined) return
+    throw new SessionBusyError(
+      `[spindle/core] another process resumed run "${run.id}" meanwhile (or interrupted it): its record is no longer ${run.status}${run.lease ? ` under ${run.lease.owner}'s lease` : ' without a lease'}, as read before the claim. Nothing was written here; read it again with getRun("${run.id}"), or resume it later to get its output.`,
+      { details: { runId: run.id, sessionId: run.sessionId, claimed: true } },
+    )
   }
 
   #execution(policy: RuntimePolicy, init: RunExecutionStart): RunExecution {
@@ -893,6 +930,11 @@ function serializeRequest(request: RunRequest, input: ModelMessage[], model: Lan
     ...(request.resourceId ? { resourceId: request.resourceId } : {}),
     ...(request.parentRunId ? { parentRunId: request.parentRunId } : {}),
   }
+}
+
+/** A `SessionBusyError` from `#claim`: another process claimed the run first (nothing was written). */
+function isLostClaim(error: unknown): boolean {
+  return error instanceof SessionBusyError && error.details?.claimed === true
 }
 
 function linkSignals(controller: AbortController, signals: Array<AbortSignal | undefined>): () => void {

@@ -47,6 +47,11 @@ export interface RunRecord {
 export type NewRun = Pick<RunRecord, 'id' | 'sessionId' | 'request'> &
   Partial<Pick<RunRecord, 'status' | 'idempotencyKey' | 'metadata' | 'startedAt' | 'lease'>>
 
+/**
+ * A patch of a run record. An absent key leaves its field unchanged. A key present with `undefined`:
+ * - on an optional field (`finishReason`, `error`, `lease`, `startedAt`, `finishedAt`, `idempotencyKey`) clears it;
+ * - on a required field (`status`, `step`, `usage`, `metadata`) leaves it unchanged, as if absent (a record always has them).
+ */
 export type RunPatch = Partial<
   Pick<RunRecord, 'status' | 'step' | 'finishReason' | 'usage' | 'error' | 'lease' | 'metadata' | 'startedAt' | 'finishedAt'>
 > & {
@@ -55,6 +60,18 @@ export type RunPatch = Partial<
    * (the runtime does this once the key is older than `policy.idempotencyTtlMs`). A key cannot be set by a patch.
    */
   idempotencyKey?: undefined
+}
+
+/**
+ * Pagination bounds in list methods (`limit`, `after`, `before`, here and in SessionStore) take any number:
+ * `Infinity` / `-Infinity` mean no bound, fractions select what they select on integers. `NaN` selects nothing
+ * meaningful (it compares false with everything) and is almost always a caller's bug (`Number(undefined)`), so a
+ * store rejects it with a `ConfigurationError` naming the option, and reads nothing.
+ */
+/** What `RunStore.claimRun` expects the stored record to still have (`lease: undefined`: no lease). */
+export interface RunClaimExpectation {
+  status: RunStatus
+  lease: { owner: string; expiresAt: number } | undefined
 }
 
 export interface ListRunsOptions {
@@ -73,8 +90,28 @@ export interface RunStore {
   createRun(run: NewRun): Promise<RunRecord>
   getRun(id: string): Promise<RunRecord | undefined>
   findRunByIdempotencyKey(sessionId: string, key: string): Promise<RunRecord | undefined>
-  /** Throws `NotFoundError` for an unknown run. `lease: undefined` in the patch leaves it; `null`-like clearing uses `{ lease: undefined }` semantics of a key present. */
+  /**
+   * Throws `NotFoundError` for an unknown run. An absent key leaves its field; `{ lease: undefined }` (a key present
+   * with `undefined`) clears an optional field, and leaves a required one (`status`, `step`, `usage`, `metadata`) as it
+   * is — see `RunPatch`.
+   */
   updateRun(id: string, patch: RunPatch): Promise<RunRecord>
+  /**
+   * Optional (a store without it still works: the runtime then claims a run with `updateRun`, as before this method
+   * existed). A compare-and-set `updateRun`: applies `patch` only if the stored record still has exactly
+   * `expected.status` and `expected.lease` (same owner and expiry, or no lease for `undefined`), atomically — in one
+   * conditional statement or transaction, also against other processes sharing the backend. Resolves the updated
+   * record, or `undefined` when the record no longer matches (another writer got there first; nothing written).
+   * Throws `NotFoundError` for an unknown run. The runtime claims a crashed or queued run with it before writing
+   * anything for the run, so that two processes resuming it at once cannot both continue it.
+   *
+   * @example
+   * const run = (await runs.getRun(runId))!
+   * const patch = { status: 'running', lease: { owner: 'worker-2', expiresAt: Date.now() + 30_000 } } as const
+   * const claimed = runs.claimRun ? await runs.claimRun(runId, { status: run.status, lease: run.lease }, patch) : await runs.updateRun(runId, patch)
+   * if (claimed === undefined) console.log('another process took the run first; nothing was written')
+   */
+  claimRun?(id: string, expected: RunClaimExpectation, patch: RunPatch): Promise<RunRecord | undefined>
   /** Newest first. */
   listRuns(options?: ListRunsOptions): Promise<RunRecord[]>
   /**

@@ -49,6 +49,7 @@ export interface AppendOptions {
   fence?: number
 }
 
+/** Bounds (`after`, `before`, `limit`) take any number but `NaN`, which is rejected with a `ConfigurationError` (see `ListRunsOptions`). */
 export interface ListEntriesOptions {
   /** Only entries with `seq > after`. */
   after?: number
@@ -59,6 +60,7 @@ export interface ListEntriesOptions {
   kind?: 'message' | 'compaction'
 }
 
+/** `limit` and `before` take any number but `NaN`, which is rejected with a `ConfigurationError` (see `ListRunsOptions`). */
 export interface ListSessionsOptions {
   resourceId?: string
   limit?: number

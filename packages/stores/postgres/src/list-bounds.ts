@@ -1,6 +1,7 @@
 // Pagination options as bigint parameters. Callers pass any number (the memory store takes `limit: Infinity`, a
 // fractional `before` from `performance.timeOrigin + performance.now()`), but PostgreSQL refuses "Infinity" and
 // "2.5" as bigint: each bound is turned into the integer that selects the same rows, or NULL for "no bound".
+// NaN selects no rows meaningfully and is rejected (core's rejectNaNListBounds) before any bound is converted.
 
 /** `LIMIT $n`: NULL for no limit (absent or Infinity), otherwise the whole count, at least 0. */
 export function limitParameter(limit: number | undefined): number | null {

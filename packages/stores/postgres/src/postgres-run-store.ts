@@ -1,5 +1,7 @@
 // RunStore on PostgreSQL: run records with a unique (session, idempotency key), and an event log idempotent on (run, seq).
 import {
+  rejectNaNListBounds,
+  type RunClaimExpectation,
   type AgentEvent,
   type JsonObject,
   type ListRunsOptions,
@@ -34,7 +36,7 @@ interface RunRow {
   finished_at: string | number | null
 }
 
-/** Patch keys and the columns they write; a key present with `undefined` clears the column. */
+/** Patch keys and the columns they write; a key present with `undefined` clears the column (of an optional field). */
 const patchColumns = {
   status: 'status',
   step: 'step',
@@ -48,13 +50,9 @@ const patchColumns = {
 
 const jsonColumns = new Set(['usage', 'error', 'metadata'])
 
-/** NOT NULL columns: clearing them (a key present with `undefined`) resets them to their default. */
-const notNullDefaults: Record<string, string | undefined> = {
-  status: 'status',
-  step: '0',
-  usage: `'{"inputTokens":0,"outputTokens":0}'::jsonb`,
-  metadata: `'{}'::jsonb`,
-}
+/** The NOT NULL columns of a record's required fields: a key present with `undefined` leaves them (see RunPatch). */
+const requiredColumns: ReadonlySet<string> = new Set(['status', 'step', 'usage', 'metadata'])
+
 
 /**
  * @example
@@ -134,7 +132,21 @@ export class PostgresRunStore implements RunStore {
     }
   }
 
+  /** One `UPDATE … WHERE id = $1 AND status = … AND lease … RETURNING *`; no row back: an unknown run, or another claimed it. */
+  async claimRun(id: string, expected: RunClaimExpectation, patch: RunPatch): Promise<RunRecord | undefined> {
+    try {
+      const claimed = await updateRunRecord(this.#database, this.#s, id, patch, expected)
+      if (claimed !== undefined) return claimed
+      const { rows } = await this.#database.query(`SELECT 1 FROM ${this.#s}.runs WHERE id = $1`, [id])
+      if (rows.length === 0) throw new NotFoundError(`[spindle/store-postgres] run "${id}" does not exist; create it with createRun first`)
+      return undefined
+    } catch (error) {
+      throw mapPostgresError(error, `claiming run "${id}"`)
+    }
+  }
+
   async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
+    rejectNaNListBounds('store-postgres', 'listRuns', options)
     const statuses = options.status === undefined ? null : [options.status].flat()
     try {
       const { rows } = await this.#database.query<RunRow>(
@@ -158,6 +170,7 @@ export class PostgresRunStore implements RunStore {
   }
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
+    rejectNaNListBounds('store-postgres', 'listEvents', options)
     try {
       const { rows } = await this.#database.query<{ event: AgentEvent }>(
         `SELECT event FROM ${this.#s}.run_events WHERE run_id = $1 AND ($2::bigint IS NULL OR seq > $2) ORDER BY seq LIMIT $3`,
@@ -170,18 +183,24 @@ export class PostgresRunStore implements RunStore {
   }
 }
 
-/** `updateRun` as one statement (the single method and a batch share it); pg errors are thrown unmapped. */
-export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, patch: RunPatch): Promise<RunRecord> {
+/**
+ * `updateRun` as one statement (the single method and a batch share it); pg errors are thrown unmapped. With
+ * `expected` (`claimRun`), the row is updated only while it has that status and lease, and `undefined` comes back
+ * when no row was (the caller tells an unknown run from a lost claim).
+ */
+export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, patch: RunPatch): Promise<RunRecord>
+export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, patch: RunPatch, expected: RunClaimExpectation): Promise<RunRecord | undefined>
+export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, patch: RunPatch, expected?: RunClaimExpectation): Promise<RunRecord | undefined> {
   const assignments: string[] = []
   const values: unknown[] = [id, Date.now()]
   for (const [key, column] of Object.entries(patchColumns)) {
     if (!Object.hasOwn(patch, key)) continue
     const value = (patch as Record<string, unknown>)[key]
+    // A required field present with `undefined` is left as it is, like an absent key.
+    if (value === undefined && requiredColumns.has(column)) continue
     const json = jsonColumns.has(column)
     values.push(value === undefined ? null : json ? toJsonbText(value) : value)
-    const parameter = `$${values.length}${json ? '::jsonb' : ''}`
-    const fallback = notNullDefaults[column]
-    assignments.push(`${column} = ${fallback === undefined ? parameter : `COALESCE(${parameter}, ${fallback})`}`)
+    assignments.push(`${column} = $${values.length}${json ? '::jsonb' : ''}`)
   }
   if (Object.hasOwn(patch, 'lease')) {
     if (patch.lease !== undefined) assertKey(patch.lease.owner, 'run lease owner')
@@ -191,8 +210,21 @@ export async function updateRunRecord(executor: SqlExecutor, schema: string, id:
   // Releasing the idempotency key (present in the patch, `undefined`): the session's next run may take it.
   if (Object.hasOwn(patch, 'idempotencyKey')) assignments.push('idempotency_key = NULL')
   assignments.push('updated_at = GREATEST(updated_at, $2)')
-  const { rows } = await executor.query<RunRow>(`UPDATE ${schema}.runs SET ${assignments.join(', ')} WHERE id = $1 RETURNING *`, values)
-  if (rows[0] === undefined) throw new NotFoundError(`[spindle/store-postgres] run "${id}" does not exist; create it with createRun first`)
+  let condition = 'id = $1'
+  if (expected !== undefined) {
+    values.push(expected.status)
+    condition += ` AND status = $${values.length}`
+    if (expected.lease === undefined) condition += ' AND (lease_owner IS NULL OR lease_expires_at IS NULL)'
+    else {
+      values.push(expected.lease.owner, expected.lease.expiresAt)
+      condition += ` AND lease_owner = $${values.length - 1} AND lease_expires_at = $${values.length}`
+    }
+  }
+  const { rows } = await executor.query<RunRow>(`UPDATE ${schema}.runs SET ${assignments.join(', ')} WHERE ${condition} RETURNING *`, values)
+  if (rows[0] === undefined) {
+    if (expected !== undefined) return undefined
+    throw new NotFoundError(`[spindle/store-postgres] run "${id}" does not exist; create it with createRun first`)
+  }
   return toRun(rows[0])
 }
 

@@ -1,6 +1,7 @@
 // SessionStore on PostgreSQL: gap-free per-session seq from `UPDATE … RETURNING last_seq`, fencing and the insert in the same statement.
 import { randomUUID } from 'node:crypto'
 import {
+  rejectNaNListBounds,
   type AppendOptions,
   type JsonObject,
   type ListEntriesOptions,
@@ -82,6 +83,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async listSessions(options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
+    rejectNaNListBounds('store-postgres', 'listSessions', options)
     try {
       const { rows } = await this.#database.query<SessionRow>(
         `SELECT * FROM ${this.#s}.sessions
@@ -130,6 +132,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {
+    rejectNaNListBounds('store-postgres', 'listEntries', options)
     const direction = options.order === 'desc' ? 'DESC' : 'ASC'
     try {
       const { rows } = await this.#database.query<EntryRow>(

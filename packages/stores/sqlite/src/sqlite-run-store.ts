@@ -1,10 +1,14 @@
 // SQLite RunStore: run records (JSON, with indexed status / session / idempotency key) and each run's event log.
 import {
+  applyRunPatch,
   DuplicateError,
   NotFoundError,
+  rejectNaNListBounds,
+  runClaimMatches,
   type AgentEvent,
   type ListRunsOptions,
   type NewRun,
+  type RunClaimExpectation,
   type RunPatch,
   type RunRecord,
   type RunStore,
@@ -107,7 +111,30 @@ export class SqliteRunStore implements RunStore {
     return runWrite(this, this.#transaction, { type: 'run.update', runId: id, patch }) as RunRecord
   }
 
+  /**
+   * One conditional UPDATE: the record is read, checked against the expectation and patched, then written only if the
+   * row still holds the very text read (`WHERE id = ? AND record = ?`), so a write from any connection in between
+   * makes it read again (and then, usually, refuse).
+   */
+  async claimRun(id: string, expected: RunClaimExpectation, patch: RunPatch): Promise<RunRecord | undefined> {
+    return withSqliteErrors(`claim run "${id}"`, () => {
+      for (;;) {
+        const row = this.#sql.get('SELECT record FROM runs WHERE id = ?').get(id) as { record: string } | undefined
+        if (row === undefined) throw new NotFoundError(`[spindle/store-sqlite] Run "${id}" does not exist; create it with createRun first`)
+        const record = fromJsonText<RunRecord>(row.record)
+        if (!runClaimMatches(record, expected)) return undefined
+        const text = toJsonText(applyRunPatch(record, patch))
+        const release = Object.hasOwn(patch, 'idempotencyKey') ? ', idempotency_key = NULL' : ''
+        const { changes } = this.#sql
+          .get(`UPDATE runs SET status = ?, record = ?, updated_at = ?${release} WHERE id = ? AND record = ?`)
+          .run(record.status, text, record.updatedAt, id, row.record)
+        if (changes === 1) return record
+      }
+    })
+  }
+
   async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
+    rejectNaNListBounds('store-sqlite', 'listRuns', options)
     return withSqliteErrors('list runs', () => {
       const clauses = ['created_at < ?']
       const parameters: unknown[] = [options.before ?? farFuture]
@@ -188,14 +215,7 @@ export class SqliteRunStore implements RunStore {
   #updateRun(id: string, patch: RunPatch): RunRecord {
     const row = this.#sql.get('SELECT record FROM runs WHERE id = ?').get(id) as { record: string } | undefined
     if (row === undefined) throw new NotFoundError(`[spindle/store-sqlite] Run "${id}" does not exist; create it with createRun first`)
-    const record = fromJsonText<RunRecord>(row.record)
-    const target = record as unknown as Record<string, unknown>
-    // A key present with `undefined` clears the field (e.g. releasing a lease); an absent key leaves it.
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined) delete target[key]
-      else target[key] = value
-    }
-    record.updatedAt = Math.max(Date.now(), record.updatedAt)
+    const record = applyRunPatch(fromJsonText<RunRecord>(row.record), patch)
     // Releasing the idempotency key (present in the patch, `undefined`) frees its unique index entry too.
     const update = Object.hasOwn(patch, 'idempotencyKey')
       ? 'UPDATE runs SET status = ?, record = ?, updated_at = ?, idempotency_key = NULL WHERE id = ?'
@@ -206,6 +226,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
+    rejectNaNListBounds('store-sqlite', 'listEvents', options)
     return withSqliteErrors(`list events of run "${runId}"`, () => {
       // Rows hold contiguous, non-overlapping seq ranges (see #appendEvents): in last_seq order, their events are
       // in seq order, and `limit` rows hold at least `limit` events.

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import {
   DuplicateError,
   NotFoundError,
+  rejectNaNListBounds,
   SequenceConflictError,
   StaleFenceError,
   type AppendOptions,
@@ -115,6 +116,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async listSessions(options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
+    rejectNaNListBounds('store-sqlite', 'listSessions', options)
     return withSqliteErrors('list sessions', () => {
       // Sorted per call on the updatedAt each session's log gives (a rare call; an append writes the log only).
       const before = options.before ?? farFuture
@@ -230,6 +232,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {
+    rejectNaNListBounds('store-sqlite', 'listEntries', options)
     return withSqliteErrors(`list entries of session "${sessionId}"`, () => {
       // A range scan on the (session_id, seq) primary key. Compactions are read through their own partial index
       // (forced, with the literal its WHERE names): "the latest compaction" must not walk every message.

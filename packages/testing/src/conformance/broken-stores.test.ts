@@ -2,12 +2,14 @@
 import {
   ConformanceError,
   MemoryArtifactStore,
+  MemoryRunStore,
   MemorySessionStore,
   NotFoundError,
   StaleFenceError,
   type AppendOptions,
   type ArtifactStore,
   type ListEntriesOptions,
+  type RunStore,
   type SessionEntry,
   type SessionEntryInput,
   type SessionRecord,
@@ -17,6 +19,7 @@ import { describe, expect, it } from 'vitest'
 import { artifactStoreRules } from './artifact-store-rules.js'
 import { runCheck, type ConformanceCheck } from './harness.js'
 import { ruleOf } from './rule.js'
+import { runStoreRules } from './run-store-rules.js'
 import { sessionStoreRules } from './session-store-rules.js'
 
 interface Flaws {
@@ -112,6 +115,32 @@ function rangeIgnoringArtifacts(): ArtifactStore {
   }
 }
 
+/**
+ * A MemoryRunStore whose claimRun is a read, a wait, then a write (`racy`: parallel claims all win), or compares the
+ * status only (`statusOnly`: a claim with a stale lease wins).
+ */
+function flawedClaims(flaw: 'racy' | 'statusOnly'): RunStore {
+  const inner = new MemoryRunStore()
+  const store: RunStore = {
+    specificationVersion: 'v1',
+    createRun: (run) => inner.createRun(run),
+    getRun: (id) => inner.getRun(id),
+    findRunByIdempotencyKey: (sessionId, key) => inner.findRunByIdempotencyKey(sessionId, key),
+    updateRun: (id, patch) => inner.updateRun(id, patch),
+    listRuns: (options) => inner.listRuns(options),
+    appendEvents: (runId, events) => inner.appendEvents(runId, events),
+    listEvents: (runId, options) => inner.listEvents(runId, options),
+    async claimRun(id, expected, patch) {
+      const record = await inner.getRun(id)
+      if (record === undefined) throw new NotFoundError(`run ${id}`)
+      await new Promise((resolve) => setTimeout(resolve, 1))
+      const leaseMatches = flaw === 'statusOnly' || JSON.stringify(record.lease) === JSON.stringify(expected.lease)
+      return record.status === expected.status && leaseMatches ? inner.updateRun(id, patch) : undefined
+    },
+  }
+  return store
+}
+
 async function failure<S>(check: ConformanceCheck<S>, create: () => S): Promise<ConformanceError> {
   try {
     await runCheck(check, { create }, (store: S) => store)
@@ -169,11 +198,22 @@ describe('conformance checks against broken stores', () => {
     expectRule(error, 'artifact.read.range', /bytes \[start, end\)/)
   })
 
+  it('a claimRun that reads, waits, then writes breaks run.claim.concurrent', async () => {
+    const error = await failure(runStoreRules['run.claim.concurrent'], () => flawedClaims('racy'))
+    expectRule(error, 'run.claim.concurrent', /exactly one win/)
+  })
+
+  it('a claimRun that compares the status only breaks run.claim.stale', async () => {
+    const error = await failure(runStoreRules['run.claim'], () => flawedClaims('statusOnly'))
+    expectRule(error, 'run.claim.stale', /status or lease differs/)
+  })
+
   it('the same checks pass against the flawless variants (the broken behaviour is what fails)', async () => {
     for (const id of ['session.append.concurrent', 'session.list-entries.pagination', 'session.isolation', 'session.append.fencing']) {
       await runCheck(sessionStoreRules[id], { create: () => new FlawedSessionStore({}) }, (store: SessionStore) => store)
       await runCheck(sessionStoreRules[id], { create: () => new MemorySessionStore() }, (store: SessionStore) => store)
     }
     await runCheck(artifactStoreRules['artifact.read.range'], { create: () => new MemoryArtifactStore() }, (store: ArtifactStore) => store)
+    for (const id of ['run.claim', 'run.claim.concurrent']) await runCheck(runStoreRules[id]!, { create: () => new MemoryRunStore() }, (store: RunStore) => store)
   })
 })

@@ -146,6 +146,113 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     )
   },
 
+  async 'run.update.required-undefined'({ create }) {
+    const store = await create()
+    await store.createRun({ id: 'r', sessionId: 's', request: {}, metadata: { keep: true } })
+    await store.updateRun('r', { status: 'running', step: 4, usage: { inputTokens: 3, outputTokens: 2 }, finishReason: 'stop', startedAt: 5 })
+    const updated = await store.updateRun('r', { status: undefined, step: undefined, usage: undefined, metadata: undefined, finishReason: undefined, startedAt: undefined })
+    await rule(
+      'run.update.required-undefined',
+      'a patch key present with `undefined` must leave a required field (status, step, usage, metadata) unchanged — skip it, do not delete or reset it — and clear an optional one (finishReason, startedAt, lease…)',
+      async () => {
+        for (const record of [updated, await store.getRun('r')]) {
+          expect(record).toMatchObject({ status: 'running', step: 4, usage: { inputTokens: 3, outputTokens: 2 }, metadata: { keep: true } })
+          expect(record?.finishReason).toBeUndefined()
+          expect(record?.startedAt).toBeUndefined()
+        }
+      },
+    )
+  },
+
+  async 'run.claim'({ create }) {
+    const store = await create()
+    // Optional in the spec: a store without it is claimed with updateRun by the runtime (and not checked here).
+    if (store.claimRun === undefined) return
+    const dead = { owner: 'dead-process', expiresAt: 1_700_000_000_000 }
+    await store.createRun({ id: 'r', sessionId: 's', request: {}, status: 'running', lease: dead, startedAt: 1 })
+    await store.createRun({ id: 'q', sessionId: 's', request: {} })
+    const mine = { owner: 'process-b', expiresAt: 1_800_000_000_000 }
+    await rule('run.claim.stale', 'claimRun must resolve undefined and write nothing when the stored status or lease differs from the expectation (compare both in the same atomic statement as the write)', async () => {
+      const before = await store.getRun('r')
+      expect(await store.claimRun!('r', { status: 'running', lease: { owner: 'dead-process', expiresAt: dead.expiresAt + 1 } }, { lease: mine })).toBeUndefined()
+      expect(await store.claimRun!('r', { status: 'running', lease: { owner: 'other', expiresAt: dead.expiresAt } }, { lease: mine })).toBeUndefined()
+      expect(await store.claimRun!('r', { status: 'interrupted', lease: dead }, { lease: mine })).toBeUndefined()
+      expect(await store.claimRun!('r', { status: 'running', lease: undefined }, { lease: mine })).toBeUndefined()
+      expect(await store.claimRun!('q', { status: 'queued', lease: dead }, { status: 'running', lease: mine })).toBeUndefined()
+      expect(await store.getRun('r')).toEqual(before)
+    })
+    await rule('run.claim.applies', 'claimRun with the stored status and lease (or lease undefined for none) must apply the patch like updateRun and resolve the stored record', async () => {
+      const claimed = await store.claimRun!('r', { status: 'running', lease: dead }, { status: 'running', lease: mine, step: 2 })
+      expect(claimed).toMatchObject({ id: 'r', status: 'running', lease: mine, step: 2, startedAt: 1 })
+      expect(await store.getRun('r')).toEqual(claimed)
+      const started = await store.claimRun!('q', { status: 'queued', lease: undefined }, { status: 'running', lease: mine, startedAt: 7 })
+      expect(started).toMatchObject({ status: 'running', lease: mine, startedAt: 7 })
+      expect(await store.getRun('q')).toEqual(started)
+    })
+    await rule('run.claim.once', 'a second claim with the expectation the first one met must lose (undefined): the first claim changed the lease', async () => {
+      expect(await store.claimRun!('r', { status: 'running', lease: dead }, { lease: { owner: 'process-c', expiresAt: 1 } })).toBeUndefined()
+      expect((await store.getRun('r'))?.lease).toEqual(mine)
+    })
+    await rule('run.claim.unknown', 'claimRun on an unknown id must throw NotFoundError (not resolve undefined, which means “another writer got there first”)', () =>
+      rejection(() => store.claimRun!('missing', { status: 'running', lease: undefined }, { status: 'running' }), { code: 'not_found' }),
+    )
+  },
+
+  async 'run.claim.concurrent'({ create }) {
+    const store = await create()
+    if (store.claimRun === undefined) return
+    const dead = { owner: 'dead-process', expiresAt: 1_700_000_000_000 }
+    await store.createRun({ id: 'r', sessionId: 's', request: {}, status: 'running', lease: dead })
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.claimRun!('r', { status: 'running', lease: dead }, { status: 'running', lease: { owner: `process-${i}`, expiresAt: 1_800_000_000_000 + i } })),
+    )
+    await rule('run.claim.concurrent', 'parallel claimRun calls with the same expectation must let exactly one win (a compare-and-set: one conditional UPDATE, or a transaction), the others resolve undefined', async () => {
+      const winners = outcomes.filter((outcome) => outcome !== undefined)
+      expect(winners).toHaveLength(1)
+      expect((await store.getRun('r'))?.lease).toEqual(winners[0]!.lease)
+    })
+  },
+
+  async 'run.claim.two-connections'({ create, secondConnection }) {
+    const store = await create()
+    if (store.claimRun === undefined) return
+    const other = await secondConnection!(store)
+    const dead = { owner: 'dead-process', expiresAt: 1_700_000_000_000 }
+    await store.createRun({ id: 'r', sessionId: 's', request: {}, status: 'running', lease: dead })
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        (i % 2 === 0 ? store : other).claimRun!('r', { status: 'running', lease: dead }, { status: 'running', lease: { owner: `process-${i}`, expiresAt: 1_800_000_000_000 + i } }),
+      ),
+    )
+    await rule('run.claim.two-connections', 'claimRun from two connections with the same expectation must let exactly one win: compare and write in the database, atomically', async () => {
+      const winners = outcomes.filter((outcome) => outcome !== undefined)
+      expect(winners).toHaveLength(1)
+      expect((await other.getRun('r'))?.lease).toEqual(winners[0]!.lease)
+    })
+  },
+
+  async 'run.list.nan-bounds'({ create }) {
+    const store = await create()
+    await store.createRun({ id: 'r', sessionId: 's', request: {} })
+    await store.appendEvents('r', [textDelta('r', 1, 'a')])
+    await rule(
+      'run.list.nan-bounds',
+      'NaN as limit / before (listRuns) or after / limit (listEvents) must be rejected with ConfigurationError naming the option (check Number.isNaN before building the query)',
+      async () => {
+        const calls: Array<[string, () => Promise<unknown>]> = [
+          ['limit', () => store.listRuns({ limit: Number.NaN })],
+          ['before', () => store.listRuns({ before: Number.NaN })],
+          ['after', () => store.listEvents('r', { after: Number.NaN })],
+          ['limit', () => store.listEvents('r', { limit: Number.NaN })],
+        ]
+        for (const [option, call] of calls) {
+          const error = await rejection(call, { code: 'configuration' })
+          expect((error as Error).message).toContain(`"${option}"`)
+        }
+      },
+    )
+  },
+
   async 'run.list.newest-first'({ create }) {
     const store = await create()
     const plan = [

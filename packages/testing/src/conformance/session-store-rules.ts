@@ -141,6 +141,29 @@ export const sessionStoreRules: ConformanceChecks<SessionStore> = {
     })
   },
 
+  async 'session.list.nan-bounds'({ create }) {
+    const store = await create()
+    await store.createSession({ id: 's' })
+    await store.append('s', [userEntry('m1')])
+    await rule(
+      'session.list.nan-bounds',
+      'NaN as limit / after / before (listEntries) or limit / before (listSessions) must be rejected with ConfigurationError naming the option (check Number.isNaN before building the query)',
+      async () => {
+        const calls: Array<[string, () => Promise<unknown>]> = [
+          ['after', () => store.listEntries('s', { after: Number.NaN })],
+          ['before', () => store.listEntries('s', { before: Number.NaN })],
+          ['limit', () => store.listEntries('s', { limit: Number.NaN })],
+          ['limit', () => store.listSessions({ limit: Number.NaN })],
+          ['before', () => store.listSessions({ before: Number.NaN })],
+        ]
+        for (const [option, call] of calls) {
+          const error = await rejection(call, { code: 'configuration' })
+          expect((error as Error).message).toContain(`"${option}"`)
+        }
+      },
+    )
+  },
+
   async 'session.delete.cascade'({ create }) {
     const store = await create()
     await store.createSession({ id: 's' })

@@ -1,11 +1,12 @@
 // In-memory RunStore: run records with idempotency keys, and each run's event log keyed by seq.
 import { cloneValue } from '../clone-value.js'
 import { DuplicateError, NotFoundError } from '../../errors/errors.js'
+import { applyRunPatch, rejectNaNListBounds, runClaimMatches } from '../run-record-rules.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
 import { MemoryEventLog } from './memory-event-log.js'
 import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
 import type { AgentEvent } from '../../spec/events.js'
-import type { ListRunsOptions, NewRun, RunPatch, RunRecord, RunStore } from '../../spec/run-store.js'
+import type { ListRunsOptions, NewRun, RunClaimExpectation, RunPatch, RunRecord, RunStore } from '../../spec/run-store.js'
 
 /**
  * The default RunStore: everything lives in this instance's maps; values are deep-copied in and out.
@@ -68,7 +69,19 @@ export class MemoryRunStore implements RunStore {
     return this[applyWrite]({ type: 'run.update', runId: id, patch }) as RunRecord
   }
 
+  /**
+   * The patch applied only while the record has the expected status and lease: compared and written in one
+   * synchronous step, with this store's own update logic (an `updateRun` replaced on the instance is not called).
+   */
+  async claimRun(id: string, expected: RunClaimExpectation, patch: RunPatch): Promise<RunRecord | undefined> {
+    const record = this.#runs.get(id)
+    if (record === undefined) throw new NotFoundError(`[spindle/store-memory] Run "${id}" does not exist; create it with createRun first`)
+    if (!runClaimMatches(record, expected)) return undefined
+    return this[applyWrite]({ type: 'run.update', runId: id, patch }) as RunRecord
+  }
+
   async listRuns(options: ListRunsOptions = {}): Promise<RunRecord[]> {
+    rejectNaNListBounds('store-memory', 'listRuns', options)
     const statuses = options.status === undefined ? undefined : new Set([options.status].flat())
     let records = [...this.#runs.values()].filter(
       (record) =>
@@ -128,13 +141,7 @@ export class MemoryRunStore implements RunStore {
       const keyIndex = idempotencyIndex(record.sessionId, record.idempotencyKey)
       if (this.#idempotencyKeys.get(keyIndex) === id) this.#idempotencyKeys.delete(keyIndex)
     }
-    const target = record as unknown as Record<string, unknown>
-    // A key present with \`undefined\` clears the field (e.g. releasing a lease); an absent key leaves it.
-    for (const key of Object.keys(patch)) {
-      if (copy[key] === undefined) delete target[key]
-      else target[key] = copy[key]
-    }
-    record.updatedAt = Math.max(Date.now(), record.updatedAt)
+    applyRunPatch(record, copy as RunPatch)
     return resultWanted ? cloneValue(record) : undefined
   }
 
@@ -161,6 +168,7 @@ export class MemoryRunStore implements RunStore {
   }
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {
+    rejectNaNListBounds('store-memory', 'listEvents', options)
     const log = this.#events.get(runId)
     return log === undefined ? [] : log.read(options.after, options.limit)
   }

@@ -5,6 +5,7 @@ import { sizedArray } from '../../runtime/sized-array.js'
 import { randomUUID } from 'node:crypto'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
 import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
+import { rejectNaNListBounds } from '../run-record-rules.js'
 import { DuplicateError, NotFoundError, SequenceConflictError, StaleFenceError } from '../../errors/errors.js'
 import type { JsonObject } from '../../spec/json.js'
 import type {
@@ -62,6 +63,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async listSessions(options: ListSessionsOptions = {}): Promise<SessionRecord[]> {
+    rejectNaNListBounds('store-memory', 'listSessions', options)
     let records = [...this.#sessions.values()].map((state) => state.record)
     if (options.resourceId !== undefined) records = records.filter((record) => record.resourceId === options.resourceId)
     if (options.before !== undefined) records = records.filter((record) => record.updatedAt < options.before!)
@@ -132,6 +134,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async listEntries(sessionId: string, options: ListEntriesOptions = {}): Promise<SessionEntry[]> {
+    rejectNaNListBounds('store-memory', 'listEntries', options)
     const state = this.#sessions.get(sessionId)
     if (state === undefined) return []
     const { after, before, kind } = options
