@@ -82,6 +82,7 @@ suite(skipReason ? `playground crash e2e (skipped: ${skipReason})` : 'playground
       // Reconnected: the page shows the log the new server has. The story's step never reached it, so no answer.
       await expect.poll(() => pageEvents(page), { timeout: 10_000 }).toEqual(await serverEvents(server, runId))
       expect(await page.locator('[data-testid=assistant]').count()).toBe(0)
+      await expect.poll(() => chat(page), { timeout: 5000 }).toEqual(['Tell me a long story', expect.stringMatching(/^Run interrupted \(killed, or its server stopped\): resume or cancel it/)])
 
       await page.getByRole('button', { name: action }).click()
       if (action === 'Cancel') {
@@ -105,4 +106,42 @@ suite(skipReason ? `playground crash e2e (skipped: ${skipReason})` : 'playground
     },
     60_000,
   )
+
+  it('a message queued when the server is SIGKILLed is still queued after the restart (and a reload), then runs', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'spindle-playground-e2e-crash-queue-'))
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
+    const port = await freePort()
+    let server = await serve(dataDir, port)
+    const context = await browser!.newContext({ viewport: { width: 1440, height: 860 } })
+    cleanups.push(() => context.close())
+    const page = await context.newPage()
+    await page.goto(`${server.origin}/?token=${server.token}`)
+    await page.getByTestId('demo-label').waitFor()
+    const runId = await send(page, 'Tell me a long story')
+    await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 40)
+    await page.getByLabel('Message').fill('What is 6 * 7?')
+    await page.getByLabel('Message').press('Enter')
+    const queued = page.locator('.bubble.user.queued', { hasText: 'What is 6 * 7?' })
+    await queued.waitFor({ timeout: 5000 })
+
+    server.child.kill('SIGKILL')
+    expect((await server.exited).signal).toBe('SIGKILL')
+    server = await serve(dataDir, port)
+    await runStatus(page).filter({ hasText: 'interrupted' }).waitFor({ timeout: 15_000 })
+    // The new server took the message back: the page keeps showing it queued, and reports nothing lost.
+    await page.waitForTimeout(1500)
+    expect(await queued.count()).toBe(1)
+    expect(await page.getByRole('alert').allInnerTexts()).not.toContainEqual(expect.stringContaining('did not start'))
+    await page.reload()
+    await queued.waitFor({ timeout: 5000 })
+
+    await page.getByRole('button', { name: 'Cancel' }).click()
+    await page.locator('[data-testid=assistant]', { hasText: '6 * 7 = 42' }).waitFor({ timeout: 15_000 })
+    await runStatus(page).filter({ hasText: 'completed' }).waitFor({ timeout: 10_000 })
+    expect(page.url()).not.toContain(runId)
+    expect(await page.locator('.bubble.queued').count()).toBe(0)
+    expect(await page.locator('.messages .bubble.user').allInnerTexts()).toEqual(['Tell me a long story', 'What is 6 * 7?'])
+    const runs = (await server.call('GET', `/api/runs?limit=10`)).body.runs
+    expect(runs.map((run: { status: string }) => run.status)).toEqual(['completed', 'cancelled'])
+  }, 60_000)
 })

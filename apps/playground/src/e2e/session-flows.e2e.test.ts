@@ -131,6 +131,101 @@ suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playgr
     await page.locator('[data-testid=sessions-list] li.selected', { hasText: '6 entries' }).waitFor({ timeout: 5000 })
   })
 
+  it('a queued message still shows, marked queued, after a reload; it then runs and is shown as sent', async () => {
+    await newSession(page)
+    const first = await send(page, 'delete README.md')
+    await page.getByTestId('approval').waitFor()
+    // The run waits for a decision: a message sent now waits in the session's queue.
+    await composer().fill('What is 7 + 8?')
+    await composer().press('Enter')
+    await page.locator('.bubble.user.queued', { hasText: 'What is 7 + 8?' }).waitFor({ timeout: 5000 })
+    await page.reload()
+    await page.getByTestId('approval').waitFor()
+    // Still there, marked queued, after the run's own messages.
+    await page.locator('.bubble.user.queued', { hasText: 'What is 7 + 8?' }).waitFor({ timeout: 5000 })
+    expect(await page.locator('.messages .status', { hasText: 'Queued' }).innerText()).toContain('Queued: the session is busy; this message runs')
+    expect(await page.locator('.messages .bubble.user').allInnerTexts()).toEqual(['delete README.md', 'What is 7 + 8?'])
+    expect(page.url()).toContain(`/r/${first}`)
+
+    await page.getByRole('button', { name: 'Deny' }).click()
+    // It ran: the page follows its run, and its bubble is an ordinary one (sent, no longer queued), with its answer.
+    await page.waitForFunction((first) => /\/r\/run_/.test(location.hash) && !location.hash.includes(first), first, { timeout: 10_000 })
+    await page.locator('[data-testid=assistant]', { hasText: '7 + 8 = 15' }).waitFor({ timeout: 10_000 })
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    await expect.poll(() => page.locator('.messages .bubble.user').allInnerTexts(), { timeout: 5000 }).toEqual(['delete README.md', 'What is 7 + 8?'])
+    expect(await page.locator('.bubble.queued').count()).toBe(0)
+    expect(await page.locator('.messages .status', { hasText: 'Queued' }).count()).toBe(0)
+    const runs = await sessionRuns(page, routeSessionId(page)!)
+    expect(runs.map((run) => run.status)).toEqual(['completed', 'completed'])
+  })
+
+  it('an earlier run that was cancelled still says so once the conversation goes on', async () => {
+    await newSession(page)
+    await send(page, 'Tell me a long story')
+    await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 10)
+    await page.getByRole('button', { name: 'Cancel' }).click()
+    await runStatus().filter({ hasText: 'cancelled' }).waitFor()
+    await send(page, 'What is 1 + 1?')
+    await page.locator('[data-testid=assistant]', { hasText: '1 + 1 = 2' }).waitFor()
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    // The cancelled run is shown from its persisted messages now: its question is not left as if never answered.
+    await expect.poll(chatTexts, { timeout: 5000 }).toEqual(['Tell me a long story', 'Run ended: cancelled', 'What is 1 + 1?', expect.stringMatching(/^calculator\b[\s\S]*done/), '1 + 1 = 2'])
+    // Reloaded, the same.
+    await page.reload()
+    await page.locator('[data-testid=assistant]', { hasText: '1 + 1 = 2' }).waitFor()
+    await expect.poll(chatTexts, { timeout: 5000 }).toEqual(['Tell me a long story', 'Run ended: cancelled', 'What is 1 + 1?', expect.stringMatching(/^calculator\b[\s\S]*done/), '1 + 1 = 2'])
+  })
+
+  it('a denied call shows as denied, not as a tool error, live and in the history', async () => {
+    await newSession(page)
+    await send(page, 'delete todo.txt')
+    await page.getByTestId('approval').waitFor()
+    await page.locator('.approval input').fill('not now')
+    await page.getByRole('button', { name: 'Deny' }).click()
+    await page.locator('[data-testid=assistant]', { hasText: 'The user denied this call: not now' }).waitFor({ timeout: 5000 })
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    expect(await page.locator('[data-testid=tool-chip] .tool-status').allInnerTexts()).toEqual([expect.stringMatching(/^denied/)])
+    expect(await page.locator('[data-testid=tool-chip].tool-denied').count()).toBe(1)
+    await page.getByRole('button', { name: /^timeline/ }).click()
+    expect(await page.getByTestId('timeline-tool').innerText()).toContain('approval · denied')
+    // Once another run is shown, the call comes from the session's messages: still denied.
+    await send(page, 'What is 2 + 2?')
+    await page.locator('[data-testid=assistant]', { hasText: '2 + 2 = 4' }).waitFor()
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    await expect.poll(() => page.locator('[data-testid=tool-chip] .tool-status').allInnerTexts(), { timeout: 5000 }).toEqual(['denied', expect.stringMatching(/^done/)])
+  })
+
+  it('scrolled up while an answer streams, the reader stays where they are; sending brings them back to the end', async () => {
+    await page.setViewportSize({ width: 1440, height: 520 })
+    try {
+      await newSession(page)
+      for (const [question, answer] of [['What is 1 + 1?', '1 + 1 = 2'], ['What is 2 + 2?', '2 + 2 = 4'], ['What is 3 + 3?', '3 + 3 = 6'], ['What is 4 + 4?', '4 + 4 = 8']]) {
+        await send(page, question!)
+        await page.locator('[data-testid=assistant]', { hasText: answer! }).waitFor()
+        await runStatus().filter({ hasText: 'completed' }).waitFor()
+      }
+      await send(page, 'Tell me a long story')
+      const messages = page.getByTestId('messages')
+      const scroll = () => messages.evaluate((element) => ({ top: element.scrollTop, bottomGap: element.scrollHeight - element.scrollTop - element.clientHeight }))
+      await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=assistant]')].some((item) => item.textContent!.startsWith('Once upon')))
+      expect((await scroll()).bottomGap).toBeLessThan(48)
+      await messages.evaluate((element) => {
+        element.scrollTop = 0
+      })
+      // The story keeps streaming for about a second: the reader is left at the top.
+      await page.waitForTimeout(500)
+      expect(await runStatus().innerText()).toBe('running')
+      expect((await scroll()).top).toBe(0)
+      await runStatus().filter({ hasText: 'completed' }).waitFor()
+      expect((await scroll()).top).toBe(0)
+      await send(page, 'What is 5 + 5?')
+      await page.locator('[data-testid=assistant]', { hasText: '5 + 5 = 10' }).waitFor()
+      await expect.poll(async () => (await scroll()).bottomGap, { timeout: 3000 }).toBeLessThan(48)
+    } finally {
+      await page.setViewportSize({ width: 1440, height: 860 })
+    }
+  })
+
   it('a message the playground refuses keeps its text and creates no session', async () => {
     await newSession(page)
     const before = await sessionCount()

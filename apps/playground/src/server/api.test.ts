@@ -48,14 +48,76 @@ describe('bad requests get clear errors', () => {
     const badId = await playground.call('GET', `/api/runs/${run.run.id}/events`, undefined, { 'last-event-id': 'abc' })
     expect(badId.status).toBe(400)
     expect(badId.body.error.message).toContain('Last-Event-ID must be a non-negative integer')
-    const resumeDone = await playground.call('POST', `/api/runs/${run.run.id}/resume`, {})
-    expect(resumeDone.status).toBe(400)
-    expect(resumeDone.body.error.message).toContain('is completed; only suspended or interrupted runs can be resumed')
-    const killDone = await playground.call('POST', `/api/runs/${run.run.id}/kill`, {})
-    expect(killDone.status).toBe(400)
     const badFork = await playground.call('POST', `/api/runs/${run.run.id}/fork`, { version: 'one' })
     expect(badFork.status).toBe(400)
     expect((await playground.call('POST', `/api/runs/${run.run.id}/fork`, { version: 99 })).status).toBe(404)
+  })
+})
+
+describe('actions the run\'s current state does not allow get 409 Conflict; malformed ones stay 400', () => {
+  const conflict = (answer: { status: number; body: any }, message: string | RegExp) => {
+    expect(answer.status).toBe(409)
+    expect(answer.body).toEqual({ error: { code: 'conflict', message: expect.stringMatching(message) } })
+  }
+
+  it('on a completed run: resume, kill, cancel and approve are conflicts; a fork from a missing version is 404', async () => {
+    const run = (await completedRun(await newSession(), 'what is 5 + 5?')).run
+    conflict(await playground.call('POST', `/api/runs/${run.id}/resume`, {}), /is completed; only suspended or interrupted runs can be resumed/)
+    conflict(await playground.call('POST', `/api/runs/${run.id}/kill`, {}), /is completed; only a running run can be killed/)
+    conflict(await playground.call('POST', `/api/runs/${run.id}/cancel`, {}), /is completed; only a running, suspended or interrupted run can be cancelled/)
+    conflict(await playground.call('POST', `/api/runs/${run.id}/approve`, { callId: 'call_1', approved: true }), /is completed, not awaiting approval/)
+    // Nothing changed: the run is as it was.
+    expect((await playground.call('GET', `/api/runs/${run.id}`)).body.run).toMatchObject({ status: 'completed', finishReason: 'stop' })
+    const missingVersion = await playground.call('POST', `/api/runs/${run.id}/fork`, { version: 99 })
+    expect(missingVersion.status).toBe(404)
+    expect(missingVersion.body.error).toMatchObject({ code: 'not_found', message: expect.stringContaining('has no snapshot version 99') })
+  })
+
+  it('malformed action requests stay 400, whatever the run\'s state', async () => {
+    const run = (await completedRun(await newSession(), 'what is 5 + 6?')).run
+    for (const [path, body] of [
+      ['approve', { callId: 'call_1' }],
+      ['approve', { callId: '', approved: true }],
+      ['approve', { callId: 'call_1', approved: 'yes' }],
+      ['fork', { version: 'one' }],
+      ['fork', { version: -1 }],
+      ['fork', {}],
+    ] as const) {
+      const answer = await playground.call('POST', `/api/runs/${run.id}/${path}`, body)
+      expect(answer.status, `${path} ${JSON.stringify(body)}`).toBe(400)
+      expect(answer.body.error.code).toBe('bad_request')
+    }
+  })
+
+  it('on a run awaiting approval: resume before the decision, and a second, different decision, are conflicts', async () => {
+    const sessionId = await newSession()
+    const started = await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'delete README.md' })
+    const suspended = await playground.waitForRun(started.body.runId, (detail) => detail.run.status === 'suspended')
+    const { callId } = suspended.events.find((event: { type: string }) => event.type === 'approval.requested')
+    conflict(await playground.call('POST', `/api/runs/${started.body.runId}/resume`, {}), /waits for a decision on .*; approve or deny first/)
+    // A call the run does not have is not found, not a conflict.
+    expect((await playground.call('POST', `/api/runs/${started.body.runId}/approve`, { callId: 'call_nope', approved: true })).status).toBe(404)
+    expect((await playground.call('POST', `/api/runs/${started.body.runId}/approve`, { callId, approved: false, reason: 'keep it' })).status).toBe(200)
+    const denied = await playground.waitForRun(started.body.runId, (detail) => detail.run.status === 'completed')
+    expect(denied.journal).toEqual([])
+    // The decision stands: approving now conflicts (the run has gone on), and the file was never deleted.
+    conflict(await playground.call('POST', `/api/runs/${started.body.runId}/approve`, { callId, approved: true }), /is completed, not awaiting approval/)
+    conflict(await playground.call('POST', `/api/runs/${started.body.runId}/cancel`, {}), /is completed/)
+  })
+
+  it('two contradictory decisions sent at once: one is taken, the other is a conflict (not a server error)', async () => {
+    const sessionId = await newSession()
+    const started = await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'delete README.md' })
+    const suspended = await playground.waitForRun(started.body.runId, (detail) => detail.run.status === 'suspended')
+    const { callId } = suspended.events.find((event: { type: string }) => event.type === 'approval.requested')
+    const answers = await Promise.all([
+      playground.call('POST', `/api/runs/${started.body.runId}/approve`, { callId, approved: false }),
+      playground.call('POST', `/api/runs/${started.body.runId}/approve`, { callId, approved: true }),
+    ])
+    expect(answers.map((answer) => answer.status)).toEqual([200, 409])
+    expect(answers[1]!.body.error).toEqual({ code: 'conflict', message: expect.stringMatching(/already denied|not awaiting approval/) })
+    const done = await playground.waitForRun(started.body.runId, (detail) => detail.run.status === 'completed')
+    expect(done.journal).toEqual([])
   })
 })
 

@@ -1,4 +1,5 @@
-// The JSON API: sessions, runs, run detail, messages (start a run), approvals, cancel / kill / resume, fork, SSE.
+// The JSON API: sessions, runs, run detail, messages (start a run) and their queue, approvals, cancel / kill / resume,
+// fork, SSE.
 import { type RunRecord, type RunStatus, type SessionRecord, SpindleError } from '@spindle/core'
 import { Hono } from 'hono'
 import { z } from 'zod'
@@ -6,6 +7,7 @@ import type { Spindle } from './compose-spindle.js'
 import type { RunManager } from './run-manager.js'
 import { BodyTooLargeError, readBodyText } from './request-body.js'
 import { runEventsStream } from './run-events-stream.js'
+import { newSessionId } from './session-id.js'
 
 const idSchema = z.string().min(1).max(200).regex(/^[\w:.-]+$/, 'ids are letters, digits, _ : . -')
 const listQuery = z.object({ q: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(500).default(100) })
@@ -15,6 +17,9 @@ export const maxMessageChars = 20_000
 /** The largest request body: well above the longest message (20,000 UTF-16 units, each at most 6 bytes as JSON). */
 export const maxBodyBytes = 1024 * 1024
 const messageInput = z.object({ text: z.string().trim().min(1, 'the message is empty').max(maxMessageChars), model: z.string().max(200).optional() }).strict()
+
+/** Kernel and playground error codes of a well-formed request that conflicts with the current state. */
+const conflictCodes = new Set<string>(['session_busy', 'conflict', 'duplicate'])
 
 export class ApiError extends Error {
   constructor(
@@ -74,7 +79,9 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
   api.onError((error, c) => {
     if (error instanceof ApiError) return c.json({ error: { code: error.code, message: error.message } }, error.status)
     if (SpindleError.isInstance(error)) {
-      const status = error.code === 'not_found' ? 404 : error.code === 'configuration' || error.code === 'admission_rejected' ? 400 : error.code === 'session_busy' ? 409 : 500
+      // 400: the request itself is wrong (unknown model, refused input); 409: it is well formed, but the current state
+      // of the session or run does not allow it (busy, already decided, already ended).
+      const status = error.code === 'not_found' ? 404 : error.code === 'configuration' || error.code === 'admission_rejected' ? 400 : conflictCodes.has(error.code) ? 409 : 500
       return c.json({ error: { code: error.code, message: error.message } }, status)
     }
     return c.json({ error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }, 500)
@@ -123,7 +130,7 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
 
   api.post('/sessions', async (c) => {
     const input = await body(c.req.raw, z.object({ title: z.string().max(200).optional() }).strict())
-    const session = await runtime.sessions.createSession({ title: input.title, metadata: {} })
+    const session = await runtime.sessions.createSession({ id: newSessionId(), title: input.title, metadata: {} })
     return c.json({ session }, 201)
   })
 
@@ -141,6 +148,12 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
   api.get('/sessions/:id/gate', async (c) => {
     const session = await getSession(c.req.param('id'))
     return c.json({ gate: await gateState(session.id) })
+  })
+
+  // The messages taken but not started yet (the session is busy): a page reloaded meanwhile shows them queued.
+  api.get('/sessions/:id/queue', async (c) => {
+    const session = await getSession(c.req.param('id'))
+    return c.json({ messages: manager.queued(session.id) })
   })
 
   api.get('/sessions/:id/runs', async (c) => {

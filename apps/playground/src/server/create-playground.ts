@@ -1,12 +1,14 @@
 // createPlayground: the Hono app (access control, API, web UI) on a composed Spindle.
 import { randomBytes } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { serve, type ServerType } from '@hono/node-server'
 import { Hono } from 'hono'
 import { accessControl } from './auth.js'
 import { createApi } from './api.js'
 import { composeSpindle, type Spindle } from './compose-spindle.js'
 import type { PlaygroundConfig } from './config.js'
+import { queuedMessageFile } from './queued-message-file.js'
 import { RunManager } from './run-manager.js'
 import { staticFiles } from './static-files.js'
 
@@ -23,7 +25,9 @@ export interface Playground {
 
 export async function startPlayground(config: PlaygroundConfig): Promise<Playground> {
   const spindle = await composeSpindle(config)
-  const manager = new RunManager(spindle)
+  const manager = new RunManager(spindle, { queueFile: queuedMessageFile(join(config.dataDir, 'queued-messages.json')) })
+  // Before the server answers: the messages a previous process left waiting go back in line ahead of any new one.
+  await manager.restoreQueued()
   const token = config.token ?? randomBytes(24).toString('base64url')
   let port = config.port
   const allowedHosts = () => {

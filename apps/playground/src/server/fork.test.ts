@@ -86,3 +86,22 @@ describe('a fork from a run awaiting approval', () => {
     expect(messages.at(-1).message.content[0]).toMatchObject({ toolName: 'calculator', result: { value: 42 } })
   })
 })
+
+describe('session ids', () => {
+  it('a fork\'s session id has the scheme of every other session: ses_ and a UUID', async () => {
+    const scheme = /^ses_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+    const started = await playground.call('POST', '/api/messages', { text: 'what is 1 + 2?' })
+    expect(started.body.sessionId).toMatch(scheme)
+    const detail = await playground.waitForRun(started.body.runId, (body) => body.run.status === 'completed')
+    for (const snapshot of detail.snapshots.slice(0, 2)) {
+      const forked = await playground.call('POST', `/api/runs/${detail.run.id}/fork`, { version: snapshot.version })
+      expect(forked.status).toBe(201)
+      expect(forked.body.sessionId).toMatch(scheme)
+      expect((await playground.call('GET', `/api/sessions/${forked.body.sessionId}`)).body.session.id).toBe(forked.body.sessionId)
+    }
+    // A session made empty (POST /sessions) has it too.
+    const created = await playground.call('POST', '/api/sessions', {})
+    expect(created.status).toBe(201)
+    expect(created.body.session.id).toMatch(scheme)
+  })
+})

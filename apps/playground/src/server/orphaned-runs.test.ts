@@ -3,9 +3,11 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { MemoryRunStore, type RunRecord } from '@spindle/core'
 import { sqliteStores } from '@spindle/store-sqlite'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startTestPlayground, type TestPlayground } from '../test-support/test-playground.js'
+import { watchOrphanedRuns } from './orphaned-runs.js'
 
 let playground: TestPlayground | undefined
 afterAll(() => playground?.stop())
@@ -44,4 +46,24 @@ describe('orphaned runs', () => {
     // The watch kept looking at the renewed lease: once nobody renews it, that run is an orphan too.
     await playground.waitForRun('run_alive', (detail) => detail.run.status === 'interrupted', 3000)
   }, 20_000)
+
+  it('a run another process resumes between the check and the mark keeps running (the mark is a compare-and-set)', async () => {
+    // Right after the watch has read the run again, another process claims it (a resume that just started).
+    const reads: unknown[] = []
+    class RacingRunStore extends MemoryRunStore {
+      override async getRun(id: string): Promise<RunRecord | undefined> {
+        const read = await super.getRun(id)
+        reads.push(read)
+        await this.updateRun(id, { lease: { owner: 'process-resuming', expiresAt: Date.now() + 60_000 } })
+        return read
+      }
+    }
+    const runs = new RacingRunStore()
+    await runs.createRun({ id: 'run_taken', sessionId: 'ses_x', status: 'running', request: { input: 'hi' }, metadata: {}, lease: { owner: 'process-gone', expiresAt: Date.now() - 1 } })
+    const watch = watchOrphanedRuns({ runs, ownerId: 'process-here', leaseMs: 60_000, onError: (error) => reads.push(error) })
+    await expect.poll(() => reads.length).toBeGreaterThan(0)
+    await watch.stop()
+    expect(reads[0]).toMatchObject({ status: 'running', lease: { owner: 'process-gone' } })
+    expect(await runs.getRun('run_taken')).toMatchObject({ status: 'running', lease: { owner: 'process-resuming' } })
+  })
 })

@@ -49,7 +49,11 @@ export function watchOrphanedRuns(options: OrphanWatchOptions): OrphanWatch {
       // Read it again: a live process may have resumed it since the list was read.
       const fresh = await runs.getRun(run.id)
       if (!fresh || fresh.status !== 'running' || !foreign(fresh) || expiry(fresh) > Date.now()) continue
-      await runs.updateRun(run.id, { status: 'interrupted', lease: undefined })
+      // Claimed where the store can (a compare-and-set on what was just read): a process that resumes the run in
+      // between keeps it, instead of having it marked interrupted under its feet.
+      const patch = { status: 'interrupted', lease: undefined } as const
+      if (runs.claimRun) await runs.claimRun.call(runs, run.id, { status: fresh.status, lease: fresh.lease }, patch)
+      else await runs.updateRun(run.id, patch)
     }
     return next
   }

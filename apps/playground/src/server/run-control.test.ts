@@ -35,7 +35,7 @@ describe('approvals', () => {
     expect(wrong.status).toBe(404)
     expect(wrong.body.error.message).toContain(`Calls awaiting approval: ${request.callId}`)
     const early = await playground.call('POST', `/api/runs/${runId}/resume`, {})
-    expect(early.status).toBe(400)
+    expect(early.status).toBe(409)
     expect(early.body.error.message).toContain('approve or deny first')
     expect((await playground.call('POST', `/api/runs/${runId}/approve`, { callId: request.callId, approved: true })).status).toBe(200)
     const done = await playground.waitForRun(runId, (detail) => detail.run.status === 'completed')
@@ -52,6 +52,8 @@ describe('approvals', () => {
     const waiting = await start('what is 6 * 7?', sessionId)
     expect(waiting).toMatchObject({ queued: true })
     expect((await playground.call('GET', `/api/sessions/${sessionId}/gate`)).body.gate.queued).toBe(1)
+    // The server lists it (what a reloaded page shows as queued).
+    expect((await playground.call('GET', `/api/sessions/${sessionId}/queue`)).body).toEqual({ messages: [{ ticket: waiting.ticket, text: 'what is 6 * 7?', queuedAt: expect.any(Number) }] })
     await new Promise((resolve) => setTimeout(resolve, 1000))
     expect((await playground.call('GET', `/api/sessions/${sessionId}/gate`)).body.gate.queued).toBe(1)
     await playground.call('POST', `/api/runs/${runId}/approve`, { callId: request.callId, approved: true })
@@ -130,7 +132,7 @@ describe('kill and resume', () => {
     expect(cancelled.body).toEqual({ cancelled: true })
     const detail = await playground.waitForRun(runId, (body) => body.run.status === 'cancelled')
     expect(detail.run.finishReason).toBe('cancelled')
-    expect((await playground.call('POST', `/api/runs/${runId}/resume`, {})).status).toBe(400)
+    expect((await playground.call('POST', `/api/runs/${runId}/resume`, {})).status).toBe(409)
   })
 })
 

@@ -24,7 +24,7 @@ type RunOf = (args: any[]) => string | undefined
 
 const writes: Record<string, Record<string, RunOf>> = {
   sessions: { append: (args) => (args[1] as SessionEntryInput[]).find((entry) => entry.runId)?.runId },
-  runs: { updateRun: (args) => args[0], appendEvents: (args) => args[0] },
+  runs: { updateRun: (args) => args[0], claimRun: (args) => args[0], appendEvents: (args) => args[0] },
   snapshots: { save: (args) => args[0]?.runId },
   executions: { start: (args) => args[0]?.runId, finish: (args) => String(args[0]).split(':')[0] },
 }

@@ -1,8 +1,11 @@
 // RunManager: starts runs in the background and answers at once; approve, resume, cancel, kill and fork.
 import { randomUUID } from 'node:crypto'
-import { type AgentEvent, ConfigurationError, NotFoundError, type RunOutput, SessionBusyError } from '@spindle/core'
+import { type AgentEvent, NotFoundError, type RunOutput, SessionBusyError, SpindleError } from '@spindle/core'
 import type { Spindle } from './compose-spindle.js'
 import { forkEntries } from './fork-entries.js'
+import type { QueuedMessageFile, SavedQueuedMessage } from './queued-message-file.js'
+import { RunStateConflictError } from './run-state-conflict-error.js'
+import { newSessionId } from './session-id.js'
 import { sessionTitle } from './session-title.js'
 
 export interface StartedRun {
@@ -13,6 +16,15 @@ export interface StartedRun {
   /** Names the message's run (its `metadata.ticket`) once it exists: how a queued message finds its run. */
   ticket: string
 }
+
+/** A message taken but not started yet (its session is busy): what a page reloaded meanwhile shows as queued. */
+export interface QueuedMessage {
+  ticket: string
+  text: string
+  queuedAt: number
+}
+
+type PendingMessage = SavedQueuedMessage
 
 /** How long `start` waits for the run to begin before answering "queued". */
 const startWaitMs = 300
@@ -31,22 +43,71 @@ export class RunManager {
   readonly #line = new Map<string, Promise<void>>()
   /** Runs this manager is resuming, until the resume ends (one resume at a time: the others are refused). */
   readonly #resuming = new Set<string>()
+  /** By session, oldest first: the messages taken whose run has not started yet. */
+  readonly #pending = new Map<string, PendingMessage[]>()
 
-  constructor(spindle: Spindle) {
+  /** Where the messages not started yet are kept across restarts (none: they live in this process only). */
+  readonly #queueFile: QueuedMessageFile | undefined
+
+  constructor(spindle: Spindle, options: { queueFile?: QueuedMessageFile } = {}) {
     this.#spindle = spindle
+    this.#queueFile = options.queueFile
+  }
+
+  /**
+   * Takes back, in their order, the messages a previous process had taken but not started (it stopped or crashed):
+   * each waits again behind its session's unfinished run, with its ticket, so that a page open across the restart
+   * still finds its run. A message whose run exists already (the crash came after its start) is not sent twice.
+   * Returns the tickets taken back.
+   */
+  async restoreQueued(): Promise<string[]> {
+    const saved = this.#queueFile?.load() ?? []
+    const restored: string[] = []
+    for (const message of saved) {
+      try {
+        const runs = await this.#runtime.runs.listRuns({ sessionId: message.sessionId, limit: 1000 })
+        if (runs.some((run) => run.metadata.ticket === message.ticket)) continue
+        await this.start(message)
+        restored.push(message.ticket)
+      } catch (error) {
+        console.error(`[spindle/playground] a queued message of session "${message.sessionId}" could not be taken back ("${message.text.slice(0, 60)}"): ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+    this.#saveQueue()
+    return restored
+  }
+
+  #saveQueue(): void {
+    // Once shutting down, the messages leaving the queue are not dropped: the file keeps them for the next start.
+    if (!this.#queueFile || this.#shutdown.signal.aborted) return
+    this.#queueFile.save([...this.#pending.values()].flat().sort((a, b) => a.queuedAt - b.queuedAt))
   }
 
   get #runtime() {
     return this.#spindle.runtime
   }
 
-  async start(input: { sessionId?: string; text: string; model: string }): Promise<StartedRun> {
+  /** `ticket` and `queuedAt`: a message taken back after a restart keeps its own. */
+  async start(input: { sessionId?: string; text: string; model: string; ticket?: string; queuedAt?: number }): Promise<StartedRun> {
     const agent = this.#spindle.agentFor(input.model)
-    const sessionId = input.sessionId ?? `ses_${randomUUID()}`
+    const sessionId = input.sessionId ?? newSessionId()
     const session = await this.#runtime.sessions.getSession(sessionId)
     if (!session) await this.#runtime.sessions.createSession({ id: sessionId, title: sessionTitle(input.text), metadata: {} })
     else if (!session.title) await this.#runtime.sessions.updateSession(sessionId, { title: sessionTitle(input.text) })
-    const ticket = `msg_${randomUUID()}`
+    const ticket = input.ticket ?? `msg_${randomUUID()}`
+    // Listed (and saved) until the run starts (its record then carries the ticket) or the message gives up.
+    const pending: PendingMessage = { sessionId, ticket, text: input.text, model: input.model, queuedAt: input.queuedAt ?? Date.now() }
+    this.#pending.set(sessionId, [...(this.#pending.get(sessionId) ?? []), pending])
+    this.#saveQueue()
+    let listed = true
+    const unlist = () => {
+      if (!listed) return
+      listed = false
+      const rest = (this.#pending.get(sessionId) ?? []).filter((message) => message !== pending)
+      if (rest.length) this.#pending.set(sessionId, rest)
+      else this.#pending.delete(sessionId)
+      this.#saveQueue()
+    }
     let first: (value: AgentEvent | Error) => void = () => {}
     const firstEvent = new Promise<AgentEvent | Error>((resolve) => (first = resolve))
     const ahead = this.#line.get(sessionId)
@@ -71,6 +132,7 @@ export class RunManager {
             const stream = this.#runtime.stream({ agent, input: input.text, sessionId, metadata: { model: input.model, ticket }, signal: this.#shutdown.signal })
             try {
               for await (const event of stream) {
+                unlist()
                 hold(false)
                 admitted()
                 first(event)
@@ -86,6 +148,7 @@ export class RunManager {
         } catch (error) {
           first(error instanceof Error ? error : new Error(String(error)))
         } finally {
+          unlist()
           hold(false)
           admitted()
         }
@@ -97,12 +160,37 @@ export class RunManager {
     return { sessionId, queued: true, ticket }
   }
 
+  /**
+   * Records a decision, then continues the run once every gated call of its step has one. A run that is not awaiting
+   * approval, a call that needs none, or a call already decided the other way is refused (`RunStateConflictError`,
+   * HTTP 409); a call the run does not have is `NotFoundError` (404).
+   */
   async approve(runId: string, callId: string, decision: { approved: boolean; reason?: string }): Promise<void> {
-    await this.#runtime.approve(runId, callId, decision)
+    const run = await this.#runtime.runs.getRun(runId)
+    if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
+    if (run.status !== 'suspended') {
+      throw new RunStateConflictError(`[spindle/playground] run "${runId}" is ${run.status}, not awaiting approval; only the calls of a suspended run can be approved or denied`, {
+        details: { runId, status: run.status },
+      })
+    }
+    try {
+      await this.#runtime.approve(runId, callId, decision)
+    } catch (error) {
+      // The kernel's refusals for the state of the run or call (decided meanwhile, not gated, already decided).
+      if (SpindleError.isInstance(error) && (error.code === 'configuration' || error.code === 'duplicate')) {
+        throw new RunStateConflictError(error.message, { cause: error, details: { runId, callId } })
+      }
+      throw error
+    }
     const snapshot = await this.#runtime.snapshots.latest(runId)
     const pending = (snapshot?.state.pending ?? []) as Array<{ approval?: string }>
     // Continue once every gated call of the step has a decision (a concurrent decision may have resumed it already).
     if (!pending.some((call) => call.approval === 'required')) await this.resume(runId, { joinResuming: true })
+  }
+
+  /** The session's messages taken but not started yet, oldest first (also in the queue file, for the next start). */
+  queued(sessionId: string): QueuedMessage[] {
+    return (this.#pending.get(sessionId) ?? []).map(({ ticket, text, queuedAt }) => ({ ticket, text, queuedAt }))
   }
 
   /** Messages of the session held back until its unfinished run is resumed or cancelled (not in the gate's queue). */
@@ -125,7 +213,7 @@ export class RunManager {
     const run = await this.#runtime.runs.getRun(runId)
     if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
     if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') {
-      throw new ConfigurationError(`[spindle/playground] run "${runId}" is ${run.status}; only suspended or interrupted runs can be resumed`)
+      throw new RunStateConflictError(`[spindle/playground] run "${runId}" is ${run.status}; only suspended or interrupted runs can be resumed`, { details: { runId, status: run.status } })
     }
     if (run.status === 'running' && !resuming()) {
       throw new SessionBusyError(
@@ -136,7 +224,11 @@ export class RunManager {
     if (run.status === 'suspended') {
       const snapshot = await this.#runtime.snapshots.latest(runId)
       const waiting = ((snapshot?.state.pending ?? []) as Array<{ approval?: string; callId: string }>).filter((call) => call.approval === 'required')
-      if (waiting.length) throw new ConfigurationError(`[spindle/playground] run "${runId}" waits for a decision on ${waiting.map((call) => call.callId).join(', ')}; approve or deny first`)
+      if (waiting.length) {
+        throw new RunStateConflictError(`[spindle/playground] run "${runId}" waits for a decision on ${waiting.map((call) => call.callId).join(', ')}; approve or deny first`, {
+          details: { runId, status: run.status },
+        })
+      }
     }
     // Checked again after the reads above: a concurrent call may have claimed the run meanwhile.
     if (resuming()) return
@@ -144,21 +236,34 @@ export class RunManager {
     const agent = this.#spindle.agentFor(model)
     this.#resuming.add(runId)
     this.errors.delete(runId)
+    let failure: unknown
     this.#track(
       this.#runtime
         .resume(runId, { agent, signal: this.#shutdown.signal })
         .catch((error: unknown) => {
+          failure = error ?? new Error('resume failed')
           this.errors.set(runId, error instanceof Error ? error.message : String(error))
         })
         .finally(() => this.#resuming.delete(runId)),
     )
     await delay(20)
-    if (this.errors.has(runId)) throw new ConfigurationError(this.errors.get(runId)!)
+    // A kernel error keeps its code, and so its HTTP status (a session busy with another run is 409, not 400).
+    if (failure !== undefined) throw failure
   }
 
-  /** Graceful: the run ends with `cancelled` (final). */
-  async cancel(runId: string): Promise<boolean> {
-    return this.#runtime.cancel(runId)
+  /**
+   * Graceful: the run ends with `cancelled` (final). A run that cannot be cancelled (it has ended already, or it runs
+   * in another process) is refused with `RunStateConflictError` (HTTP 409).
+   */
+  async cancel(runId: string): Promise<true> {
+    if (await this.#runtime.cancel(runId)) return true
+    const run = await this.#runtime.runs.getRun(runId)
+    if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
+    const why =
+      run.status === 'running' || run.status === 'queued'
+        ? `is ${run.status}, but not in this process; wait until it shows interrupted (its lease expires), then cancel it`
+        : `is ${run.status}; only a running, suspended or interrupted run can be cancelled`
+    throw new RunStateConflictError(`[spindle/playground] run "${runId}" ${why}`, { details: { runId, status: run.status } })
   }
 
   /**
@@ -168,7 +273,7 @@ export class RunManager {
   async kill(runId: string): Promise<{ lastSeq: number }> {
     const run = await this.#runtime.runs.getRun(runId)
     if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
-    if (run.status !== 'running') throw new ConfigurationError(`[spindle/playground] run "${runId}" is ${run.status}; only a running run can be killed`)
+    if (run.status !== 'running') throw new RunStateConflictError(`[spindle/playground] run "${runId}" is ${run.status}; only a running run can be killed`, { details: { runId, status: run.status } })
     const { fence, rawStores } = this.#spindle
     fence.fence(runId)
     try {
@@ -194,6 +299,7 @@ export class RunManager {
     const source = await this.#runtime.sessions.getSession(snapshot.sessionId)
     const entries = await this.#runtime.sessions.listEntries(snapshot.sessionId, { before: lastSeq + 1 })
     const forked = await this.#runtime.sessions.createSession({
+      id: newSessionId(),
       title: `${source?.title ?? 'Session'} (fork @ step ${Number(snapshot.state.step ?? 0)})`,
       metadata: { forkedFrom: { sessionId: snapshot.sessionId, runId, version, lastSeq } },
     })
@@ -205,7 +311,8 @@ export class RunManager {
 
   /**
    * Stops every run of this process the way `kill` stops one: nothing more is written, and each run left `running`
-   * is marked `interrupted`, so that the next start shows it ready to resume. Messages still queued are dropped.
+   * is marked `interrupted`, so that the next start shows it ready to resume. Messages still queued leave this
+   * process, but stay in the queue file (when there is one) for the next start to take back.
    * Later calls return the first call's promise.
    */
   shutdown(options: { waitMs?: number } = {}): Promise<string[]> {

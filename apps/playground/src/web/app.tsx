@@ -1,6 +1,6 @@
 // The playground shell: model picker, sessions/runs, chat, and the run inspector. State lives in the URL hash.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
-import { api, onReachableAgain, unreachableMessage } from './api'
+import { api, ApiFailure, onReachableAgain, unreachableMessage } from './api'
 import { Chat } from './chat'
 import { readRoute, type Route, writeRoute } from './route'
 import { RunPanel } from './run-panel'
@@ -20,6 +20,8 @@ export function App() {
   const [refresh, setRefresh] = useState(0)
   // The messages loaded, and the session they are of: another session's are never shown, even for a moment.
   const [loaded, setLoaded] = useState<{ sessionId?: string; entries: SessionEntry[] }>({ entries: [] })
+  // The session's runs, for how each earlier run ended (a cancelled or failed one says so in the conversation).
+  const [sessionRuns, setSessionRuns] = useState<{ sessionId?: string; runs: RunSummary[] }>({ runs: [] })
   const [detail, setDetail] = useState<RunDetail>()
   const { events, connected } = useRunEvents(route.runId)
   // The route as of now, for answers that arrive after the user may have moved on.
@@ -75,13 +77,13 @@ export function App() {
       },
       (failure) => current && fail(failure.message),
     )
-    if (!route.runId) {
-      api<{ runs: RunSummary[] }>(`/sessions/${encodeURIComponent(sessionId)}/runs`).then((data) => {
-        // Opening a session shows its latest run: the same page, so the address is replaced, not pushed.
-        const stillHere = routeNow.current.sessionId === sessionId && !routeNow.current.runId
-        if (data.runs[0] && stillHere) setRoute({ sessionId, runId: data.runs[0].id }, 'replace')
-      }, (failure) => fail(failure.message))
-    }
+    const choose = !route.runId
+    api<{ runs: RunSummary[] }>(`/sessions/${encodeURIComponent(sessionId)}/runs`).then((data) => {
+      if (current && routeNow.current.sessionId === sessionId) setSessionRuns({ sessionId, runs: data.runs })
+      // Opening a session shows its latest run: the same page, so the address is replaced, not pushed.
+      const stillHere = routeNow.current.sessionId === sessionId && !routeNow.current.runId
+      if (choose && data.runs[0] && stillHere) setRoute({ sessionId, runId: data.runs[0].id }, 'replace')
+    }, (failure) => current && fail(failure.message))
     return () => {
       current = false
     }
@@ -117,6 +119,7 @@ export function App() {
 
   const messageChars = config?.limits?.messageChars ?? defaultMessageChars
   const entries = loaded.sessionId === route.sessionId ? loaded.entries : []
+  const runs = sessionRuns.sessionId === route.sessionId ? sessionRuns.runs : []
 
   /** Resolves true once the server took the message; on false the composer keeps the text. */
   const send = async (text: string): Promise<boolean> => {
@@ -154,6 +157,8 @@ export function App() {
       await reloadDetail()
     } catch (failure) {
       fail((failure as Error).message)
+      // 409: the run is no longer in the state the page showed (it ended, or another tab acted): show the new one.
+      if (isConflict(failure)) await reloadDetail()
     }
   }
 
@@ -166,6 +171,7 @@ export function App() {
       return true
     } catch (failure) {
       fail((failure as Error).message)
+      if (isConflict(failure)) void reloadDetail()
       return false
     }
   }
@@ -183,8 +189,9 @@ export function App() {
 
   const selectedModel = useMemo(() => config?.models.find((option) => option.id === (detail?.run.model ?? model)), [config, detail, model])
   const pickedModel = config?.models.find((option) => option.id === model)
-  // A run awaiting approval keeps its session too: a message sent then waits until it is resumed or cancelled.
-  const busy = status === 'running' || status === 'queued' || status === 'suspended' || gateBusy
+  // A run awaiting approval, or interrupted, keeps its session too: a message sent then waits until it is resumed or
+  // cancelled.
+  const busy = status === 'running' || status === 'queued' || status === 'suspended' || status === 'interrupted' || gateBusy
 
   return (
     <div className="app">
@@ -220,9 +227,13 @@ export function App() {
           onRun={(sessionId, runId) => setRoute({ sessionId, runId })}
           onError={fail}
         />
-        <Chat entries={entries} runId={route.runId} events={events} busy={busy} queued={queue.queued.map((message) => message.text)} maxChars={messageChars} onSend={send} />
+        <Chat entries={entries} runs={runs} runId={route.runId} runStatus={status} events={events} busy={busy} queued={queue.queued.map((message) => message.text)} maxChars={messageChars} onSend={send} />
         <RunPanel detail={shown} events={events} connected={connected} model={selectedModel} onAction={act} onDecision={decide} onFork={fork} />
       </div>
     </div>
   )
+}
+
+function isConflict(failure: unknown): boolean {
+  return failure instanceof ApiFailure && failure.status === 409
 }

@@ -1,12 +1,16 @@
 // The conversation: persisted messages of earlier runs, and the live transcript of the selected run.
 import { useEffect, useRef, useState } from 'react'
-import { transcript, type TranscriptItem } from './derive'
+import { runOutcome, transcript, type TranscriptItem } from './derive'
 import { duration, shortJson } from './format'
-import type { AgentEvent, ModelMessage, SessionEntry } from './types'
+import type { AgentEvent, ModelMessage, RunSummary, SessionEntry } from './types'
 
 export function Chat(props: {
   entries: SessionEntry[]
+  /** The session's runs: an earlier run that did not end with an answer says how it ended. */
+  runs: RunSummary[]
   runId?: string
+  /** The selected run's status, once its record is loaded. */
+  runStatus?: RunSummary['status']
   events: AgentEvent[]
   busy: boolean
   /** Messages waiting in the session's queue (no run yet), oldest first. */
@@ -19,21 +23,39 @@ export function Chat(props: {
   const [text, setText] = useState('')
   const [sending, setSending] = useState(false)
   const bottom = useRef<HTMLDivElement>(null)
-  const live = transcript(props.events)
+  const list = useRef<HTMLDivElement>(null)
+  // Follows the end of the conversation only while the reader is there: scrolled up to read, they stay where they are.
+  // Measured against the height the list had before it grew (not from scroll events, which come a frame late).
+  const seenHeight = useRef(0)
+  const follow = (always: boolean) => {
+    const element = list.current
+    if (!element) return
+    if (always || seenHeight.current - element.scrollTop - element.clientHeight < 48) bottom.current?.scrollIntoView({ block: 'end' })
+    seenHeight.current = element.scrollHeight
+  }
+  // An interrupted run (killed, or its server stopped) logs no end: the conversation says what it waits for.
+  const interrupted = props.runStatus === 'interrupted' && props.events.length > 0
+  const live = interrupted ? [...transcript(props.events), runOutcome({ status: 'interrupted' }, 'interrupted')!] : transcript(props.events)
   const groups = groupEntries(props.entries)
   // The selected run's group shows its live transcript; with no run selected none does (a fork's copies have no runId).
   const liveIndex = props.runId ? groups.findIndex((group) => group.runId === props.runId) : -1
   const liveLength = live.reduce((sum, item) => sum + (item.kind === 'assistant' ? item.text.length : 1), 0)
   // A block body: newer Chromium returns a promise from scrollIntoView, which must not become the effect's cleanup.
   useEffect(() => {
-    bottom.current?.scrollIntoView({ block: 'end' })
-  }, [liveLength, props.entries.length])
+    follow(false)
+  }, [liveLength, props.entries.length, props.queued.length])
+  // Another run or session shown: its end, whatever the reader did before.
+  useEffect(() => {
+    follow(true)
+  }, [props.runId])
 
   const length = text.trim().length
   const tooLong = length > props.maxChars
   const send = async () => {
     const value = text.trim()
     if (!value || sending) return
+    // Sending brings the reader back to the end, where the message and its answer show.
+    follow(true)
     setSending(true)
     try {
       // Cleared only once the message was taken (and only if it was not edited meanwhile).
@@ -45,7 +67,7 @@ export function Chat(props: {
 
   return (
     <main className="chat">
-      <div className="messages" data-testid="messages">
+      <div className="messages" data-testid="messages" ref={list}>
         {!groups.length && !live.length && (
           <div className="welcome">
             <h2>Talk to an agent, then look inside the run.</h2>
@@ -60,7 +82,7 @@ export function Chat(props: {
           </div>
         )}
         {groups.map((group, index) =>
-          index === liveIndex ? <Items key={group.key} items={live} /> : <Items key={group.key} items={fromMessages(group.key, group.messages)} />,
+          index === liveIndex ? <Items key={group.key} items={live} /> : <Items key={group.key} items={withOutcome(group, fromMessages(group.key, group.messages), props.runs)} />,
         )}
         {liveIndex < 0 && <Items items={live} />}
         {props.queued.map((message, index) => (
@@ -134,6 +156,13 @@ function Items(props: { items: TranscriptItem[] }) {
   )
 }
 
+/** An earlier run's messages, and how it ended when that was not with an answer (cancelled, failed, interrupted…). */
+function withOutcome(group: EntryGroup, items: TranscriptItem[], runs: RunSummary[]): TranscriptItem[] {
+  const run = group.runId === undefined ? undefined : runs.find((candidate) => candidate.id === group.runId)
+  const outcome = run && runOutcome(run, `${group.key}-end`)
+  return outcome ? [...items, outcome] : items
+}
+
 interface EntryGroup {
   key: string
   runId?: string
@@ -167,11 +196,17 @@ function fromMessages(key: string, messages: ModelMessage[]): TranscriptItem[] {
     if (message.role === 'tool') {
       for (const part of message.content) {
         const index = items.findIndex((item) => item.kind === 'tool' && item.callId === part.toolCallId)
-        if (index >= 0) items[index] = { ...(items[index] as Extract<TranscriptItem, { kind: 'tool' }>), status: part.isError ? (neverRan(part.result) ? 'not run' : 'error') : 'done', result: part.result }
+        if (index >= 0) items[index] = { ...(items[index] as Extract<TranscriptItem, { kind: 'tool' }>), status: part.isError ? (neverRan(part.result) ? 'not run' : wasDenied(part.result) ? 'denied' : 'error') : 'done', result: part.result }
       }
     }
   })
   return items
+}
+
+/** The result the kernel gives the model for a call the user denied ("The user denied this call…"). */
+function wasDenied(result: unknown): boolean {
+  const error = (result as { error?: unknown } | null)?.error
+  return typeof error === 'string' && error.startsWith('The user denied this call')
 }
 
 /**

@@ -1,5 +1,5 @@
 // Derives the chat transcript, the timeline and pending approvals from a run's ordered events.
-import type { AgentEvent, Usage } from './types'
+import type { AgentEvent, RunSummary, Usage } from './types'
 import { inputText } from './format'
 
 export type TranscriptItem =
@@ -8,8 +8,11 @@ export type TranscriptItem =
   | { kind: 'tool'; key: string; callId: string; toolName: string; args: unknown; status: ToolStatus; result?: unknown; error?: string; durationMs?: number }
   | { kind: 'status'; key: string; text: string; tone: 'info' | 'warn' | 'error' }
 
-/** `cancelled` / `not run`: the run ended before the call ran. */
-export type ToolStatus = 'called' | 'running' | 'awaiting approval' | 'done' | 'error' | 'cancelled' | 'not run'
+/** `cancelled` / `not run`: the run ended before the call ran; `denied`: the user refused it (it never ran either). */
+export type ToolStatus = 'called' | 'running' | 'awaiting approval' | 'done' | 'error' | 'denied' | 'cancelled' | 'not run'
+
+/** The kernel's error code for a call the user denied (an answer, not a failure of the tool). */
+export const deniedCode = 'approval_denied'
 
 const unfinished = new Set<ToolStatus>(['called', 'running', 'awaiting approval'])
 
@@ -82,7 +85,7 @@ export function transcript(events: AgentEvent[]): TranscriptItem[] {
         update(items, tools, event.callId, { status: 'done', result: event.result, durationMs: event.durationMs })
         break
       case 'tool.error':
-        update(items, tools, event.callId, { status: 'error', error: event.error.message, durationMs: event.durationMs })
+        update(items, tools, event.callId, { status: event.error.code === deniedCode ? 'denied' : 'error', error: event.error.message, durationMs: event.durationMs })
         break
       case 'run.finished':
         if (event.finishReason === 'awaiting_approval') {
@@ -100,6 +103,27 @@ export function transcript(events: AgentEvent[]): TranscriptItem[] {
     }
   }
   return items
+}
+
+/**
+ * How a run shown from its persisted messages ended, in the words its live transcript uses; undefined for a final
+ * answer (or a run still going). Without it a cancelled or failed run would read as a question left unanswered.
+ */
+export function runOutcome(run: Pick<RunSummary, 'status' | 'finishReason' | 'error'>, key: string): TranscriptItem | undefined {
+  switch (run.status) {
+    case 'completed':
+      return run.finishReason && run.finishReason !== 'stop' ? { kind: 'status', key, text: `Run ended: ${run.finishReason}`, tone: 'warn' } : undefined
+    case 'cancelled':
+      return { kind: 'status', key, text: 'Run ended: cancelled', tone: 'warn' }
+    case 'failed':
+      return { kind: 'status', key, text: run.error ? `Run failed (${run.error.code}): ${run.error.message}` : 'Run failed', tone: 'error' }
+    case 'interrupted':
+      return { kind: 'status', key, text: 'Run interrupted (killed, or its server stopped): resume or cancel it; a message sent meanwhile waits', tone: 'warn' }
+    case 'suspended':
+      return { kind: 'status', key, text: 'Waiting for your approval: open the run to decide', tone: 'warn' }
+    default:
+      return undefined
+  }
 }
 
 function replace(items: TranscriptItem[], item: TranscriptItem): void {
@@ -123,6 +147,8 @@ export interface TimelineTool {
   error?: string
   durationMs?: number
   approval?: boolean
+  /** The user denied the call. */
+  denied?: boolean
   reused?: boolean
   /** The run ended before the call ran. */
   notRun?: 'cancelled' | 'not run'
@@ -200,7 +226,7 @@ export function timeline(events: AgentEvent[]): Timeline {
       }
       case 'tool.error': {
         const tool = toolByCall.get(event.callId)
-        if (tool) Object.assign(tool, { error: event.error.message, durationMs: event.durationMs })
+        if (tool) Object.assign(tool, { error: event.error.message, durationMs: event.durationMs, denied: event.error.code === deniedCode })
         break
       }
       case 'step.finished': {

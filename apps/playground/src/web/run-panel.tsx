@@ -167,7 +167,7 @@ function TimelineView(props: { view: ReturnType<typeof timeline>; model?: ModelO
               <summary>
                 <span className="tool-name">{tool.toolName}</span>
                 <span className="args">{shortJson(tool.args, 48)}</span>
-                <span>{tool.approval ? 'approval · ' : ''}{tool.error ? 'error' : tool.result !== undefined ? (tool.reused ? 'reused' : 'ok') : tool.notRun === 'cancelled' ? 'cancelled · not run' : (tool.notRun ?? 'pending')}</span>
+                <span>{tool.approval ? 'approval · ' : ''}{tool.denied ? 'denied' : tool.error ? 'error' : tool.result !== undefined ? (tool.reused ? 'reused' : 'ok') : tool.notRun === 'cancelled' ? 'cancelled · not run' : (tool.notRun ?? 'pending')}</span>
                 <span>{duration(tool.durationMs)}</span>
               </summary>
               <div className="kv">args</div>

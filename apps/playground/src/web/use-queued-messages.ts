@@ -1,5 +1,5 @@
 // Messages sent while their session was busy: each waits in the session's queue without a run id, and is found
-// by its ticket once its run starts; the page then moves to that run.
+// by its ticket once its run starts; the page then moves to that run. The server lists them too, so a reload keeps them.
 import { useEffect, useRef, useState } from 'react'
 import { api } from './api'
 import type { RunSummary, SessionGateState } from './types'
@@ -25,6 +25,27 @@ export function useQueuedMessages(options: { sessionId?: string; onStarted(sessi
   const { sessionId } = options
   const shown = queue.filter((message) => message.sessionId === sessionId)
   const tickets = shown.map((message) => message.ticket).join(' ')
+
+  // The server keeps the queue: a page opened or reloaded while messages wait shows them, and follows them as usual.
+  useEffect(() => {
+    if (!sessionId) return
+    let active = true
+    api<{ messages: Array<{ ticket: string; text: string }> }>(`/sessions/${encodeURIComponent(sessionId)}/queue`).then(
+      ({ messages }) => {
+        if (!active || !messages.length) return
+        setQueue((all) => {
+          const known = new Set(all.map((message) => message.ticket))
+          const added = messages.filter((message) => !known.has(message.ticket)).map((message) => ({ sessionId, ticket: message.ticket, text: message.text }))
+          return added.length ? [...all, ...added] : all
+        })
+      },
+      // Not fatal: the page shows the session without its queued messages, as it would with an older server.
+      () => {},
+    )
+    return () => {
+      active = false
+    }
+  }, [sessionId])
 
   useEffect(() => {
     if (!sessionId || !tickets) return
@@ -63,6 +84,7 @@ export function useQueuedMessages(options: { sessionId?: string; onStarted(sessi
   return {
     /** The shown session's queued messages, oldest first. */
     queued: shown,
-    add: (message: QueuedMessage) => setQueue((all) => [...all, message]),
+    // Once per ticket: the server's list may have brought it already.
+    add: (message: QueuedMessage) => setQueue((all) => (all.some((known) => known.ticket === message.ticket) ? all : [...all, message])),
   }
 }
