@@ -1,6 +1,7 @@
 // createRedactor: literal secrets, secret environment variables, and the built-in patterns.
 import { describe, expect, it } from 'vitest'
 import { createRedactor, defaultSecretPatterns } from '../index.js'
+import { StreamRedaction } from './stream-redaction.js'
 
 describe('createRedactor', () => {
   it('hides OpenAI and Anthropic keys, bearer tokens and Authorization header values', () => {
@@ -31,6 +32,21 @@ describe('createRedactor', () => {
   it('literal secrets and extra patterns; the longest literal wins; the replacement is configurable', () => {
     const redactor = createRedactor({ env: {}, secrets: ['abc123secret', 'abc123secret-long'], patterns: [/ghp_[A-Za-z0-9]{6,}/], replacement: '***' })
     expect(redactor.redact('abc123secret-long and abc123secret and ghp_abcdef123')).toBe('*** and *** and ***')
+  })
+
+  it('a configured literal secret shorter than 8 characters is hidden too, also when it is a whole value', () => {
+    const redactor = createRedactor({ env: {}, secrets: ['hunt3r', '4921'] })
+    expect(redactor.redact('hunt3r')).toBe('[REDACTED]')
+    expect(redactor.redact('pin 4921')).toBe('pin [REDACTED]')
+    expect(redactor.redactValue({ user: 'ann', password: 'hunt3r', pin: '4921' })).toEqual({ user: 'ann', password: '[REDACTED]', pin: '[REDACTED]' })
+    const event = redactor.redactEvent({ type: 'tool.result', runId: 'r', sessionId: 's', seq: 1, timestamp: 0, step: 0, callId: 'c', toolName: 'login', result: { password: 'hunt3r' }, durationMs: 1 } as never)
+    expect(JSON.stringify(event)).not.toContain('hunt3r')
+    // Streamed text: a short secret as a delta of its own, or cut in two.
+    const streamed = new StreamRedaction(redactor)
+    const sent = [streamed.push('my pin: '), streamed.push('49'), streamed.push('21'), streamed.push(' ok'), streamed.flush()].join('')
+    expect(sent).toBe('my pin: [REDACTED] ok')
+    // A custom pattern may match fewer than 8 characters.
+    expect(createRedactor({ env: {}, patterns: [/pin=\d+/g] }).redact('pin=1')).toBe('[REDACTED]')
   })
 
   it('redactValue copies only what changed and keeps the same reference otherwise', () => {

@@ -9,7 +9,7 @@
 import type { AgentEvent } from '../spec/events.js'
 
 export interface RedactorOptions {
-  /** Literal secret values to hide (besides the environment variables below). */
+  /** Literal secret values to hide, of any length (besides the environment variables below). */
   secrets?: string[]
   /**
    * Names of environment variables whose values are secrets. Default: `OPENAI_API_KEY`, `ANTHROPIC_API_KEY`
@@ -162,10 +162,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   // Longest literals first, so that a secret containing another is replaced whole.
   const sortedLiterals = [...literals].sort((a, b) => b.length - a.length)
   const { patterns, detector } = compiledMatchers(sortedLiterals, sourcePatterns)
+  // Shorter text cannot hold a secret: at least 8 characters for the built-in patterns and env values, but a
+  // configured literal may be shorter (a PIN), and a custom pattern may match any length.
+  const shortestSecret = options.patterns?.length ? 1 : Math.min(minimumSecretLength, ...sortedLiterals.map((literal) => literal.length))
 
   const redact = (text: string): string => {
-    // Every literal secret and every pattern is at least 8 characters long.
-    if (text.length < minimumSecretLength) return text
+    if (text.length < shortestSecret) return text
     if (!detector || !detector.test(text)) return text
     let result = text
     for (const literal of sortedLiterals) if (result.includes(literal)) result = result.split(literal).join(replacement)
@@ -211,7 +213,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   /** `text` redacted as the continuation of `context`: only the parts of matches that lie in `text` are replaced. */
   const redactAppended = (context: string, text: string, continued: boolean): { text: string; open: boolean } => {
     const whole = context.length ? context + text : text
-    if (whole.length < minimumSecretLength || !detector || !detector.test(whole)) return { text, open: false }
+    if (whole.length < shortestSecret || !detector || !detector.test(whole)) return { text, open: false }
     const from = context.length
     const ranges: Array<[number, number]> = []
     for (const literal of sortedLiterals) {

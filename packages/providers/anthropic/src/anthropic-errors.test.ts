@@ -354,3 +354,16 @@ describe('@spindle/anthropic credential headers in errors', () => {
     expect(error.message).toContain('nightly-eval')
   })
 })
+
+describe('@spindle/anthropic credentials in the base URL', () => {
+  it('scrubs the password and query-string values of the base URL from errors and their cause', async () => {
+    server.scripted.setHandler((received) => ({ status: 401, json: anthropicErrorBody('authentication_error', `refused ${received.url}`, 'req_echo') }))
+    const model = createAnthropic({ apiKey, baseURL: `${server.baseURL}?gateway_key=query-secret-4e5f`, retry: { maxRetries: 0 } })('claude-sonnet-5')
+    expectScrubbed(await failure(model.stream(ask)), 'query-secret-4e5f')
+    const port = new URL(server.baseURL).port
+    const withPassword = createAnthropic({ apiKey, baseURL: `http://gateway:url-password-8c1d@127.0.0.1:${port}`, retry: { maxRetries: 0 } })('claude-sonnet-5')
+    const error = await failure(withPassword.stream(ask))
+    expect(error).toMatchObject({ code: 'provider' })
+    expect(`${error.message} ${String(error.cause?.message)} ${JSON.stringify(error)}`).not.toContain('url-password-8c1d')
+  })
+})

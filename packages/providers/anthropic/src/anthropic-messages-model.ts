@@ -29,6 +29,8 @@ export interface AnthropicModelSettings {
   apiKey: () => string | undefined
   /** The headers the client sends with every request, only read to redact credential values among them from errors. */
   providerHeaders?: Record<string, string>
+  /** Secrets carried by the base URL (userinfo, credential query values), scrubbed from errors like the key. */
+  urlSecrets?: readonly string[]
   retry: RetryOptions
   /** Longest wait for the first stream event, request included. */
   firstChunkTimeoutMs: number
@@ -67,7 +69,7 @@ export class AnthropicMessagesModel implements LanguageModel {
     const { body, jsonToolName } = buildMessagesRequest(this.modelId, this.capabilities, request, this.#settings.defaults)
     const client = this.#settings.client()
     const signal = options.signal
-    const secrets = requestSecrets(this.#settings.apiKey(), this.#settings.providerHeaders, options.headers)
+    const secrets = [...requestSecrets(this.#settings.apiKey(), this.#settings.providerHeaders, options.headers), ...(this.#settings.urlSecrets ?? [])].sort((a, b) => b.length - a.length)
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw aborted()
       let yielded = false

@@ -1,6 +1,6 @@
 // createAnthropic: a callable provider of Messages API models, also usable as an Extensions plugin.
 import Anthropic from '@anthropic-ai/sdk'
-import { ConfigurationError, type Extensions, type ModelCapabilities, type Plugin, type ProviderFactory } from '@spindle/core'
+import { ConfigurationError, urlSecrets, type Extensions, type ModelCapabilities, type Plugin, type ProviderFactory } from '@spindle/core'
 import { AnthropicMessagesModel } from './anthropic-messages-model.js'
 import { parseAnthropicRequestOptions, type AnthropicRequestOptions } from './anthropic-provider-options.js'
 import { anthropicModelCapabilities } from './model-capabilities.js'
@@ -93,6 +93,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
       client: getClient,
       apiKey: resolveKey,
       ...(options.headers ? { providerHeaders: options.headers } : {}),
+      urlSecrets: urlSecrets(options.baseURL),
       retry: options.retry ?? {},
       firstChunkTimeoutMs: options.firstChunkTimeoutMs ?? 120_000,
       idleTimeoutMs: options.idleTimeoutMs ?? 120_000,

@@ -1,6 +1,6 @@
 // createOpenAI: a callable provider (`openai('gpt-5.4')`) with `.responses`, `.chat`, `.embedding`,
 // that is also an Extensions plugin registering itself in the ProviderRegistry (`openai:gpt-5.4`).
-import { ConfigurationError, requestSecrets, type EmbeddingModel, type Extensions, type LanguageModel, type Plugin, type ProviderFactory } from '@spindle/core'
+import { ConfigurationError, requestSecrets, urlSecrets, type EmbeddingModel, type Extensions, type LanguageModel, type Plugin, type ProviderFactory } from '@spindle/core'
 import { OpenAIChatModel } from './chat/openai-chat-model.js'
 import { OpenAIEmbeddingModel, type OpenAIEmbeddingSettings } from './embedding/openai-embedding-model.js'
 import { lazyClient, type OpenAIModelSettings, type ResolvedProviderSettings } from './openai-settings.js'
@@ -71,6 +71,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
   const name = options.name ?? 'openai'
   validateOptions(options, name)
   const isOpenAI = name === 'openai'
+  const baseUrlSecrets = urlSecrets(options.baseURL ?? globalThis.process?.env?.OPENAI_BASE_URL)
   const lazy = lazyClient({
     name,
     apiKey: options.apiKey,
@@ -87,7 +88,8 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
     timeouts: { firstChunkMs: options.timeouts?.firstChunkMs ?? 300_000, idleMs: options.timeouts?.idleMs ?? 120_000 },
     maxTokensField: options.maxTokensField ?? (isOpenAI ? 'max_completion_tokens' : 'max_tokens'),
     client: lazy.client,
-    errors: (callHeaders) => ({ provider: name, secrets: requestSecrets(lazy.apiKey(), options.headers, callHeaders) }),
+    // The base URL's userinfo and credential query values are secrets too (`requestSecrets` sorts them longest first).
+    errors: (callHeaders) => ({ provider: name, secrets: withUrlSecrets(requestSecrets(lazy.apiKey(), options.headers, callHeaders), baseUrlSecrets) }),
   }
   const defaultApi = options.defaultApi ?? (isOpenAI ? 'responses' : 'chat')
 
@@ -128,3 +130,9 @@ function validateOptions(options: OpenAIProviderOptions, name: string): void {
 
 /** The default provider: the key comes from `OPENAI_API_KEY` at the first call. */
 export const openai: OpenAIProvider = createOpenAI()
+
+/** The call's secrets with the base URL's added, longest first (a whole `user:password` before its parts). */
+function withUrlSecrets(secrets: string[], fromUrl: readonly string[]): string[] {
+  if (fromUrl.length === 0) return secrets
+  return [...new Set([...secrets, ...fromUrl])].sort((a, b) => b.length - a.length)
+}

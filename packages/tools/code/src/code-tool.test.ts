@@ -236,6 +236,25 @@ describe('codeTool: hostile input', () => {
     expect((await failure(pending)).code).toBe('code_aborted')
   })
 
+  it('never calls a granted function once the code was stopped (no effects after a cancel or a timeout)', async () => {
+    for (const stop of ['cancel', 'timeout'] as const) {
+      let calls = 0
+      const controller = new AbortController()
+      const sendEmail = async () => {
+        calls++
+        if (stop === 'cancel' && calls === 5) controller.abort()
+      }
+      const effectful = codeTool({ timeLimitMs: stop === 'timeout' ? 300 : 10_000, globals: { sendEmail } })
+      // A steady stream of calls, not awaited: the worker goes on sending them until the host stops it.
+      const pending = run(effectful, 'for (;;) { sendEmail(); for (let spin = 0; spin < 2000; spin++); }', controller.signal)
+      const stopped = await failure(pending)
+      expect(stopped.code).toBe(stop === 'cancel' ? 'code_aborted' : 'code_timeout')
+      const atStop = calls
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      expect(calls, `calls after the ${stop}`).toBe(atStop)
+    }
+  })
+
   it('survives 50 sequential hostile calls and still runs normal code', { timeout: 120_000 }, async () => {
     const quick = codeTool({ timeLimitMs: 100, memoryLimitBytes: 4 * 1024 * 1024 })
     const hostile = [

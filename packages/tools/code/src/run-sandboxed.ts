@@ -104,6 +104,9 @@ export async function runSandboxed(run: SandboxRun): Promise<SandboxResult> {
         return
       }
       if (report.type === 'host-call') {
+        // Once stopped (cancelled, timed out, done), calls the dying worker still sends are dropped: a granted
+        // function with effects (an email, a payment) must not run for code that was already stopped.
+        if (settled || run.signal?.aborted) return
         void answerHostCall(worker, run.globals, report)
         return
       }

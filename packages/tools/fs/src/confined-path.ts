@@ -117,7 +117,15 @@ export function ioError(shown: string, error: unknown): FileToolError {
   if (code === 'EACCES' || code === 'EPERM') return new FileToolError('fs_io', `permission denied for "${shown}"`, { cause: error })
   if (code === 'EISDIR') return new FileToolError('fs_not_a_file', `"${shown}" is a directory, not a file`, { cause: error })
   if (isMissing(error)) return new FileToolError('fs_not_found', `"${shown}" does not exist; use list_files to see what is there`, { cause: error })
-  return new FileToolError('fs_io', `could not access "${shown}": ${(error as Error)?.message ?? String(error)}`, { cause: error })
+  return new FileToolError('fs_io', `could not access "${shown}": ${withoutHostPath((error as Error)?.message ?? String(error))}`, { cause: error })
+}
+
+/**
+ * A Node file-system message without the absolute path it ends with (`ENAMETOOLONG: name too long, open
+ * '/srv/workspace/…'`): the model sees the path it gave, not where the root really is on the host.
+ */
+function withoutHostPath(message: string): string {
+  return message.replace(/,\s*\w+\s+'[^]*$/, '').replace(/'\/[^']*'/g, "'…'")
 }
 
 export function outsideError(shown: string): FileToolError {

@@ -329,6 +329,20 @@ describe.each(modes)('fileTools ($mode)', ({ make }) => {
       expect((await refusal(call(tools.writeFile, { path: '.', content: 'x' }))).code).toBe('fs_invalid_path')
     })
 
+    it('an I/O error names the path the model gave, never where the root really is on the host', async () => {
+      for (const [tool, args] of [
+        [tools.readFile, { path: 'x'.repeat(300) }],
+        [tools.writeFile, { path: `src/${'y'.repeat(300)}`, content: 'z' }],
+        [tools.listFiles, { path: 'a/'.repeat(2100) }],
+      ] as const) {
+        const error = await refusal(call(tool as Tool<any, unknown>, args))
+        expect(error.code).toBe('fs_io')
+        expect(error.message).toMatch(/ENAMETOOLONG/)
+        expect(error.message).not.toContain(base)
+        expect(error.message).not.toContain('/proc/self/fd')
+      }
+    })
+
     it('a hostile glob pattern does not hang the search', async () => {
       writeFileSync(path.join(root, `${'a'.repeat(200)}.txt`), 'needle')
       const started = Date.now()

@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { createMcpScrubber, withoutSecrets, type McpScrubber } from './mcp-secrets.js'
 import { McpToolError } from './mcp-tool-error.js'
 
 export type McpTransportOptions =
@@ -42,6 +43,8 @@ export class McpConnection {
   #dead = false
   #closed = false
   #generation = 0
+  /** Scrubs the transport's credentials (headers, env, URL query) from error messages and causes. */
+  readonly scrubber: McpScrubber
 
   constructor(
     readonly serverName: string,
@@ -49,7 +52,9 @@ export class McpConnection {
     private readonly connectTimeoutMs: number,
     /** Called when the server's tools may have changed: it sent `notifications/tools/list_changed`, or it was restarted. */
     private readonly onToolsChanged?: () => void,
-  ) {}
+  ) {
+    this.scrubber = createMcpScrubber(transportOptions)
+  }
 
   /** How many times a connection was established (1 after the first connect; more after restarts). */
   get generation(): number {
@@ -95,7 +100,7 @@ export class McpConnection {
       throw new McpToolError(
         'mcp_connect_failed',
         `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): ${this.#scrub(messageOf(error))}`,
-        { cause: error, isRetryable: true },
+        { cause: this.scrubber.error(error), isRetryable: true },
       )
     }
     if (this.#closed) {
@@ -128,18 +133,9 @@ export class McpConnection {
     return options.type === 'stdio' ? `command ${options.command}` : withoutSecrets(options.url)
   }
 
-  /** A message with the full URL (query string included) replaced by its safe form. */
+  /** A message with the full URL replaced by its safe form and the transport's credentials removed. */
   #scrub(message: string): string {
-    const options = this.transportOptions
-    if (options.type !== 'http') return message
-    const safe = withoutSecrets(options.url)
-    let href = options.url
-    try {
-      href = new URL(options.url).href
-    } catch {
-      // Checked by mcpTools already.
-    }
-    return message.split(options.url).join(safe).split(href).join(safe)
+    return this.scrubber.text(message)
   }
 
   async listTools(): Promise<McpServerTool[]> {
@@ -166,26 +162,27 @@ export class McpConnection {
       client = await this.connect()
     } catch (error) {
       if (McpToolError.isInstance(error) && error.code === 'mcp_closed') throw error
-      throw new McpToolError('mcp_unavailable', `MCP server "${this.serverName}" is not available and could not be restarted: ${messageOf(error)}`, { cause: error, isRetryable: true })
+      throw new McpToolError('mcp_unavailable', `MCP server "${this.serverName}" is not available and could not be restarted: ${this.#scrub(messageOf(error))}`, { cause: this.scrubber.error(error), isRetryable: true })
     }
     try {
       // The SDK validates the result's shape (and structured output against the tool's outputSchema).
       return await client.callTool({ name: toolName, arguments: args }, undefined, { signal: options.signal, timeout: options.timeoutMs })
     } catch (error) {
       const code = (error as { code?: unknown }).code
-      if (options.signal?.aborted) throw new McpToolError('mcp_aborted', `the call to ${label} was cancelled`, { cause: error })
+      const cause = this.scrubber.error(error)
+      if (options.signal?.aborted) throw new McpToolError('mcp_aborted', `the call to ${label} was cancelled`, { cause })
       if (code === requestTimeoutCode) {
-        throw new McpToolError('mcp_timeout', `${label} did not answer within ${options.timeoutMs} ms; its outcome is unknown`, { cause: error })
+        throw new McpToolError('mcp_timeout', `${label} did not answer within ${options.timeoutMs} ms; its outcome is unknown`, { cause })
       }
       if (code === connectionClosedCode || this.#dead || isTransportFailure(error)) {
         this.#dead = true
         throw new McpToolError(
           'mcp_connection_lost',
           `MCP server "${this.serverName}" went away during the call to ${label} (it may have crashed), so the outcome is unknown; the server will be restarted on the next call`,
-          { cause: error, isRetryable: true },
+          { cause, isRetryable: true },
         )
       }
-      throw new McpToolError('mcp_protocol_error', `${label} failed: ${this.#scrub(messageOf(error))}`, { cause: error })
+      throw new McpToolError('mcp_protocol_error', `${label} failed: ${this.#scrub(messageOf(error))}`, { cause })
     }
   }
 
@@ -205,15 +202,6 @@ export class McpConnection {
       await withTimeout(transport.terminateSession(), 5_000).catch(() => {})
     }
     await client.close().catch(() => {})
-  }
-}
-
-function withoutSecrets(url: string): string {
-  try {
-    const parsed = new URL(url)
-    return `${parsed.origin}${parsed.pathname}`
-  } catch {
-    return '(invalid URL)'
   }
 }
 

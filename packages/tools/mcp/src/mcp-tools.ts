@@ -109,7 +109,9 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
   } catch (error) {
     await connection.close()
     if (McpToolError.isInstance(error)) throw error
-    throw new McpToolError('mcp_protocol_error', `MCP server "${options.name}" could not list its tools: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+    throw new McpToolError('mcp_protocol_error', `MCP server "${options.name}" could not list its tools: ${connection.scrubber.text((error as Error)?.message ?? String(error))}`, {
+      cause: connection.scrubber.error(error),
+    })
   }
 
   return {

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
-import { ConfigurationError } from '@spindle/core'
+import { ConfigurationError, credentialHeaderValues } from '@spindle/core'
 import { sendPinned } from './pinned-request.js'
 import { vetUrl, type UrlGuardOptions, type VettedTarget } from './url-guard.js'
 import { WebToolError } from './web-tool-error.js'
@@ -47,7 +47,13 @@ const forbiddenHeaders = new Set([
   'host', 'connection', 'content-length', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'keep-alive',
   'proxy-authorization', 'proxy-connection', 'expect', 'accept-encoding',
 ])
-const credentialHeaders = ['authorization', 'cookie', 'proxy-authorization']
+/**
+ * Headers dropped when a redirect leaves the origin: `Authorization`, cookies, and every header whose name says it
+ * carries a credential (`x-api-key`, Azure's `api-key`, `x-auth-token`…), the same names core scrubs from errors.
+ */
+function isCredentialHeader(name: string): boolean {
+  return credentialHeaderValues({ [name]: '' }).length > 0
+}
 
 export interface ResolvedFetchLimits {
   maxBytes: number
@@ -130,7 +136,7 @@ function buildHeaders(base: Record<string, string> | undefined, extra: Record<st
 
 function withoutCredentials(headers: Record<string, string>): Record<string, string> {
   const copy = { ...headers }
-  for (const name of credentialHeaders) delete copy[name]
+  for (const name of Object.keys(copy)) if (isCredentialHeader(name)) delete copy[name]
   return copy
 }
 

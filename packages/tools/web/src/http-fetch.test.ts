@@ -77,6 +77,10 @@ beforeAll(async () => {
         response.setHeader('location', url.searchParams.get('to') ?? '/hello')
         response.end()
         return
+      case '/headers':
+        response.setHeader('content-type', 'application/json')
+        response.end(JSON.stringify(request.headers))
+        return
       case '/loop':
         response.statusCode = 302
         response.setHeader('location', '/loop')
@@ -223,6 +227,17 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
     const otherOrigin = `http://localhost:${site.port}/json`
     const crossOrigin = await call(tool, { url: `${site.url}/redirect?to=${encodeURIComponent(otherOrigin)}`, headers: { authorization: 'Bearer t' } })
     expect(JSON.parse(crossOrigin.body).auth).toBeNull()
+  })
+
+  it('drops every credential header across origins (custom key and token headers too), from the caller and the options', async () => {
+    const tool = httpFetch({ allowPrivateAddresses: true, headers: { 'x-api-key': 'operator-key-123', 'x-trace': 'kept' } })
+    const headers = { authorization: 'Bearer t', 'api-key': 'azure-key-456', 'x-auth-token': 'gateway-token-789', cookie: 'session=abc', 'x-request-id': 'r-1' }
+    const sameOrigin = JSON.parse((await call(tool, { url: `${site.url}/redirect?to=/headers`, headers })).body)
+    expect(sameOrigin).toMatchObject({ authorization: 'Bearer t', 'x-api-key': 'operator-key-123', 'api-key': 'azure-key-456', 'x-auth-token': 'gateway-token-789', cookie: 'session=abc' })
+    const otherOrigin = `http://localhost:${site.port}/headers`
+    const crossOrigin = JSON.parse((await call(tool, { url: `${site.url}/redirect?to=${encodeURIComponent(otherOrigin)}`, headers })).body)
+    for (const name of ['authorization', 'x-api-key', 'api-key', 'x-auth-token', 'cookie']) expect(crossOrigin[name], name).toBeUndefined()
+    expect(crossOrigin).toMatchObject({ 'x-trace': 'kept', 'x-request-id': 'r-1' })
   })
 
   it('cuts an oversized body with a clear error (declared length, chunked, and a gzip bomb)', async () => {

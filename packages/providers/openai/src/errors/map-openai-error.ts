@@ -165,17 +165,34 @@ function hint(status: number): string {
 }
 
 /**
- * The cause kept on a mapped error: the original, or, when its message or its API error body holds a
- * secret, a copy with the secrets removed from the message and without the body.
+ * The cause kept on a mapped error: the original, or, when its message, its API error body or anything in its own
+ * `cause` chain holds a secret (fetch quotes a base URL with its password), a copy of the chain with the secrets
+ * removed from the messages and without the body.
  */
 function scrubbed(error: unknown, context: ErrorMappingContext): unknown {
   if (typeof error === 'string') return redact(error, context.secrets)
-  if (!(error instanceof Error)) return error
+  if (!(error instanceof Error) || !holdsSecret(error, context.secrets, 0)) return error
+  return scrubbedCopy(error, context.secrets, 0)
+}
+
+const maxCauseDepth = 8
+
+function holdsSecret(error: unknown, secrets: readonly string[], depth: number): boolean {
+  if (depth > maxCauseDepth || error === undefined || error === null) return false
+  if (typeof error === 'string') return redact(error, secrets) !== error
+  if (!(error instanceof Error)) return false
   const body = error instanceof APIError ? jsonOf(error.error) : ''
-  if (redact(error.message, context.secrets) === error.message && redact(body, context.secrets) === body) return error
-  const copy = new Error(redact(error.message, context.secrets))
+  return redact(error.message, secrets) !== error.message || redact(body, secrets) !== body || holdsSecret(error.cause, secrets, depth + 1)
+}
+
+function scrubbedCopy(error: Error, secrets: readonly string[], depth: number): Error {
+  const inner = error.cause
+  const cause = depth >= maxCauseDepth ? undefined : inner instanceof Error ? scrubbedCopy(inner, secrets, depth + 1) : typeof inner === 'string' ? redact(inner, secrets) : undefined
+  const copy = new Error(redact(error.message, secrets), cause === undefined ? undefined : { cause })
   copy.name = error.name
   if (error instanceof APIError) Object.assign(copy, { status: error.status, requestID: error.requestID })
+  const code = (error as { code?: unknown }).code
+  if (typeof code === 'string' || typeof code === 'number') Object.assign(copy, { code: typeof code === 'string' ? redact(code, secrets) : code })
   return copy
 }
 

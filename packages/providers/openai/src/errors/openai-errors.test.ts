@@ -294,3 +294,30 @@ describe('credential headers in errors', () => {
     expect((await collectStream(provider.responses('gpt-test').stream(request))).text).toBe('ok')
   })
 })
+
+describe('credentials in the base URL', () => {
+  /** Every message and stack in an error's `cause` chain. */
+  const chain = (error: unknown): string => {
+    const parts: string[] = []
+    for (let current = error as Error | undefined, depth = 0; current && depth < 10; current = current.cause as Error | undefined, depth++) parts.push(`${current.message}\n${current.stack ?? ''}`)
+    return parts.join('\n')
+  }
+
+  it('keeps a password in the base URL out of the error and its whole cause chain (fetch refuses such a URL)', async () => {
+    const port = new URL(server.url).port
+    const provider = createOpenAI({ apiKey: 'sk-x-123456', baseURL: `http://gateway:url-password-8c1d@127.0.0.1:${port}/v1`, maxRetries: 0 })
+    const collected = await collectStream(provider.chat('gpt-test').stream(request))
+    expect(collected.error).toMatchObject({ code: 'provider', isRetryable: true })
+    expect(chain(collected.error)).toContain('Request cannot be constructed from a URL that includes credentials')
+    expect(chain(collected.error)).not.toContain('url-password-8c1d')
+  })
+
+  it('scrubs query-string values of the base URL that a server echoes', async () => {
+    server.setHandler((received) => ({ status: 401, json: { error: { message: `refused ${received.url}`, type: 'invalid_request_error' } } }))
+    const provider = createOpenAI({ apiKey: 'sk-x-123456', baseURL: `${server.url}/v1?gateway_key=query-secret-4e5f`, maxRetries: 0 })
+    const collected = await collectStream(provider.chat('gpt-test').stream(request))
+    expect(collected.error).toMatchObject({ code: 'provider', status: 401 })
+    expect(chain(collected.error)).not.toContain('query-secret-4e5f')
+    expect(JSON.stringify(collected.error)).not.toContain('query-secret-4e5f')
+  })
+})
