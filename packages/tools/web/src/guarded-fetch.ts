@@ -62,6 +62,14 @@ export interface ResolvedFetchLimits {
 }
 
 export function resolveFetchLimits(options: GuardedFetchOptions): ResolvedFetchLimits {
+  // The operator's credentials go only where the operator said: without an allow-list the model picks the host (a
+  // prompt injection could have them sent to its own server).
+  const credentials = Object.keys(options.headers ?? {}).filter(isCredentialHeader)
+  if (credentials.length && options.allowHosts === undefined) {
+    throw new ConfigurationError(
+      `[spindle/tools-web] headers carries a credential (${credentials.join(', ')}) but allowHosts is not set, so the model could send it to any host; list the hosts it is for in allowHosts`,
+    )
+  }
   return {
     maxBytes: positive('maxBytes', options.maxBytes, 2 * 1024 * 1024),
     timeoutMs: positive('timeoutMs', options.timeoutMs, 15_000),

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
-import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
+import { ConfigurationError, parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { httpFetch, vetUrl, webPage, webTools, WebToolError, type LookupFunction } from './index.js'
 
@@ -230,7 +230,7 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
   })
 
   it('drops every credential header across origins (custom key and token headers too), from the caller and the options', async () => {
-    const tool = httpFetch({ allowPrivateAddresses: true, headers: { 'x-api-key': 'operator-key-123', 'x-trace': 'kept' } })
+    const tool = httpFetch({ allowPrivateAddresses: true, allowHosts: ['127.0.0.1', 'localhost'], headers: { 'x-api-key': 'operator-key-123', 'x-trace': 'kept' } })
     const headers = { authorization: 'Bearer t', 'api-key': 'azure-key-456', 'x-auth-token': 'gateway-token-789', cookie: 'session=abc', 'x-request-id': 'r-1' }
     const sameOrigin = JSON.parse((await call(tool, { url: `${site.url}/redirect?to=/headers`, headers })).body)
     expect(sameOrigin).toMatchObject({ authorization: 'Bearer t', 'x-api-key': 'operator-key-123', 'api-key': 'azure-key-456', 'x-auth-token': 'gateway-token-789', cookie: 'session=abc' })
@@ -238,6 +238,15 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
     const crossOrigin = JSON.parse((await call(tool, { url: `${site.url}/redirect?to=${encodeURIComponent(otherOrigin)}`, headers })).body)
     for (const name of ['authorization', 'x-api-key', 'api-key', 'x-auth-token', 'cookie']) expect(crossOrigin[name], name).toBeUndefined()
     expect(crossOrigin).toMatchObject({ 'x-trace': 'kept', 'x-request-id': 'r-1' })
+  })
+
+  it('refuses credential headers in its options without allowHosts: the model would choose where they go', () => {
+    for (const headers of [{ Authorization: 'Bearer operator' }, { 'x-api-key': 'k-1' }, { Cookie: 'session=1' }]) {
+      expect(() => httpFetch({ headers })).toThrow(ConfigurationError)
+      expect(() => webPage({ headers })).toThrow(/allowHosts is not set, so the model could send it to any host/)
+      expect(() => httpFetch({ headers, allowHosts: ['api.example.com'] })).not.toThrow()
+    }
+    expect(() => httpFetch({ headers: { 'User-Agent': 'spindle', 'x-trace': '1' } })).not.toThrow()
   })
 
   it('cuts an oversized body with a clear error (declared length, chunked, and a gzip bomb)', async () => {
