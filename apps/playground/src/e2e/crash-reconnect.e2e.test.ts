@@ -53,6 +53,20 @@ async function serverEvents(server: ChildPlayground, runId: string): Promise<str
 const chat = (page: Page) => page.locator('.messages .bubble, .messages .status').allInnerTexts()
 const runStatus = (page: Page) => page.locator('[data-testid=run-status]')
 
+/** A playground server on a data folder of its own, and a page open on it with the demo model ready. */
+async function storyStreaming(prefix: string) {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix))
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
+  const port = await freePort()
+  const started = await serve(dataDir, port)
+  const context = await browser!.newContext({ viewport: { width: 1440, height: 860 } })
+  cleanups.push(() => context.close())
+  const page = await context.newPage()
+  await page.goto(`${started.origin}/?token=${started.token}`)
+  await page.getByTestId('demo-label').waitFor()
+  return { dataDir, port, page, started }
+}
+
 suite(skipReason ? `playground crash e2e (skipped: ${skipReason})` : 'playground crash and restart in headless Chromium', () => {
   beforeAll(async () => {
     await buildWebIfNeeded()
@@ -63,15 +77,8 @@ suite(skipReason ? `playground crash e2e (skipped: ${skipReason})` : 'playground
   it.each(['Cancel', 'Resume'] as const)(
     'SIGKILL mid-stream, restart, then %s: the page keeps none of the dead process\'s unlogged events',
     async (action) => {
-      const dataDir = mkdtempSync(join(tmpdir(), 'spindle-playground-e2e-crash-'))
-      cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
-      const port = await freePort()
-      let server = await serve(dataDir, port)
-      const context = await browser!.newContext({ viewport: { width: 1440, height: 860 } })
-      cleanups.push(() => context.close())
-      const page = await context.newPage()
-      await page.goto(`${server.origin}/?token=${server.token}`)
-      await page.getByTestId('demo-label').waitFor()
+      const { dataDir, port, page, started } = await storyStreaming('spindle-playground-e2e-crash-')
+      let server = started
       const runId = await send(page, 'Tell me a long story')
       await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 120)
 
@@ -108,15 +115,8 @@ suite(skipReason ? `playground crash e2e (skipped: ${skipReason})` : 'playground
   )
 
   it('a message queued when the server is SIGKILLed is still queued after the restart (and a reload), then runs', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'spindle-playground-e2e-crash-queue-'))
-    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
-    const port = await freePort()
-    let server = await serve(dataDir, port)
-    const context = await browser!.newContext({ viewport: { width: 1440, height: 860 } })
-    cleanups.push(() => context.close())
-    const page = await context.newPage()
-    await page.goto(`${server.origin}/?token=${server.token}`)
-    await page.getByTestId('demo-label').waitFor()
+    const { dataDir, port, page, started } = await storyStreaming('spindle-playground-e2e-crash-queue-')
+    let server = started
     const runId = await send(page, 'Tell me a long story')
     await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 40)
     await page.getByLabel('Message').fill('What is 6 * 7?')

@@ -159,6 +159,32 @@ suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playgr
     expect(runs.map((run) => run.status)).toEqual(['completed', 'completed'])
   })
 
+  it('a queued message can be withdrawn from its bubble: it disappears, and never runs', async () => {
+    await newSession(page)
+    const first = await send(page, 'delete README.md')
+    await page.getByTestId('approval').waitFor()
+    for (const text of ['What is 1 + 1?', 'What is 2 + 3?']) {
+      await composer().fill(text)
+      await composer().press('Enter')
+      await page.locator('.bubble.user.queued', { hasText: text }).waitFor({ timeout: 5000 })
+    }
+    await page.locator('.queued-message', { hasText: 'What is 1 + 1?' }).getByRole('button', { name: 'Withdraw' }).click()
+    await expect.poll(() => page.locator('.bubble.user.queued').allInnerTexts(), { timeout: 5000 }).toEqual(['What is 2 + 3?'])
+    // Gone on the server too: a reload does not bring it back.
+    await page.reload()
+    await page.getByTestId('approval').waitFor()
+    await page.locator('.bubble.user.queued', { hasText: 'What is 2 + 3?' }).waitFor({ timeout: 5000 })
+    expect(await page.locator('.bubble.user.queued').allInnerTexts()).toEqual(['What is 2 + 3?'])
+
+    await page.getByRole('button', { name: 'Deny' }).click()
+    await page.waitForFunction((first) => /\/r\/run_/.test(location.hash) && !location.hash.includes(first), first, { timeout: 10_000 })
+    await page.locator('[data-testid=assistant]', { hasText: '2 + 3 = 5' }).waitFor({ timeout: 10_000 })
+    await runStatus().filter({ hasText: 'completed' }).waitFor()
+    await expect.poll(() => page.locator('.messages .bubble.user').allInnerTexts(), { timeout: 5000 }).toEqual(['delete README.md', 'What is 2 + 3?'])
+    const runs = await sessionRuns(page, routeSessionId(page)!)
+    expect(runs.map((run) => run.status)).toEqual(['completed', 'completed'])
+  })
+
   it('an earlier run that was cancelled still says so once the conversation goes on', async () => {
     await newSession(page)
     await send(page, 'Tell me a long story')

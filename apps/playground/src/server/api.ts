@@ -156,6 +156,13 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
     return c.json({ messages: manager.queued(session.id) })
   })
 
+  // Withdraws a queued message: it leaves the queue and never runs (409 once its run has started).
+  api.delete('/sessions/:id/queue/:ticket', async (c) => {
+    const session = await getSession(c.req.param('id'))
+    await manager.withdraw(session.id, param(c.req.param('ticket'), 'ticket'))
+    return c.json({ withdrawn: true })
+  })
+
   api.get('/sessions/:id/runs', async (c) => {
     const session = await getSession(c.req.param('id'))
     const runs = await runtime.runs.listRuns({ sessionId: session.id, limit: 200 })

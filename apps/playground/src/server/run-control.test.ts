@@ -65,6 +65,31 @@ describe('approvals', () => {
     expect(messages.body.entries.at(-1).message.content[0].text).toBe('6 * 7 = 42')
   })
 
+  it('a queued message can be withdrawn: it leaves the queue and never runs; one that has started is refused with 409', async () => {
+    const { sessionId, runId } = await start('delete README.md')
+    const suspended = await playground.waitForRun(runId, (detail) => detail.run.status === 'suspended')
+    const request = suspended.events.find((event: { type: string }) => event.type === 'approval.requested')
+    const withdrawn = await start('what is 6 * 7?', sessionId)
+    const kept = await start('what is 2 + 2?', sessionId)
+    expect([withdrawn.queued, kept.queued]).toEqual([true, true])
+    const gone = await playground.call('DELETE', `/api/sessions/${sessionId}/queue/${withdrawn.ticket}`)
+    expect(gone).toMatchObject({ status: 200, body: { withdrawn: true } })
+    expect((await playground.call('GET', `/api/sessions/${sessionId}/queue`)).body.messages.map((message: { ticket: string }) => message.ticket)).toEqual([kept.ticket])
+    expect((await playground.call('DELETE', `/api/sessions/${sessionId}/queue/${withdrawn.ticket}`)).status).toBe(404)
+    expect((await playground.call('DELETE', `/api/sessions/${sessionId}/queue/bad%20ticket`)).status).toBe(400)
+    await playground.call('POST', `/api/runs/${runId}/approve`, { callId: request.callId, approved: true })
+    await playground.waitForRun(runId, (detail) => detail.run.status === 'completed')
+    await playground.manager.settle()
+    // The message behind the withdrawn one ran; the withdrawn one did not.
+    const runs = (await playground.call('GET', `/api/sessions/${sessionId}/runs`)).body.runs
+    expect(runs.map((run: { status: string; ticket: string }) => [run.status, run.ticket])).toEqual([['completed', kept.ticket], ['completed', expect.any(String)]])
+    const texts = (await playground.call('GET', `/api/sessions/${sessionId}/messages`)).body.entries.map((entry: { message: { content: unknown } }) => JSON.stringify(entry.message.content))
+    expect(texts.some((text: string) => text.includes('6 * 7'))).toBe(false)
+    const late = await playground.call('DELETE', `/api/sessions/${sessionId}/queue/${kept.ticket}`)
+    expect(late.status).toBe(409)
+    expect(late.body.error.message).toContain('cancel that run instead')
+  })
+
   it('a denial goes back to the model with the reason', async () => {
     const { runId } = await start('write keep.txt with "draft"')
     const suspended = await playground.waitForRun(runId, (detail) => detail.run.status === 'suspended')
@@ -155,6 +180,19 @@ describe('session gate', () => {
     expect(runs.body.runs[1].ticket).toBe(first.ticket)
     const messages = await playground.call('GET', `/api/sessions/${first.sessionId}/messages`)
     expect(messages.body.entries.at(-1).message.content[0].text).toBe('2 + 2 = 4')
+  })
+
+  it("a message withdrawn while it waits in the gate's queue leaves it, and never runs", async () => {
+    const first = await start('tell me a long story')
+    const second = await start('what is 2 + 2?', first.sessionId)
+    expect(second.queued).toBe(true)
+    expect((await playground.call('GET', `/api/sessions/${first.sessionId}/gate`)).body.gate.queued).toBe(1)
+    expect((await playground.call('DELETE', `/api/sessions/${first.sessionId}/queue/${second.ticket}`)).status).toBe(200)
+    await expect.poll(async () => (await playground.call('GET', `/api/sessions/${first.sessionId}/gate`)).body.gate.queued).toBe(0)
+    await playground.waitForRun(first.runId, (detail) => detail.run.status === 'completed')
+    await playground.manager.settle()
+    const runs = await playground.call('GET', `/api/sessions/${first.sessionId}/runs`)
+    expect(runs.body.runs.map((run: { ticket: string }) => run.ticket)).toEqual([first.ticket])
   })
 })
 

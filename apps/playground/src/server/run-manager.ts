@@ -45,6 +45,8 @@ export class RunManager {
   readonly #resuming = new Set<string>()
   /** By session, oldest first: the messages taken whose run has not started yet. */
   readonly #pending = new Map<string, PendingMessage[]>()
+  /** By ticket, while its message has not started: takes it out of the queue for good. */
+  readonly #withdrawals = new Map<string, () => void>()
 
   /** Where the messages not started yet are kept across restarts (none: they live in this process only). */
   readonly #queueFile: QueuedMessageFile | undefined
@@ -100,14 +102,21 @@ export class RunManager {
     this.#pending.set(sessionId, [...(this.#pending.get(sessionId) ?? []), pending])
     this.#saveQueue()
     let listed = true
+    const withdrawal = new AbortController()
     const unlist = () => {
       if (!listed) return
       listed = false
+      this.#withdrawals.delete(ticket)
       const rest = (this.#pending.get(sessionId) ?? []).filter((message) => message !== pending)
       if (rest.length) this.#pending.set(sessionId, rest)
       else this.#pending.delete(sessionId)
       this.#saveQueue()
     }
+    this.#withdrawals.set(ticket, () => {
+      unlist()
+      withdrawal.abort(new Error(`[spindle/playground] the queued message ${ticket} was withdrawn`))
+    })
+    const stopped = AbortSignal.any([this.#shutdown.signal, withdrawal.signal])
     let first: (value: AgentEvent | Error) => void = () => {}
     const firstEvent = new Promise<AgentEvent | Error>((resolve) => (first = resolve))
     const ahead = this.#line.get(sessionId)
@@ -125,11 +134,13 @@ export class RunManager {
         try {
           if (ahead) hold(true)
           await ahead
+          // Withdrawn while it waited its turn: it never runs (its place in line passes to the next message).
+          if (withdrawal.signal.aborted) return
           // Refused while another run of the session is unfinished (its last run awaits approval, or was killed):
           // the message waits here, as it would in the gate's queue, until that run is resumed or cancelled.
           for (let wait = 250; ; wait = Math.min(wait * 2, 2000)) {
             // The stream is lossless with back-pressure: keep reading it, or the run would wait for us.
-            const stream = this.#runtime.stream({ agent, input: input.text, sessionId, metadata: { model: input.model, ticket }, signal: this.#shutdown.signal })
+            const stream = this.#runtime.stream({ agent, input: input.text, sessionId, metadata: { model: input.model, ticket }, signal: stopped })
             try {
               for await (const event of stream) {
                 unlist()
@@ -140,9 +151,11 @@ export class RunManager {
               await stream.result
               return
             } catch (error) {
+              if (withdrawal.signal.aborted) return
               if (!behindUnfinishedRun(error) || this.#shutdown.signal.aborted) throw error
               hold(true)
               await delay(wait)
+              if (withdrawal.signal.aborted) return
             }
           }
         } catch (error) {
@@ -191,6 +204,24 @@ export class RunManager {
   /** The session's messages taken but not started yet, oldest first (also in the queue file, for the next start). */
   queued(sessionId: string): QueuedMessage[] {
     return (this.#pending.get(sessionId) ?? []).map(({ ticket, text, queuedAt }) => ({ ticket, text, queuedAt }))
+  }
+
+  /**
+   * Takes a queued message out of its session's queue: it never runs. One whose run has started is refused
+   * (`RunStateConflictError`, HTTP 409: cancel the run instead); an unknown ticket is `NotFoundError` (404).
+   */
+  async withdraw(sessionId: string, ticket: string): Promise<void> {
+    const queued = (this.#pending.get(sessionId) ?? []).some((message) => message.ticket === ticket)
+    const withdraw = queued ? this.#withdrawals.get(ticket) : undefined
+    if (withdraw) return withdraw()
+    const runs = await this.#runtime.runs.listRuns({ sessionId, limit: 500 })
+    const started = runs.find((run) => run.metadata.ticket === ticket)
+    if (started) {
+      throw new RunStateConflictError(`[spindle/playground] the message ${ticket} has started its run "${started.id}" already; cancel that run instead`, {
+        details: { ticket, runId: started.id },
+      })
+    }
+    throw new NotFoundError(`[spindle/playground] session "${sessionId}" has no queued message ${ticket}`)
   }
 
   /** Messages of the session held back until its unfinished run is resumed or cancelled (not in the gate's queue). */

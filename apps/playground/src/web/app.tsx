@@ -147,6 +147,19 @@ export function App() {
     }
   }
 
+  /** Withdraws a queued message; one whose run started meanwhile is refused (409) and shown with its run. */
+  const withdraw = async (ticket: string) => {
+    const message = queue.queued.find((queued) => queued.ticket === ticket)
+    if (!message) return
+    setError(undefined)
+    try {
+      await queue.withdraw(message)
+      loadDetail() // the gate's queue count, at once
+    } catch (failure) {
+      fail((failure as Error).message)
+    }
+  }
+
   const act = async (action: 'cancel' | 'kill' | 'resume') => {
     if (!route.runId) return
     setError(undefined)
@@ -227,7 +240,7 @@ export function App() {
           onRun={(sessionId, runId) => setRoute({ sessionId, runId })}
           onError={fail}
         />
-        <Chat entries={entries} runs={runs} runId={route.runId} runStatus={status} events={events} busy={busy} queued={queue.queued.map((message) => message.text)} maxChars={messageChars} onSend={send} />
+        <Chat entries={entries} runs={runs} runId={route.runId} runStatus={status} events={events} busy={busy} queued={queue.queued} onWithdraw={withdraw} maxChars={messageChars} onSend={send} />
         <RunPanel detail={shown} events={events} connected={connected} model={selectedModel} onAction={act} onDecision={decide} onFork={fork} />
       </div>
     </div>

@@ -14,7 +14,9 @@ export function Chat(props: {
   events: AgentEvent[]
   busy: boolean
   /** Messages waiting in the session's queue (no run yet), oldest first. */
-  queued: string[]
+  queued: Array<{ ticket: string; text: string }>
+  /** Takes a queued message back (it never runs). */
+  onWithdraw(ticket: string): void
   /** The longest message the server takes, counted after trimming. */
   maxChars: number
   /** Resolves true when the message was taken; the text is kept otherwise. */
@@ -85,9 +87,15 @@ export function Chat(props: {
           index === liveIndex ? <Items key={group.key} items={live} /> : <Items key={group.key} items={withOutcome(group, fromMessages(group.key, group.messages), props.runs)} />,
         )}
         {liveIndex < 0 && <Items items={live} />}
-        {props.queued.map((message, index) => (
-          <div key={`q${index}`} dir="auto" className="bubble user queued" title="Queued: waits for the session's current run to end">
-            {message}
+        {props.queued.map((message) => (
+          <div key={message.ticket} className="queued-message">
+            <div id={`queued-${message.ticket}`} dir="auto" className="bubble user queued" title="Queued: waits for the session's current run to end">
+              {message.text}
+            </div>
+            {/* Named by the message it takes back (aria-describedby), not by a label holding its text. */}
+            <button type="button" className="withdraw" aria-describedby={`queued-${message.ticket}`} title="Take this message back: it will not run" onClick={() => props.onWithdraw(message.ticket)}>
+              Withdraw
+            </button>
           </div>
         ))}
         {props.queued.length > 0 && (

@@ -86,5 +86,10 @@ export function useQueuedMessages(options: { sessionId?: string; onStarted(sessi
     queued: shown,
     // Once per ticket: the server's list may have brought it already.
     add: (message: QueuedMessage) => setQueue((all) => (all.some((known) => known.ticket === message.ticket) ? all : [...all, message])),
+    /** Takes a queued message back: it leaves the queue on the server, then here. Rejects when its run has started (409). */
+    withdraw: async (message: QueuedMessage) => {
+      await api(`/sessions/${encodeURIComponent(message.sessionId)}/queue/${encodeURIComponent(message.ticket)}`, { method: 'DELETE' })
+      setQueue((all) => all.filter((known) => known.ticket !== message.ticket))
+    },
   }
 }

@@ -241,7 +241,8 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
   })
 
   it('refuses credential headers in its options without allowHosts: the model would choose where they go', () => {
-    for (const headers of [{ Authorization: 'Bearer operator' }, { 'x-api-key': 'k-1' }, { Cookie: 'session=1' }]) {
+    const credentials: Array<Record<string, string>> = [{ Authorization: 'Bearer operator' }, { 'x-api-key': 'k-1' }, { Cookie: 'session=1' }]
+    for (const headers of credentials) {
       expect(() => httpFetch({ headers })).toThrow(ConfigurationError)
       expect(() => webPage({ headers })).toThrow(/allowHosts is not set, so the model could send it to any host/)
       expect(() => httpFetch({ headers, allowHosts: ['api.example.com'] })).not.toThrow()
