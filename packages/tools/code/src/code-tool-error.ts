@@ -10,6 +10,7 @@ export type CodeToolErrorCode =
   | 'code_not_serializable'
   | 'code_aborted'
   | 'code_sandbox_failed'
+  | 'code_host_call_limit'
 
 /** Thrown by the code tool; the kernel returns its message to the model as a tool error. */
 export class CodeToolError extends SpindleError {

@@ -244,7 +244,8 @@ describe('codeTool: hostile input', () => {
         calls++
         if (stop === 'cancel' && calls === 5) controller.abort()
       }
-      const effectful = codeTool({ timeLimitMs: stop === 'timeout' ? 300 : 10_000, globals: { sendEmail } })
+      // No call cap here: the run must be stopped by the cancel or the time limit.
+      const effectful = codeTool({ timeLimitMs: stop === 'timeout' ? 300 : 10_000, maxHostCalls: 10_000_000, globals: { sendEmail } })
       // A steady stream of calls, not awaited: the worker goes on sending them until the host stops it.
       const pending = run(effectful, 'for (;;) { sendEmail(); for (let spin = 0; spin < 2000; spin++); }', controller.signal)
       const stopped = await failure(pending)
@@ -253,6 +254,27 @@ describe('codeTool: hostile input', () => {
       await new Promise((resolve) => setTimeout(resolve, 500))
       expect(calls, `calls after the ${stop}`).toBe(atStop)
     }
+  })
+
+  it('stops a run at maxHostCalls: the call over the limit is not made', async () => {
+    let calls = 0
+    const record = async () => {
+      calls++
+    }
+    const limited = codeTool({ maxHostCalls: 25, globals: { record } })
+    // Not awaited and awaited alike.
+    for (const code of ['for (;;) record()', 'for (let i = 0; i < 100; i++) await record()']) {
+      calls = 0
+      const error = await failure(run(limited, code))
+      expect(error.code).toBe('code_host_call_limit')
+      expect(error.message).toContain('more than 25 times')
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(calls).toBe(25)
+    }
+    calls = 0
+    expect((await run(limited, 'for (let i = 0; i < 25; i++) await record(); "done"')).result).toBe('done')
+    expect(calls).toBe(25)
+    expect(() => codeTool({ maxHostCalls: 2.5 })).toThrow(/maxHostCalls must be a whole number/)
   })
 
   it('survives 50 sequential hostile calls and still runs normal code', { timeout: 120_000 }, async () => {

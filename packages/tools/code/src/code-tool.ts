@@ -12,6 +12,8 @@ export interface CodeToolOptions {
   maxOutputBytes?: number
   /** QuickJS stack limit (default 256 KiB). */
   maxStackBytes?: number
+  /** Most calls of the granted functions in one run (default 1,000): a runaway loop of effects stops there. */
+  maxHostCalls?: number
   /**
    * Host functions the code may call, by global name. They are the ONLY host access: inside the sandbox
    * each is an async function taking and returning JSON (`const rows = await lookup('id-1')`).
@@ -48,6 +50,7 @@ export function codeTool(options: CodeToolOptions = {}): Tool<{ code: string }, 
     maxStackBytes: positive('maxStackBytes', options.maxStackBytes, 256 * 1024),
     hardKillGraceMs: 1500,
     startupTimeoutMs: 30_000,
+    maxHostCalls: wholeCount('maxHostCalls', options.maxHostCalls, 1_000),
   }
   const globals = { ...options.globals }
   for (const [name, fn] of Object.entries(globals)) {
@@ -71,6 +74,12 @@ export function codeTool(options: CodeToolOptions = {}): Tool<{ code: string }, 
     maxOutputBytes: limits.maxOutputBytes * 2,
     execute: ({ code }, context) => runSandboxed({ code, limits, globals, signal: context?.signal }),
   })
+}
+
+function wholeCount(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback
+  if (!Number.isInteger(value) || value < 0) throw new ConfigurationError(`[spindle/tools-code] ${name} must be a whole number of at least 0 (got ${value})`)
+  return value
 }
 
 function positive(name: string, value: number | undefined, fallback: number): number {

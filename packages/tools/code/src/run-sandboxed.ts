@@ -18,6 +18,8 @@ export interface SandboxLimits {
   hardKillGraceMs: number
   /** Time allowed for the worker and QuickJS to start before the guest code runs. */
   startupTimeoutMs: number
+  /** Most calls of granted functions one run may make; the next one stops the run instead of running. */
+  maxHostCalls: number
 }
 
 export interface SandboxRun {
@@ -78,6 +80,7 @@ export async function runSandboxed(run: SandboxRun): Promise<SandboxResult> {
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16, stackSizeMb: 4 },
     })
     let settled = false
+    let hostCalls = 0
     const settle = (outcome: () => void) => {
       if (settled) return
       settled = true
@@ -107,6 +110,11 @@ export async function runSandboxed(run: SandboxRun): Promise<SandboxResult> {
         // Once stopped (cancelled, timed out, done), calls the dying worker still sends are dropped: a granted
         // function with effects (an email, a payment) must not run for code that was already stopped.
         if (settled || run.signal?.aborted) return
+        // A loop of calls (awaited or not) is cut at the limit: the call over it is not made, and the run stops.
+        if (++hostCalls > limits.maxHostCalls) {
+          settle(() => reject(new CodeToolError('code_host_call_limit', `the code called granted functions more than ${limits.maxHostCalls} times and was stopped (the call over the limit was not made); make fewer calls, e.g. one call for a batch`)))
+          return
+        }
         void answerHostCall(worker, run.globals, report)
         return
       }
