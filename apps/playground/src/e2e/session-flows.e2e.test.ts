@@ -143,7 +143,7 @@ suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playgr
     await page.getByTestId('approval').waitFor()
     // Still there, marked queued, after the run's own messages.
     await page.locator('.bubble.user.queued', { hasText: 'What is 7 + 8?' }).waitFor({ timeout: 5000 })
-    expect(await page.locator('.messages .status', { hasText: 'Queued' }).innerText()).toContain('Queued: the session is busy; this message runs')
+    expect(await page.locator('.messages .status', { hasText: 'Queued' }).innerText()).toBe('Queued: the session is busy; this message runs once the current run’s pending approval is decided.')
     expect(await page.locator('.messages .bubble.user').allInnerTexts()).toEqual(['delete README.md', 'What is 7 + 8?'])
     expect(page.url()).toContain(`/r/${first}`)
 

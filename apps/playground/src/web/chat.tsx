@@ -100,7 +100,7 @@ export function Chat(props: {
         ))}
         {props.queued.length > 0 && (
           <div className="status warn">
-            Queued: the session is busy; {props.queued.length === 1 ? 'this message runs' : `these ${props.queued.length} messages run, in order,`} when the current run ends.
+            Queued: the session is busy; {props.queued.length === 1 ? 'this message runs' : `these ${props.queued.length} messages run, in order,`} {queuedUntil(props.runStatus)}.
           </div>
         )}
         <div ref={bottom} />
@@ -224,4 +224,11 @@ function wasDenied(result: unknown): boolean {
 function neverRan(result: unknown): boolean {
   const error = (result as { error?: unknown } | null)?.error
   return typeof error === 'string' && error.startsWith('Not executed:')
+}
+
+/** What the queued messages wait for: the run ahead of them ending, a decision on its calls, or its resume. */
+function queuedUntil(status: RunSummary['status'] | undefined): string {
+  if (status === 'suspended') return 'once the current run’s pending approval is decided'
+  if (status === 'interrupted') return 'once the interrupted run is resumed or cancelled'
+  return 'when the current run ends'
 }
