@@ -4,6 +4,17 @@ import { createRedactor, defaultSecretPatterns } from '../index.js'
 import { StreamRedaction } from './stream-redaction.js'
 
 describe('createRedactor', () => {
+  it("hides the password of a URL's userinfo, and leaves URLs without one, and the user name, as they are", () => {
+    const redactor = createRedactor({ env: {} })
+    expect(redactor.redact('DATABASE_URL=postgres://app:hunter2-long@db:5432/x')).toBe('DATABASE_URL=postgres://app:[REDACTED]@db:5432/x')
+    expect(redactor.redact('"https://deploy:ghp_abc123@github.com/o/r.git"')).toBe('"https://deploy:[REDACTED]@github.com/o/r.git"')
+    for (const plain of ['https://example.com/path?q=a:b@c', 'mailto:someone@example.com', 'user@example.com:22', 'http://host:8080/x@y', 'ssh://git@github.com/o/r']) {
+      expect(redactor.redact(plain), plain).toBe(plain)
+    }
+    expect(redactor.redactValue({ url: 'redis://:pw-0123456@cache:6379' })).toEqual({ url: 'redis://:[REDACTED]@cache:6379' })
+    expect(createRedactor({ env: {}, defaultPatterns: false }).redact('postgres://app:hunter2-long@db/x')).toBe('postgres://app:hunter2-long@db/x')
+  })
+
   it('hides OpenAI and Anthropic keys, bearer tokens and Authorization header values', () => {
     const redactor = createRedactor({ env: {} })
     expect(redactor.redact('key sk-proj-abcdefghijklmnop1234 end')).toBe('key [REDACTED] end')
@@ -62,7 +73,7 @@ describe('createRedactor', () => {
   })
 
   it('a pattern with capture groups replaces its whole match, groups included', () => {
-    const redactor = createRedactor({ env: {}, patterns: [/api_key=([a-z0-9]+)/g, /password:\s*(\S+)/g, /(?<user>[a-z]+):(?<pass>[a-z0-9]{8,})@db/g] })
+    const redactor = createRedactor({ env: {}, defaultPatterns: false, patterns: [/api_key=([a-z0-9]+)/g, /password:\s*(\S+)/g, /(?<user>[a-z]+):(?<pass>[a-z0-9]{8,})@db/g] })
     expect(redactor.redact('config api_key=abcdef123456 end')).toBe('config [REDACTED] end')
     expect(redactor.redact('password: hunter2hunter2')).toBe('[REDACTED]')
     expect(redactor.redact('postgres://admin:s3cretpass@db')).toBe('postgres://[REDACTED]')

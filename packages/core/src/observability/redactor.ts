@@ -22,7 +22,7 @@ export interface RedactorOptions {
    * `Authorization` pattern: `/(?<=password=)\S+/g` — though a leading lookbehind slows the scan of every string.
    */
   patterns?: RegExp[]
-  /** Keep the built-in patterns (`sk-…`, `sk-ant-…`, `Bearer …`, `Authorization: …`). Default true. */
+  /** Keep the built-in patterns (`sk-…`, `sk-ant-…`, `Bearer …`, `Authorization: …`, a URL's password `://user:…@`). Default true. */
   defaultPatterns?: boolean
   /** The environment to read (default `process.env`), read once when the redactor is created. */
   env?: Record<string, string | undefined>
@@ -67,22 +67,33 @@ const authorizationName = String.raw`\bAuthorization["']?\s*[:=]\s*["']?`
 /** The header's value: from its first character to a quote, a line end, a comma or a brace. */
 const authorizationValue = String.raw`[^\s"',}][^"'\r\n,}]*`
 
+/** A URL's scheme and user name (`postgres://app:`), kept: the lookbehind of the password pattern. */
+const urlUserName = String.raw`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]{0,256}:`
+/** The password of a URL's userinfo: up to the `@` that ends it (a lookahead, kept). */
+const urlPassword = String.raw`[^\s/?#@:]{1,512}(?=@)`
+
 /**
- * The built-in secret patterns: OpenAI / Anthropic keys, bearer tokens and Authorization header values. Like
- * every pattern, each replaces its whole match; `Authorization: ` stays because it sits in a lookbehind.
+ * The built-in secret patterns: OpenAI / Anthropic keys, bearer tokens, Authorization header values and the
+ * password in a URL (`postgres://app:[REDACTED]@db`). Like every pattern, each replaces its whole match;
+ * `Authorization: ` and a URL's user name stay because they sit in a lookbehind.
  */
 export const defaultSecretPatterns: readonly RegExp[] = [
   /\bsk-ant-[A-Za-z0-9_-]{8,}/g,
   /\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{16,}/g,
   /\bBearer\s+[A-Za-z0-9._~+/=-]{8,}/gi,
   new RegExp(`(?<=${authorizationName})${authorizationValue}`, 'gi'),
+  new RegExp(`(?<=${urlUserName})${urlPassword}`, 'g'),
 ]
 
 /**
  * What the detector scans for instead of a pattern whose own source is slow to scan for (a leading lookbehind
  * is tried at every position of every string: 30 times slower on plain text). Found whenever the pattern is.
  */
-const detectorSources = new Map([[defaultSecretPatterns[3]!.source, `${authorizationName}${authorizationValue}`]])
+const detectorSources = new Map([
+  [defaultSecretPatterns[3]!.source, `${authorizationName}${authorizationValue}`],
+  // The scheme is left out: a literal `://` is found fast, a scheme tried at every word start is not (4x on prose).
+  [defaultSecretPatterns[4]!.source, String.raw`://[^\s/?#@:]{0,256}:[^\s/?#@:]{1,512}@`],
+])
 
 const defaultEnvVars = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']
 /** Event fields the kernel fills itself (ids, names, counters): never user content, never scanned. */

@@ -27,6 +27,15 @@ describe('StreamRedaction', () => {
     }
   })
 
+  it("catches a URL's password split across deltas, and keeps the rest of the URL", () => {
+    const text = 'connect with postgres://app:s3cr3t-Pa55word@db.internal:5432/main?sslmode=require, then https://example.com/a:b@c'
+    for (const size of [1, 2, 3, 5, 7, 11]) {
+      const joined = stream(text, size, new StreamRedaction(createRedactor({ env: {} }))).join('')
+      expect(joined, `size ${size}`).toBe('connect with postgres://app:[REDACTED]@db.internal:5432/main?sslmode=require, then https://example.com/a:b@c')
+      expect(joined).not.toContain('Pa55')
+    }
+  })
+
   it('holds a secret phrase with spaces from its first characters until it is whole or cannot be it', () => {
     const phrase = 'open sesame\tnow please'
     const redaction = () => new StreamRedaction(createRedactor({ env: {}, secrets: [phrase] }))
