@@ -1,5 +1,5 @@
 // `pnpm bench [--quick] [--suite kernel,durable,…]`: runs the suites in one process, prints markdown tables,
-// writes bench/results/latest.json (and, for a full run, BENCHMARKS.md at the repository root).
+// writes bench/results/latest.json and BENCHMARKS.md for a full run (quick.json or partial.json otherwise).
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -49,8 +49,10 @@ for (const name of selectedNames) {
 const seconds = (performance.now() - started) / 1000
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 mkdirSync(join(root, 'results'), { recursive: true })
-writeFileSync(join(root, 'results', quick ? 'quick.json' : 'latest.json'), `${JSON.stringify(report.rows, null, 2)}\n`)
-if (!quick && selectedNames.length === Object.keys(suites).length) {
+// Only a full run replaces the committed figures: a quick or a partial run (`--suite`) writes a file of its own.
+const complete = selectedNames.length === Object.keys(suites).length
+writeFileSync(join(root, 'results', quick ? 'quick.json' : complete ? 'latest.json' : 'partial.json'), `${JSON.stringify(report.rows, null, 2)}\n`)
+if (!quick && complete) {
   writeFileSync(join(root, '..', 'BENCHMARKS.md'), benchmarksMarkdown(report, seconds))
 }
 process.stderr.write(`[spindle/bench] done in ${seconds.toFixed(1)} s\n`)
