@@ -53,7 +53,6 @@ const jsonColumns = new Set(['usage', 'error', 'metadata'])
 /** The NOT NULL columns of a record's required fields: a key present with `undefined` leaves them (see RunPatch). */
 const requiredColumns: ReadonlySet<string> = new Set(['status', 'step', 'usage', 'metadata'])
 
-
 /**
  * @example
  * const runs = new PostgresRunStore(poolDatabase(pool), '"spindle"')
