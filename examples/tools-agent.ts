@@ -44,8 +44,9 @@ export async function main(log: (line: string) => void = console.log): Promise<T
     const tools = {
       read_file: files.readFile,
       write_file: files.writeFile, // approval-gated by default
-      // Loopback is blocked by default; this operator allows exactly 127.0.0.1.
-      web_page: webPage({ allowHosts: ['127.0.0.1'] }),
+      // Loopback is blocked by default; this operator allows exactly the price server (127.0.0.1 on its port: an
+      // allowHosts entry without a port allows only the scheme's default port).
+      web_page: webPage({ allowHosts: [new URL(prices.url).host] }),
       run_code: codeTool({ timeLimitMs: 2000 }),
     }
     const model = mockModel(

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
 import { ConfigurationError, credentialHeaderValues } from '@spindle/core'
+import { parseAllowHosts } from './allow-host-entry.js'
 import { sendPinned } from './pinned-request.js'
 import { vetUrl, type UrlGuardOptions, type VettedTarget } from './url-guard.js'
 import { WebToolError } from './web-tool-error.js'
@@ -70,6 +71,8 @@ export function resolveFetchLimits(options: GuardedFetchOptions): ResolvedFetchL
       `[spindle/tools-web] headers carries a credential (${credentials.join(', ')}) but allowHosts is not set, so the model could send it to any host; list the hosts it is for in allowHosts`,
     )
   }
+  // Parsed here too so a bad entry fails at tool creation, not on the model's first call.
+  parseAllowHosts(options.allowHosts)
   return {
     maxBytes: positive('maxBytes', options.maxBytes, 2 * 1024 * 1024),
     timeoutMs: positive('timeoutMs', options.timeoutMs, 15_000),

@@ -42,7 +42,7 @@ async function startServer(host: string, handler: http.RequestListener): Promise
     hits.push({ url: request.url ?? '', host: request.headers.host, headers: request.headers, method: request.method ?? '' })
     handler(request, response)
   })
-  await new Promise<void>((resolve) => server.listen(0, host, resolve))
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, host, resolve))
   const port = (server.address() as AddressInfo).port
   return {
     url: `http://${host}:${port}`,
@@ -147,8 +147,8 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
     expect(result).toMatchObject({ status: 200, encoding: 'utf8', body: 'hello from loopback', url: `${site.url}/hello` })
   })
 
-  it('fetches it when 127.0.0.1 is on the host allow-list, and refuses other hosts', async () => {
-    const tool = httpFetch({ allowHosts: ['127.0.0.1'] })
+  it('fetches it when 127.0.0.1 and its port are on the host allow-list, and refuses other hosts', async () => {
+    const tool = httpFetch({ allowHosts: [`127.0.0.1:${site.port}`] })
     expect((await call(tool, { url: `${site.url}/hello` })).body).toBe('hello from loopback')
     expect((await refusal(call(tool, { url: 'http://example.com/' }))).code).toBe('web_host_not_allowed')
     // The allow-list entry is an address, so its other spellings match it too.
@@ -162,7 +162,7 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
     const answers = ['127.0.0.1', '127.0.0.2']
     let lookups = 0
     const lookup: LookupFunction = async () => [{ address: answers[Math.min(lookups++, 1)], family: 4 }]
-    const tool = httpFetch({ allowHosts: ['rebind.test', '127.0.0.1'], lookup })
+    const tool = httpFetch({ allowHosts: ['rebind.test:*', '127.0.0.1:*'], lookup })
     const before = site.hits.length
     const result = await call(tool, { url: `http://rebind.test:${site.port}/hello` })
     expect(result.body).toBe('hello from loopback')
@@ -190,7 +190,7 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
 
   it('blocks a redirect from an allowed host to a private one, and the private server gets nothing', async () => {
     const lookup: LookupFunction = async (name) => [{ address: name === 'internal.test' ? '127.0.0.2' : '127.0.0.1', family: 4 }]
-    const tool = httpFetch({ allowHosts: ['127.0.0.1', 'internal.test'], lookup })
+    const tool = httpFetch({ allowHosts: ['127.0.0.1:*', 'internal.test:*'], lookup })
     const to = encodeURIComponent(`http://internal.test:${internal.port}/`)
     const error = await refusal(call(tool, { url: `${site.url}/redirect?to=${to}` }))
     expect(error.code).toBe('web_address_blocked')
@@ -209,8 +209,10 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
   ]
   for (const target of redirectTargets) {
     it(`re-checks the redirect to ${target}`, async () => {
-      const tool = httpFetch({ allowHosts: ['127.0.0.1'] })
+      const tool = httpFetch({ allowHosts: [`127.0.0.1:${site.port}`] })
+      const before = site.hits.length
       const error = await refusal(call(tool, { url: `${site.url}/redirect?status=307&to=${encodeURIComponent(target)}` }))
+      expect(site.hits.length).toBe(before + 1) // the first hop was allowed: the redirect is what got refused
       expect(['web_address_blocked', 'web_host_not_allowed', 'web_scheme_not_allowed']).toContain(error.code)
     })
   }
@@ -230,7 +232,7 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
   })
 
   it('drops every credential header across origins (custom key and token headers too), from the caller and the options', async () => {
-    const tool = httpFetch({ allowPrivateAddresses: true, allowHosts: ['127.0.0.1', 'localhost'], headers: { 'x-api-key': 'operator-key-123', 'x-trace': 'kept' } })
+    const tool = httpFetch({ allowPrivateAddresses: true, allowHosts: [`127.0.0.1:${site.port}`, `localhost:${site.port}`], headers: { 'x-api-key': 'operator-key-123', 'x-trace': 'kept' } })
     const headers = { authorization: 'Bearer t', 'api-key': 'azure-key-456', 'x-auth-token': 'gateway-token-789', cookie: 'session=abc', 'x-request-id': 'r-1' }
     const sameOrigin = JSON.parse((await call(tool, { url: `${site.url}/redirect?to=/headers`, headers })).body)
     expect(sameOrigin).toMatchObject({ authorization: 'Bearer t', 'x-api-key': 'operator-key-123', 'api-key': 'azure-key-456', 'x-auth-token': 'gateway-token-789', cookie: 'session=abc' })
@@ -305,6 +307,81 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
   })
 })
 
+describe('allowHosts ports against real loopback servers', () => {
+  let other: TestServer
+  let ipv6: TestServer | undefined
+
+  beforeAll(async () => {
+    other = await startServer('127.0.0.1', (_request, response) => response.end('OTHER PORT'))
+    // Reason for the optional server: a sandbox without IPv6 loopback skips the bracket test.
+    ipv6 = await startServer('::1', (_request, response) => response.end('hello over ipv6')).catch(() => undefined)
+  })
+
+  afterAll(async () => {
+    await Promise.all([other.close(), ipv6?.close()])
+  })
+
+  it('host:port allows that port of the host and no other', async () => {
+    const tool = httpFetch({ allowHosts: [`127.0.0.1:${site.port}`] })
+    expect((await call(tool, { url: `${site.url}/hello` })).body).toBe('hello from loopback')
+    const error = await refusal(call(tool, { url: `${other.url}/` }))
+    expect(error.code).toBe('web_host_not_allowed')
+    expect(error.message).toContain(`the port ${other.port} of "127.0.0.1" is not allowed`)
+    expect(error.message).toContain(`listing "127.0.0.1:${other.port}" in allowHosts`)
+    expect(other.hits).toHaveLength(0)
+  })
+
+  it('an entry without a port allows only the default port: the loopback server on its own port is refused and gets nothing', async () => {
+    const tools: Array<Tool<any, unknown>> = [httpFetch({ allowHosts: ['127.0.0.1'] }), webPage({ allowHosts: ['127.0.0.1'] })]
+    for (const tool of tools) {
+      const before = site.hits.length
+      const error = await refusal(call(tool, { url: `${site.url}/hello` }))
+      expect(error.code).toBe('web_host_not_allowed')
+      expect(error.message).toContain('only on port 80')
+      expect(site.hits.length).toBe(before)
+    }
+  })
+
+  it('host:* allows every port of the host', async () => {
+    const tool = httpFetch({ allowHosts: ['127.0.0.1:*'] })
+    expect((await call(tool, { url: `${site.url}/hello` })).body).toBe('hello from loopback')
+    expect((await call(tool, { url: `${other.url}/` })).body).toBe('OTHER PORT')
+    expect((await refusal(call(tool, { url: `${internal.url}/` }))).code).toBe('web_host_not_allowed')
+  })
+
+  it('re-checks the port on redirects: another port of an allowed host is refused unless listed', async () => {
+    const to = encodeURIComponent(`http://127.0.0.1:${other.port}/`)
+    const tool = httpFetch({ allowHosts: [`127.0.0.1:${site.port}`] })
+    const before = site.hits.length
+    const otherBefore = other.hits.length
+    for (const status of [301, 302, 307, 308]) {
+      const error = await refusal(call(tool, { url: `${site.url}/redirect?status=${status}&to=${to}` }))
+      expect(error.code).toBe('web_host_not_allowed')
+      expect(error.message).toContain(`the port ${other.port} of "127.0.0.1"`)
+    }
+    expect(site.hits.length).toBe(before + 4) // each first hop went through
+    expect((await refusal(call(webPage({ allowHosts: [`127.0.0.1:${site.port}`] }), { url: `${site.url}/redirect?to=${to}` }))).code).toBe('web_host_not_allowed')
+    expect(other.hits.length).toBe(otherBefore)
+    // The same port is followed, and so is another one once it is listed.
+    expect((await call(tool, { url: `${site.url}/redirect?to=/hello` })).body).toBe('hello from loopback')
+    const both = httpFetch({ allowHosts: [`127.0.0.1:${site.port}`, `127.0.0.1:${other.port}`] })
+    expect((await call(both, { url: `${site.url}/redirect?to=${to}` })).body).toBe('OTHER PORT')
+  })
+
+  it('IPv6 entries take the port in brackets', async (test) => {
+    if (!ipv6) return test.skip()
+    const url = `http://[::1]:${ipv6.port}/`
+    expect((await call(httpFetch({ allowHosts: [`[::1]:${ipv6.port}`] }), { url })).body).toBe('hello over ipv6')
+    expect((await call(httpFetch({ allowHosts: ['[::1]:*'] }), { url })).body).toBe('hello over ipv6')
+    for (const entry of ['::1', '[::1]', `[::1]:${ipv6.port + 1}`]) {
+      const error = await refusal(call(httpFetch({ allowHosts: [entry] }), { url }))
+      expect(error.code).toBe('web_host_not_allowed')
+      expect(error.message).toContain(`listing "[::1]:${ipv6.port}" in allowHosts`)
+    }
+    expect(ipv6.hits).toHaveLength(2)
+  })
+})
+
 function hasOpenssl(): boolean {
   try {
     execFileSync('openssl', ['version'], { stdio: 'ignore' })
@@ -330,12 +407,12 @@ describe.skipIf(!hasOpenssl())('httpFetch over https with the connection pinned 
       const port = (server.address() as AddressInfo).port
       try {
         const lookup: LookupFunction = async () => [{ address: '127.0.0.1', family: 4 }]
-        const tool = httpFetch({ allowHosts: ['secure.test', '127.0.0.1'], lookup, ca: cert })
+        const tool = httpFetch({ allowHosts: [`secure.test:${port}`, `127.0.0.1:${port}`], lookup, ca: cert })
         const result = await call(tool, { url: `https://secure.test:${port}/` })
         expect(result.body).toBe(`tls ok for secure.test:${port}`)
         expect(servernames).toEqual(['secure.test'])
         // Without the CA the certificate is not trusted: verification stays on.
-        const untrusted = await refusal(call(httpFetch({ allowHosts: ['secure.test', '127.0.0.1'], lookup }), { url: `https://secure.test:${port}/` }))
+        const untrusted = await refusal(call(httpFetch({ allowHosts: [`secure.test:${port}`, `127.0.0.1:${port}`], lookup }), { url: `https://secure.test:${port}/` }))
         expect(untrusted.code).toBe('web_request_failed')
         expect(untrusted.message).toMatch(/self[- ]signed|certificate/i)
       } finally {

@@ -1,8 +1,9 @@
-// Vets a URL before any byte is sent: scheme and host allow-lists, then DNS resolved here
+// Vets a URL before any byte is sent: scheme and host allow-lists (host and port), then DNS resolved here
 // (every address checked) so the request can be pinned to an address that passed.
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
-import { addressInCidr, blockedAddressReason, parseIp } from './ip-address.js'
+import { defaultPort, effectivePort, entryAllowsPort, entryMatchesHost, parseAllowHosts, type AllowHostEntry } from './allow-host-entry.js'
+import { addressInCidr, blockedAddressReason } from './ip-address.js'
 import { WebToolError } from './web-tool-error.js'
 
 export interface ResolvedAddress {
@@ -15,9 +16,19 @@ export type LookupFunction = (hostname: string) => Promise<ResolvedAddress[]>
 
 export interface UrlGuardOptions {
   /**
-   * When set, only these hosts may be fetched: names (`example.com`), wildcards (`*.example.com`,
-   * subdomains only), IP literals or CIDRs (`127.0.0.1`, `10.0.0.0/8`, `::1`). An IP or CIDR entry also
-   * lets that internal address through the SSRF block.
+   * When set, only these hosts and ports may be fetched. An entry is a name (`example.com`), a wildcard
+   * (`*.example.com`, subdomains only), an IP literal (`127.0.0.1`, `::1`) or a CIDR (`10.0.0.0/8`, `fd00::/8`),
+   * with port rules as in a CSP host-source:
+   * - no port: only the default port of the URL's scheme (80 for http, 443 for https);
+   * - `:8443`: that port only; `:*`: any port;
+   * - IPv6 addresses and CIDRs take a port in brackets (`[2001:db8::1]:8443`, `[fd00::/8]:*`); IPv4 CIDRs take
+   *   it after the prefix (`10.0.0.0/8:8080`).
+   *
+   * An IP or CIDR entry also lets that internal address through the SSRF block, on its ports only. An invalid
+   * entry (`host:0`, `host:abc`, `https://host`) is a `ConfigurationError` at tool creation.
+   *
+   * @example
+   * httpFetch({ allowHosts: ['api.example.com', 'api.example.com:8443', '127.0.0.1:*'] })
    */
   allowHosts?: readonly string[]
   /** Let private, loopback, link-local and other internal addresses through (default false). */
@@ -68,20 +79,20 @@ export async function vetUrl(input: string | URL, options: UrlGuardOptions, sign
     throw new WebToolError('web_scheme_not_allowed', `only http: and https: can be fetched, not "${url.protocol}"`)
   }
   if (url.username || url.password) throw new WebToolError('web_invalid_url', 'URLs with embedded credentials (user:password@) are refused')
-  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname.replace(/\.$/, '')
+  const hostname = urlHostname(url)
   if (!hostname) throw new WebToolError('web_invalid_url', `"${url.href}" has no host`)
   // WHATWG parsing already turns 2130706433, 0177.0.0.1 and 0x7f.1 into 127.0.0.1; anything numeric-looking left is refused.
   if (!isIP(hostname) && /^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+))*$/i.test(hostname)) {
     throw new WebToolError('web_invalid_url', `"${hostname}" is not a valid host name or IP address`)
   }
-  if (options.allowHosts && !hostAllowed(hostname, options.allowHosts)) {
-    throw new WebToolError('web_host_not_allowed', `the host "${hostname}" is not in the allow-list (${options.allowHosts.join(', ')})`)
-  }
+  const entries = parseAllowHosts(options.allowHosts)
+  if (entries) checkAllowHosts(url, hostname, entries)
   const addresses = isIP(hostname) ? [{ address: hostname, family: isIP(hostname) }] : await resolve(hostname, options.lookup ?? defaultLookup, signal)
   for (const { address } of addresses) {
     const reason = blockedAddressReason(address)
     if (reason === undefined || options.allowPrivateAddresses) continue
-    if (options.allowHosts?.some((entry) => addressInCidr(address, entry))) continue
+    // An IP or CIDR entry lets its internal addresses through, on the ports it allows.
+    if (entries?.some((entry) => (entry.kind === 'address' || entry.kind === 'cidr') && addressInCidr(address, entry.host) && entryAllowsPort(entry, url))) continue
     const via = address === hostname ? '' : ` (${hostname} resolves to it)`
     throw new WebToolError(
       'web_address_blocked',
@@ -128,24 +139,39 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
   })
 }
 
-/** Host allow-list matching: exact names, `*.suffix` (subdomains), IP literals and CIDRs. */
-export function hostAllowed(hostname: string, allowHosts: readonly string[]): boolean {
-  const host = hostname.toLowerCase()
-  for (const raw of allowHosts) {
-    const entry = raw.trim().toLowerCase().replace(/^\[|\]$/g, '')
-    if (isIP(host)) {
-      if (parseIp(entry) ? sameAddress(host, entry) : entry.includes('/') && addressInCidr(host, entry)) return true
-      continue
-    }
-    if (entry.startsWith('*.')) {
-      if (host.endsWith(entry.slice(1)) && host.length > entry.length - 1) return true
-    } else if (entry === host) return true
-  }
-  return false
+/** The URL's host as matched and sent: lower case, without IPv6 brackets or a trailing dot. */
+function urlHostname(url: URL): string {
+  return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname.replace(/\.$/, '')
 }
 
-function sameAddress(a: string, b: string): boolean {
-  const left = parseIp(a)
-  const right = parseIp(b)
-  return !!left && !!right && left.version === right.version && left.value === right.value
+function checkAllowHosts(url: URL, hostname: string, entries: AllowHostEntry[]): void {
+  const forHost = entries.filter((entry) => entryMatchesHost(entry, hostname))
+  if (forHost.length === 0) {
+    throw new WebToolError('web_host_not_allowed', `the host "${hostname}" is not in the allow-list (${entries.map((entry) => entry.source).join(', ')})`, { details: { hostname } })
+  }
+  if (forHost.some((entry) => entryAllowsPort(entry, url))) return
+  const port = effectivePort(url)
+  const fallback = defaultPort(url.protocol)
+  const ports = [...new Set(forHost.map((entry) => entry.port ?? fallback))]
+  const host = isIP(hostname) === 6 ? `[${hostname}]` : hostname
+  const suggestion = port === fallback ? host : `${host}:${port}`
+  throw new WebToolError(
+    'web_host_not_allowed',
+    `the port ${port} of "${hostname}" is not allowed: allowHosts lets this host through only on ${ports.length === 1 ? 'port' : 'ports'} ${ports.join(', ')} (an entry without a port means the default port of the scheme, ${fallback} for ${url.protocol}); an operator can allow it by listing "${suggestion}" in allowHosts`,
+    { details: { hostname, port } },
+  )
+}
+
+/**
+ * True when `allowHosts` lets the URL's host and port through (see `UrlGuardOptions.allowHosts`). Throws a
+ * `ConfigurationError` for an invalid entry.
+ *
+ * @example
+ * hostAllowed('https://api.example.com:8443/v1', ['api.example.com']) // false: only port 443
+ */
+export function hostAllowed(url: string | URL, allowHosts: readonly string[]): boolean {
+  const entries = parseAllowHosts(allowHosts) ?? []
+  const parsed = parseUrl(url)
+  const hostname = urlHostname(parsed).toLowerCase()
+  return entries.some((entry) => entryMatchesHost(entry, hostname) && entryAllowsPort(entry, parsed))
 }
