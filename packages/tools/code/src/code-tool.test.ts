@@ -172,6 +172,53 @@ describe('codeTool: hostile input', () => {
     }
   })
 
+  it('reports memory running out in async code, promise jobs and the result conversion as code_memory_limit', async () => {
+    const small = codeTool({ timeLimitMs: 3000, memoryLimitBytes: 4 * 1024 * 1024 })
+    const bomb = 'const parts = []; for (;;) parts.push(new Array(10000).fill(1))'
+    for (const code of [
+      `await (async () => { ${bomb} })()`,
+      `const parts = []; let chain = Promise.resolve(); for (let i = 0; i < 1e6; i++) chain = chain.then(() => { parts.push(new Array(1000).fill(i)) }); chain`,
+      `const parts = []; await Promise.all(Array.from({ length: 200 }, async (_, i) => { await 0; parts.push(new Array(100000).fill(i)) }))`,
+      // A rejection nobody awaits, from a callback that ran out of memory.
+      `Promise.resolve().then(() => { ${bomb} }); "finished"`,
+      `Promise.resolve().then(() => { ${bomb} }); await 0; await 0; return "finished"`,
+      // The error caught and swallowed: memory ran out all the same.
+      `await Promise.resolve().then(() => { try { ${bomb} } catch {} }); "finished"`,
+      `for (;;) { try { ${bomb} } catch {} }`,
+      // While the result is turned into JSON.
+      `({ toJSON() { ${bomb} } })`,
+      'let text = "ab"; for (;;) { await 0; text = text + text }',
+    ]) {
+      const error = await failure(run(small, code))
+      expect(error.code, code).toBe('code_memory_limit')
+      expect(error.message).toMatch(/ran out of memory \(limit 4194304 bytes(, string too long)?\) and was stopped/)
+    }
+    // The next call gets a fresh sandbox.
+    expect((await run(small, 'await Promise.resolve(20); return 21 * 2')).result).toBe(42)
+  })
+
+  it('reports a single allocation too large for the wasm memory to be asked for as code_memory_limit', async () => {
+    // Refused by the engine before any growth is requested: the engine's own InternalError says so.
+    const error = await failure(run(tool, 'new ArrayBuffer(2 ** 31 - 1)'))
+    expect(error.code).toBe('code_memory_limit')
+  })
+
+  it('keeps a user error that only says "out of memory" a code_error', async () => {
+    // Errors the code made up. (An InternalError it constructs itself counts as the engine's: faking its own memory
+    // error gains the code nothing.)
+    for (const code of [
+      'throw new Error("out of memory")',
+      'const error = new Error("out of memory"); error.name = "InternalError"; throw error',
+      'await Promise.reject({ name: "InternalError", message: "out of memory" })',
+      'await Promise.reject("out of memory")',
+      'throw { name: "InternalError", message: "string too long" }',
+    ]) {
+      const error = await failure(run(tool, code))
+      expect(error.code, code).toBe('code_error')
+      expect(error.message).toMatch(/out of memory|string too long/)
+    }
+  })
+
   it('stops deep recursion with a clear stack error', async () => {
     const error = await failure(run(tool, 'function down(n) { return down(n + 1) + 1 } down(0)'))
     expect(error.code).toBe('code_stack_overflow')

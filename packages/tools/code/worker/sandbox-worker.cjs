@@ -34,18 +34,27 @@ const prelude = `(function (emit, callHost, names) {
     }
     Object.defineProperty(globalThis, name, { value: grant, writable: false, configurable: false, enumerable: false })
   }
-  return (value) => JSON.stringify(value)
+  // Kept from before the guest runs: a guest cannot swap the prototype this compares against.
+  const internalErrorPrototype = InternalError.prototype
+  const isInternalError = (value) => value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === internalErrorPrototype
+  return [(value) => JSON.stringify(value), isInternalError]
 })`
 
 const pendingCalls = new Map()
 let nextCallId = 0
 let wakeUp = undefined
+// A reply that could not be handed to the guest (its memory ran out while copying it in): the run stops on it.
+let replyFailure = undefined
 parentPort.on('message', (message) => {
   if (message && message.type === 'host-result') {
     const pending = pendingCalls.get(message.id)
     if (pending) {
       pendingCalls.delete(message.id)
-      pending(message)
+      try {
+        pending(message)
+      } catch (error) {
+        replyFailure ??= error
+      }
       if (wakeUp) wakeUp()
     }
   }
@@ -55,10 +64,29 @@ function report(message) {
   parentPort.postMessage(message)
 }
 
-let wasmMemory
-let wasmMemoryMaxBytes = Infinity
-function nearMemoryCap() {
-  return wasmMemory !== undefined && wasmMemory.buffer.byteLength + 2 * 1024 * 1024 >= wasmMemoryMaxBytes
+const logs = []
+let logBytes = 0
+let logsTruncated = false
+
+// The one signal that the guest ran out of memory: the allocator asked the bounded wasm memory to grow and was
+// refused. Guest code cannot forge it (an error's name and message it can), and it holds however the failure
+// then surfaces: a throw, a rejected promise nobody awaits, an error caught and swallowed, a null exception.
+let memoryExhausted = false
+
+/** Watches `memory.grow`: emscripten's heap resize makes 3 attempts (over-growing less each time) before malloc fails. */
+function watchGrowth(memory) {
+  const grow = memory.grow.bind(memory)
+  let refusedInARow = 0
+  memory.grow = (pages) => {
+    try {
+      const previousPages = grow(pages)
+      refusedInARow = 0
+      return previousPages
+    } catch (error) {
+      if (++refusedInARow >= 3) memoryExhausted = true
+      throw error
+    }
+  }
 }
 
 /** QuickJS's parse error for `return` outside a function (the message is QuickJS's, pinned by the tests). */
@@ -80,8 +108,11 @@ async function settle(vm, runtime, value) {
       return { ok: true, value: state.value }
     }
     if (state.type === 'rejected') return { ok: false, problem: classify(vm, state.error) }
+    // Jobs run here are promise callbacks: an allocation failure in one that nobody awaits still counts.
     const jobs = runtime.executePendingJobs()
     if (jobs.error) return { ok: false, problem: classify(vm, jobs.error) }
+    if (memoryExhausted) return { ok: false, problem: { kind: 'memory' } }
+    if (replyFailure) throw replyFailure
     if (Date.now() > deadline) return { ok: false, problem: { kind: 'timeout' } }
     if (jobs.value === 0) {
       if (pendingCalls.size === 0) return { ok: false, problem: { kind: 'error', detail: 'the returned promise never settles' } }
@@ -98,22 +129,50 @@ async function settle(vm, runtime, value) {
   }
 }
 
+/** The guest's `isInternalError` from the prelude (a handle), once it is set up. */
+let isInternalError = undefined
+
+/** Runs the guest's queued jobs to the end, within the deadline; returns the problem that stopped them, if any. */
+function drainJobs(vm, runtime) {
+  for (;;) {
+    const jobs = runtime.executePendingJobs()
+    if (jobs.error) return classify(vm, jobs.error)
+    if (memoryExhausted) return { kind: 'memory' }
+    if (jobs.value === 0) return undefined
+    if (Date.now() > deadline) return { kind: 'timeout' }
+  }
+}
+
 function classify(vm, errorHandle) {
+  if (memoryExhausted) return { kind: 'memory' }
   let dumped
   try {
     dumped = vm.dump(errorHandle)
   } catch {
-    dumped = { name: 'InternalError', message: 'out of memory' }
+    dumped = { name: 'Error', message: 'the error could not be read' }
   }
   const name = dumped && typeof dumped === 'object' ? String(dumped.name ?? 'Error') : 'Error'
   const message = dumped && typeof dumped === 'object' ? String(dumped.message ?? '') : String(dumped)
   const stack = dumped && typeof dumped === 'object' && typeof dumped.stack === 'string' ? dumped.stack.trim().split('\n')[0] : undefined
   if (name === 'InternalError' && message === 'interrupted') return { kind: 'timeout' }
-  if (name === 'InternalError' && (message === 'out of memory' || message === 'string too long')) return { kind: 'memory', detail: message }
+  // Failures the allocator never sees: QuickJS's cap on a string's length (2^30 - 1 characters; rope strings cost
+  // no memory) and a single request too large to ask the wasm memory for (new ArrayBuffer(2 ** 31 - 1)). Only the
+  // engine's own InternalError counts (a thrown object with that name and message does not).
+  if ((message === 'string too long' || message === 'out of memory') && isEngineInternalError(vm, errorHandle)) return { kind: 'memory', detail: message }
   if (message === 'stack overflow' || name === 'RangeError' && /stack/i.test(message)) return { kind: 'stack' }
-  // Out of memory while building the exception itself leaves an empty value: the wasm memory tells.
-  if (nearMemoryCap()) return { kind: 'memory', detail: message }
   return { kind: 'error', detail: `${name}${message ? `: ${message}` : ''}${stack ? ` (${stack.replace(/^at\s+/, 'at ')})` : ''}`.slice(0, 2000) }
+}
+
+function isEngineInternalError(vm, errorHandle) {
+  if (!isInternalError) return false
+  const checked = vm.callFunction(isInternalError, vm.undefined, errorHandle)
+  if (checked.error) {
+    checked.error.dispose()
+    return false
+  }
+  const result = vm.dump(checked.value) === true
+  checked.value.dispose()
+  return result
 }
 
 async function main() {
@@ -121,18 +180,17 @@ async function main() {
   // hard cap is the wasm memory itself: a bounded WebAssembly.Memory makes malloc fail past it.
   const page = 64 * 1024
   const basePages = 256 // the module's initial 16 MiB (static data and C stack)
-  wasmMemory = new WebAssembly.Memory({ initial: basePages, maximum: basePages + Math.ceil(memoryLimitBytes / page) })
-  wasmMemoryMaxBytes = (basePages + Math.ceil(memoryLimitBytes / page)) * page
+  const wasmMemory = new WebAssembly.Memory({ initial: basePages, maximum: basePages + Math.ceil(memoryLimitBytes / page) })
+  watchGrowth(wasmMemory)
   const QuickJS = await newQuickJSWASMModuleFromVariant(newVariant(RELEASE_SYNC, wasmModule ? { wasmMemory, wasmModule } : { wasmMemory }))
   const runtime = QuickJS.newRuntime()
-  runtime.setMemoryLimit(memoryLimitBytes)
+  // No QuickJS malloc limit on top: it refuses big requests without touching the wasm memory, so a refusal
+  // by it would leave no trace but the error's text. Every allocation failure is then a refused growth.
   runtime.setMaxStackSize(maxStackBytes)
-  runtime.setInterruptHandler(() => Date.now() > deadline)
+  // Memory running out ends the run like the time limit does: code that catches the error is stopped too.
+  runtime.setInterruptHandler(() => memoryExhausted || Date.now() > deadline)
   const vm = runtime.newContext()
 
-  const logs = []
-  let logBytes = 0
-  let logsTruncated = false
   const emit = vm.newFunction('emit', (levelHandle, textHandle) => {
     if (logsTruncated) return
     const level = vm.getString(levelHandle)
@@ -175,10 +233,14 @@ async function main() {
   })
   const namesHandle = vm.unwrapResult(vm.evalCode(JSON.stringify(globalNames), 'names.json'))
   const preludeFn = vm.unwrapResult(vm.evalCode(prelude, 'spindle-prelude.js', { type: 'global' }))
-  const toJson = vm.unwrapResult(vm.callFunction(preludeFn, vm.undefined, emit, callHost, namesHandle))
-  for (const handle of [namesHandle, preludeFn, emit, callHost]) handle.dispose()
+  const helpers = vm.unwrapResult(vm.callFunction(preludeFn, vm.undefined, emit, callHost, namesHandle))
+  const toJson = vm.getProp(helpers, 0)
+  isInternalError = vm.getProp(helpers, 1)
+  for (const handle of [namesHandle, preludeFn, emit, callHost, helpers]) handle.dispose()
 
-  const finish = (message) => report({ ...message, logs, logsTruncated })
+  // Once the allocator refused memory, that is the outcome, whatever the code did next (caught it, left a
+  // rejection unhandled, returned a value, or failed to turn it into JSON).
+  const finish = (message) => report({ ...(memoryExhausted && message.kind !== 'memory' ? { type: 'done', ok: false, kind: 'memory' } : message), logs, logsTruncated })
 
   deadline = Date.now() + timeLimitMs
   report({ type: 'started' })
@@ -204,6 +266,9 @@ async function main() {
   }
   if (!settled.ok) return finish({ type: 'done', ok: false, ...settled.problem })
   const value = settled.value
+  // Promise callbacks still queued run too (as after a script in Node): one that runs out of memory is reported.
+  const drained = drainJobs(vm, runtime)
+  if (drained) return finish({ type: 'done', ok: false, ...drained })
 
   const jsonResult = vm.callFunction(toJson, vm.undefined, value)
   if (jsonResult.error) {
@@ -219,5 +284,7 @@ async function main() {
 }
 
 main().catch((error) => {
+  // quickjs-emscripten throws on the host when it cannot copy a value out of an exhausted heap.
+  if (memoryExhausted) return report({ type: 'done', ok: false, kind: 'memory', logs, logsTruncated })
   report({ type: 'done', ok: false, kind: 'crash', detail: String(error && error.stack ? error.stack : error), logs: [], logsTruncated: false })
 })
