@@ -278,8 +278,15 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   })
 }
 
-/** `promise`, or a rejection with the signal's reason as soon as it aborts (whichever comes first). */
-export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+/**
+ * `promise`, or a rejection with the signal's reason as soon as it aborts (whichever comes first): for work that
+ * cannot be cancelled, only left (a DNS lookup, a third-party call without a signal). Without a signal, `promise`.
+ *
+ * @example
+ * const addresses = await untilAborted(dns.lookup(host, { all: true }), ctx.signal)
+ */
+export function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise
   if (signal.aborted) return Promise.reject(signal.reason ?? new AbortedError())
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason ?? new AbortedError())

@@ -2,6 +2,7 @@
 // (every address checked) so the request can be pinned to an address that passed.
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
+import { untilAborted } from '@spindle/core'
 import { defaultPort, effectivePort, entryAllowsPort, entryMatchesHost, parseAllowHosts, type AllowHostEntry } from './allow-host-entry.js'
 import { addressInCidr, blockedAddressReason } from './ip-address.js'
 import { WebToolError } from './web-tool-error.js'
@@ -117,26 +118,6 @@ async function resolve(hostname: string, lookup: LookupFunction, signal: AbortSi
     throw new WebToolError('web_dns_failed', `"${hostname}" did not resolve to any usable IP address`)
   }
   return valid.map((entry) => ({ address: entry.address, family: isIP(entry.address) }))
-}
-
-/** `promise`, or a rejection with `signal.reason` as soon as `signal` aborts (a lookup cannot be cancelled, only left). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }
 
 /** The URL's host as matched and sent: lower case, without IPv6 brackets or a trailing dot. */
