@@ -642,9 +642,10 @@ export class AgentRuntime {
       state.eventSeq = logged.length ? logged[logged.length - 1]!.seq : Math.max(0, state.eventSeq - 1)
       const end = logged[logged.length - 1]
       if (end && (end.type === 'run.failed' || (end.type === 'run.finished' && end.finishReason !== 'awaiting_approval'))) {
-        // The process died after logging the run's end, before recording it on the run: record it now.
+        // The process died after logging the run's end, before recording it on the run: record it now, claimed like a
+        // resume (another process recording or resuming it at the same moment wins, and this one writes nothing).
         const { finishReason } = end
-        const ended = await this.runs.updateRun(runId, {
+        const ended = await this.#claim(run, {
           status: finishReason === 'cancelled' ? 'cancelled' : finishReason === 'error' ? 'failed' : 'completed',
           finishReason,
           step: state.step,
@@ -711,14 +712,11 @@ export class AgentRuntime {
    * `claimRun`, atomically; a store without it gets a plain `updateRun` (no protection against another process).
    * A lost claim throws `SessionBusyError` (details `{ runId, claimed: true }`), having written nothing.
    */
-  async #claim(run: RunRecord, patch: RunPatch): Promise<void> {
+  async #claim(run: RunRecord, patch: RunPatch): Promise<RunRecord> {
     const { claimRun } = this.runs
-    if (claimRun === undefined) {
-      await this.runs.updateRun(run.id, patch)
-      return
-    }
+    if (claimRun === undefined) return await this.runs.updateRun(run.id, patch)
     const claimed = await claimRun.call(this.runs, run.id, { status: run.status, lease: run.lease }, patch)
-    if (claimed !== undefined) return
+    if (claimed !== undefined) return claimed
     throw new SessionBusyError(
       `[spindle/core] another process resumed run "${run.id}" meanwhile (or interrupted it): its record is no longer ${run.status}${run.lease ? ` under ${run.lease.owner}'s lease` : ' without a lease'}, as read before the claim. Nothing was written here; read it again with getRun("${run.id}"), or resume it later to get its output.`,
       { details: { runId: run.id, sessionId: run.sessionId, claimed: true } },

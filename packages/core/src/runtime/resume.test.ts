@@ -120,6 +120,33 @@ describe('resume after a crash', () => {
     await dead.cancel(resumed[0]!.runId)
   })
 
+  it('a run that died after logging its end, before recording it, is recorded once when two processes resume it at once', async () => {
+    const stores = memoryStores()
+    // The crash: the run's last write, the record of its end (the event log has run.finished already).
+    const ending = (store: string, method: string, _count: number, args: unknown[]) =>
+      store === 'runs' && method === 'updateRun' && (args[1] as { status?: string }).status === 'completed'
+    const first = new AgentRuntime(new Extensions().setStores(crashable(stores, ending)), { leaseMs: 1 })
+    const model = mockModel([{ text: 'done before the crash' }])
+    void first.run({ agent: { name: 'a', model }, input: 'hi', sessionId: 's' })
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    const [run] = await stores.runs.listRuns()
+    expect(run?.status).toBe('running')
+    const logged = await stores.runs.listEvents(run!.id)
+    expect(logged.at(-1)?.type).toBe('run.finished')
+    // Two processes, each with a gate of its own, both read the run as running before either records its end.
+    const [b, c] = [new AgentRuntime(new Extensions().setStores(stores)), new AgentRuntime(new Extensions().setStores(stores))]
+    const agent = { name: 'a', model: mockModel([]) }
+    const settled = await Promise.allSettled([b.resume(run!.id, { agent }), c.resume(run!.id, { agent })])
+    const outputs = settled.filter((outcome) => outcome.status === 'fulfilled')
+    const refused = settled.filter((outcome) => outcome.status === 'rejected')
+    expect(outputs).toHaveLength(1)
+    expect((outputs[0] as PromiseFulfilledResult<{ text: string }>).value.text).toBe('done before the crash')
+    // The other one wrote nothing: its claim on the record it read was lost.
+    expect(refused).toHaveLength(1)
+    expect((refused[0] as PromiseRejectedResult).reason).toMatchObject({ name: 'SessionBusyError', details: { runId: run!.id, claimed: true } })
+    expect((await stores.runs.getRun(run!.id))?.status).toBe('completed')
+  })
+
   it('resuming a finished run returns its output without calling the model', async () => {
     const runtime = new AgentRuntime()
     const model = mockModel([{ text: 'once' }])
