@@ -76,31 +76,6 @@ describe('harness', () => {
     expect(samples.get('slow')!.wall).toEqual([2_000, 2_000])
   })
 
-  it('with collectGarbage, collects the heap before every sample (after its untimed before, ahead of its clock)', async () => {
-    const calls: string[] = []
-    const saved = (globalThis as { gc?: () => void }).gc
-    ;(globalThis as { gc?: () => void }).gc = () => void calls.push('gc')
-    const variants = ['a', 'b'].map((name) => ({ name, before: () => void calls.push(`before ${name}`), run: () => void calls.push(name) }))
-    try {
-      await measure(variants, { rounds: 2, warmup: 1, unitsPerRun: 1, collectGarbage: true })
-      // Three samples of each variant (the warm-up round too), each one `before`, then the collection, then the run.
-      expect(calls).toHaveLength(18)
-      for (let index = 0; index < calls.length; index += 3) {
-        const name = calls[index + 2]!
-        expect(calls.slice(index, index + 3)).toEqual([`before ${name}`, 'gc', name])
-      }
-      // Without the option, no collection.
-      calls.length = 0
-      await measure(variants, { rounds: 1, warmup: 0, unitsPerRun: 1 })
-      expect(calls).toEqual(['before a', 'a', 'before b', 'b'])
-      // A process without --expose-gc is told how to run it, before any sample.
-      ;(globalThis as { gc?: () => void }).gc = undefined
-      await expect(measure(variants, { rounds: 1, warmup: 0, unitsPerRun: 1, collectGarbage: true })).rejects.toThrow(/--expose-gc/)
-    } finally {
-      ;(globalThis as { gc?: () => void }).gc = saved
-    }
-  })
-
   it('splits allocation by the innermost area on the stack (a helper counts for its caller) and adds up to the total', async () => {
     const kept: unknown[] = []
     // 64 arrays of 256 numbers per call: about 2 KB each (a double array's backing store).

@@ -84,13 +84,6 @@ export interface MeasureOptions {
    * a few milliseconds long); a sample long enough weighs such a one-off cost against its own work only.
    */
   minSampleMs?: number
-  /**
-   * A full garbage collection before each sample, untimed (the process runs with --expose-gc). Interleaved with a
-   * peer whose sample leaves hundreds of megabytes of garbage (an AI SDK run of 1,000 steps: over a gigabyte),
-   * the next sample, whichever variant it is, pays for collecting it; after a full collection every sample starts
-   * from the same clean heap and pays for its own garbage only.
-   */
-  collectGarbage?: boolean
 }
 
 export interface Samples {
@@ -105,11 +98,9 @@ export async function measure(variants: readonly Variant[], options: MeasureOpti
   const samples = new Map<string, Samples>(variants.map((variant) => [variant.name, { wall: [], cpu: [] }]))
   const runsPerSample = options.runsPerSample ?? 1
   const minSampleMs = options.minSampleMs ?? 0
-  const gc = options.collectGarbage ? fullGc() : undefined
   for (let round = 0; round < options.warmup + options.rounds; round++) {
     for (const variant of roundOrder(variants, round)) {
       await variant.before?.()
-      gc?.()
       const cpuStart = process.cpuUsage()
       const start = performance.now()
       let runs = 0
@@ -243,16 +234,10 @@ export async function allocationSites(operation: () => Promise<void> | void, opt
   return [...sites.values()].sort((a, b) => b.bytes - a.bytes)
 }
 
-/** V8's full garbage collection; throws when the process was started without --expose-gc. */
-function fullGc(): () => void {
-  const gc = (globalThis as { gc?: () => void }).gc
-  if (!gc) throw new Error('[spindle/bench] run node with --expose-gc (pnpm bench does)')
-  return gc
-}
-
 /** Full GC (the process runs with --expose-gc), then the used heap in bytes. */
 export function heapAfterGc(): number {
-  const gc = fullGc()
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (!gc) throw new Error('[spindle/bench] run node with --expose-gc (pnpm bench does)')
   gc()
   gc()
   return process.memoryUsage().heapUsed
@@ -266,7 +251,8 @@ export function heapAfterGc(): number {
  * age that code out first.
  */
 export async function baselineHeap(keepHot: () => Promise<unknown>): Promise<number> {
-  const gc = fullGc()
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (!gc) throw new Error('[spindle/bench] run node with --expose-gc (pnpm bench does)')
   for (let round = 0; round < 7; round++) {
     await keepHot()
     gc()

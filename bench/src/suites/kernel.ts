@@ -53,8 +53,8 @@ const peerVariants: KernelVariant[] = [
 ]
 
 /**
- * Every kernel sample runs at least this long, after a full collection (`collectGarbage`): a Spindle or bare-loop
- * sample of a few runs at N = 10 took under half a millisecond, which any one-off pause (a timer, the JIT) could double.
+ * Every kernel sample runs at least this long: a Spindle or bare-loop sample of a few runs at N = 10 took under half
+ * a millisecond, and one garbage collection left by the sample before it (a peer's) could double it.
  */
 const minSampleMs = 10
 
@@ -103,7 +103,7 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
     const rounds = config.quick ? 3 : steps >= 1_000 ? 7 : steps >= 100 ? 9 : 15
     const samples = await measure(
       active.map((variant) => sampled(variant, steps)),
-      { rounds: variant1000Rounds(active, steps, rounds), warmup: config.quick ? 1 : 2, unitsPerRun: steps, runsPerSample, minSampleMs: config.quick ? 0 : minSampleMs, collectGarbage: true },
+      { rounds: variant1000Rounds(active, steps, rounds), warmup: config.quick ? 1 : 2, unitsPerRun: steps, runsPerSample, minSampleMs: config.quick ? 0 : minSampleMs },
     )
     for (const variant of active) {
       const { wall, cpu } = samples.get(variant.name)!
@@ -152,7 +152,7 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
     'Kernel: growth with history (wall per step, medians)',
     ['variant', 'rounds', 'N=10 µs/step', 'N=1,000 µs/step', 'ratio'],
     ratioLines,
-    'The first rows come from rounds of the kernel variants alone, before any peer is loaded: interleaved with the peers, an AI SDK sample of 1,000 steps leaves over a gigabyte of garbage, and whichever sample followed paid for collecting it (in one full run on 2026-11-30 the bare loop itself measured 38.8 µs/step at N=1,000 there against 7.4 at N=10); every kernel sample now starts after a full collection, untimed, and still runs among the loaded peers and their async_hooks. What can grow in the Spindle rows is garbage collection, not the loop: with in-memory stores a run keeps every event, snapshot, journal record and message copy, so a 1,000-step run carries more live data through V8\'s young-generation collections than a 10-step one. Measured on 2026-12-01 before that day\'s allocation cuts, a 1,000-step run (new runtime each run) took 22.7–25.5 µs/step with Node\'s defaults and 15.0–18.8 with `--max-semi-space-size=64`; after them (about 20 instead of 25 KB allocated per step, no async round in a tool step), 13.1–14.6 against 13.5–18.4: no difference left.',
+    'The first rows come from rounds of the kernel variants alone, before any peer is loaded: interleaved with the peers, an AI SDK sample of 1,000 steps leaves over a gigabyte of garbage, and whichever sample follows pays for collecting it (in one full run on 2026-11-30 the bare loop itself measured 38.8 µs/step at N=1,000 there against 7.4 at N=10). What can grow in the Spindle rows is garbage collection, not the loop: with in-memory stores a run keeps every event, snapshot, journal record and message copy, so a 1,000-step run carries more live data through V8\'s young-generation collections than a 10-step one. Measured on 2026-12-01 before that day\'s allocation cuts, a 1,000-step run (new runtime each run) took 22.7–25.5 µs/step with Node\'s defaults and 15.0–18.8 with `--max-semi-space-size=64`; after them (about 20 instead of 25 KB allocated per step, no async round in a tool step), 13.1–14.6 against 13.5–18.4: no difference left.',
   )
   if (split) reportAllocationSplit(split, report)
   await retainedGrowth(config, report)
@@ -272,7 +272,7 @@ async function kernelOnlyRounds(variants: KernelVariant[], report: Report): Prom
   for (const steps of [10, 100, 1_000]) {
     const samples = await measure(
       variants.map((variant) => sampled(variant, steps)),
-      { rounds: 9, warmup: 2, unitsPerRun: steps, runsPerSample: steps === 10 ? 4 : 1, minSampleMs, collectGarbage: true },
+      { rounds: 9, warmup: 2, unitsPerRun: steps, runsPerSample: steps === 10 ? 4 : 1, minSampleMs },
     )
     for (const variant of variants) {
       const { wall, cpu } = samples.get(variant.name)!
