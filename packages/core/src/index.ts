@@ -169,6 +169,7 @@ export { ToolScope } from './tools/tool-scope.js'
 export { truncateOutput, type TruncatedOutput } from './tools/truncate-output.js'
 export { toJsonValue } from './tools/to-json-value.js'
 export { untilAborted } from './runtime/model-step.js'
+export { timeOrderedId } from './stores/time-ordered-id.js'
 
 // Agent: the seeds' `new Agent({ name, instructions, model, tools })` on an AgentRuntime.
 export { Agent, type AgentCallOptions, type AgentOptions, type AgentToolOptions } from './agent/agent.js'

@@ -25,6 +25,7 @@ import type { RunPatch, RunRecord } from '../spec/run-store.js'
 import type { SessionGate, SessionLease } from '../spec/session-gate.js'
 import type { Stores } from '../spec/stores.js'
 import { memoryStores } from '../stores/memory/memory-stores.js'
+import { timeOrderedId } from '../stores/time-ordered-id.js'
 import { ToolRuntime } from '../tools/tool-runtime.js'
 import { toolEntries } from '../tools/tool-registry.js'
 import type { Tool } from '../tools/tool.js'
@@ -322,12 +323,12 @@ export class AgentRuntime {
     const admitted = admitRequestNow(request, policy, this.#options.admission ?? noHooks)
     const input = admitted instanceof Promise ? await admitted : admitted
     const model = this.#resolveModel(request.model ?? request.agent.model)
-    const sessionId = request.sessionId ?? `ses_${randomUUID()}`
+    const sessionId = request.sessionId ?? `ses_${timeOrderedId()}`
     if (request.idempotencyKey) {
       const existing = await this.#runWithKey(sessionId, request.idempotencyKey, policy)
       if (existing) return { runId: existing.id, sessionId }
     }
-    const runId = `run_${randomUUID()}`
+    const runId = `run_${timeOrderedId()}`
     const winner = await this.#createRecord(request, input, model, sessionId, runId, 'queued')
     if (typeof winner === 'object') return { runId: winner.id, sessionId }
     this.#agents.set(runId, request.agent)
@@ -476,7 +477,7 @@ export class AgentRuntime {
     const policy = mergePolicy(this.policy, request?.agent?.policy)
     const admitted = admitRequestNow(request, policy, this.#options.admission ?? noHooks)
     const input = admitted instanceof Promise ? await admitted : admitted
-    const sessionId = request.sessionId ?? `ses_${randomUUID()}`
+    const sessionId = request.sessionId ?? `ses_${timeOrderedId()}`
     if (!request.idempotencyKey) return this.#startAdmitted(request, runtime, channel, controller, policy, input, sessionId)
     // A duplicate submitted while the first is still starting (a double click) shares its outcome: it neither waits
     // for the session behind it nor is refused as contention.
@@ -534,7 +535,7 @@ export class AgentRuntime {
   ): Promise<RunOutput> {
     const model = this.#resolveModel(request.model ?? request.agent.model)
     const scope = this.#scope(request.agent.tools)
-    const runId = `run_${randomUUID()}`
+    const runId = `run_${timeOrderedId()}`
     const unlink = linkSignals(controller, [request.signal])
     const timer = setTimeout(() => controller.abort(new TimeoutError(`[spindle/core] run exceeded policy.runTimeoutMs (${policy.runTimeoutMs} ms)`)), policy.runTimeoutMs)
     timer.unref?.()

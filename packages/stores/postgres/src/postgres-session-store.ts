@@ -1,5 +1,4 @@
 // SessionStore on PostgreSQL: gap-free per-session seq from `UPDATE … RETURNING last_seq`, fencing and the insert in the same statement.
-import { randomUUID } from 'node:crypto'
 import {
   rejectNaNListBounds,
   type AppendOptions,
@@ -13,6 +12,7 @@ import {
   type SessionStore,
   SequenceConflictError,
   StaleFenceError,
+  timeOrderedId,
   type StoreBatch,
 } from '@spindle/core'
 import { assertKey, fromJsonb, fromText, toJsonbText, toText } from './jsonb-text.js'
@@ -58,7 +58,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async createSession(input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {}): Promise<SessionRecord> {
-    const id = input.id ?? randomUUID()
+    const id = input.id ?? timeOrderedId()
     const now = Date.now()
     try {
       assertKey(id, 'session id')

@@ -1,11 +1,11 @@
 // SQLite SessionStore: sessions plus their append-only log, gap-free seq assigned under BEGIN IMMEDIATE, fencing.
-import { randomUUID } from 'node:crypto'
 import {
   DuplicateError,
   NotFoundError,
   rejectNaNListBounds,
   SequenceConflictError,
   StaleFenceError,
+  timeOrderedId,
   type AppendOptions,
   type JsonObject,
   type ListEntriesOptions,
@@ -89,7 +89,7 @@ export class SqliteSessionStore implements SessionStore {
   async createSession(
     input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {},
   ): Promise<SessionRecord> {
-    const id = assertKey(input.id ?? randomUUID(), 'Session id')
+    const id = assertKey(input.id ?? timeOrderedId(), 'Session id')
     if (input.resourceId !== undefined) assertKey(input.resourceId, 'Session resourceId')
     const data: SessionData = { ...(input.title !== undefined && { title: input.title }), metadata: input.metadata ?? {} }
     const dataText = toJsonText(data)

@@ -2,7 +2,7 @@
 import { cloneValue } from '../clone-value.js'
 import { appendedEntry, storedEntries } from './memory-copies.js'
 import { sizedArray } from '../../runtime/sized-array.js'
-import { randomUUID } from 'node:crypto'
+import { timeOrderedId } from '../time-ordered-id.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
 import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
 import { rejectNaNListBounds } from '../run-record-rules.js'
@@ -41,7 +41,7 @@ export class MemorySessionStore implements SessionStore {
   async createSession(
     input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {},
   ): Promise<SessionRecord> {
-    const id = input.id ?? randomUUID()
+    const id = input.id ?? timeOrderedId()
     if (this.#sessions.has(id)) throw new DuplicateError(`[spindle/store-memory] Session "${id}" already exists; pick another id or load it with getSession`)
     const now = Date.now()
     const record: SessionRecord = {
