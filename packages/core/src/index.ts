@@ -178,7 +178,7 @@ export { findHandoffTarget, handoff, type HandoffOptions } from './agent/handoff
 
 // Observability: synchronous event observers (tracing, metrics), secret redaction, model prices and cost.
 export { notifyObservers, type RuntimeObserver } from './observability/runtime-observer.js'
-export { createRedactor, defaultSecretPatterns, type Redactor, type RedactorOptions } from './observability/redactor.js'
+export { createRedactor, defaultSecretPatterns, redactionMarker, type Redactor, type RedactorOptions } from './observability/redactor.js'
 export { credentialHeaderValues, requestSecrets } from './observability/credential-headers.js'
 export { urlSecrets } from './observability/url-secrets.js'
 export { costOf, findModelPrice, priceTable, priceUsage, type ModelPrice, type PriceTable } from './observability/price-table.js'

@@ -144,6 +144,9 @@ function compiledMatchers(sortedLiterals: readonly string[], sourcePatterns: rea
   return compiled
 }
 
+/** The marker every Spindle package puts where a secret was (the redactor's default replacement, providers' error scrubbing). */
+export const redactionMarker = '[REDACTED]'
+
 /**
  * Creates a redactor. The kernel uses `extensions.redactor` (on by default) on every event before it leaves
  * `emit` (stream, subscribe, run event log, observers) and on error messages stored on runs and snapshots.
@@ -153,7 +156,7 @@ function compiledMatchers(sortedLiterals: readonly string[], sourcePatterns: rea
  * redactor.redact('key sk-abcdefghijklmnopqrstuv') // 'key [REDACTED]'
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
-  const replacement = options.replacement ?? '[REDACTED]'
+  const replacement = options.replacement ?? redactionMarker
   const env = options.env ?? (typeof process !== 'undefined' ? process.env : {})
   const literals = new Set<string>()
   for (const secret of options.secrets ?? []) if (secret) literals.add(secret)
