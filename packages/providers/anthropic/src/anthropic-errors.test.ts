@@ -112,7 +112,7 @@ describe('@spindle/anthropic errors and retries', () => {
     const { error } = await run(model().stream(ask))
     expect(error).toMatchObject({ code: 'provider', status: 401, isRetryable: false })
     expect(error.message).toContain('ANTHROPIC_API_KEY')
-    expect(error.message).toContain('[redacted]')
+    expect(error.message).toContain('[REDACTED]')
     expectNoKey(error)
     expect(server.requests).toHaveLength(1)
   })
@@ -331,7 +331,7 @@ describe('@spindle/anthropic credential headers in errors', () => {
     const model = createAnthropic({ apiKey, baseURL: server.baseURL, headers: { 'x-gateway-key': gatewayKey }, retry: { maxRetries: 0 } })('claude-sonnet-5')
     const error = await failure(model.stream(ask))
     expectScrubbed(error, gatewayKey, apiKey)
-    expect(error.message).toContain('[redacted]')
+    expect(error.message).toContain('[REDACTED]')
     expect(server.requests[0]!.headers['x-gateway-key']).toBe(gatewayKey)
   })
 
@@ -343,7 +343,7 @@ describe('@spindle/anthropic credential headers in errors', () => {
     const model = createAnthropic({ apiKey, baseURL: server.baseURL, retry: { maxRetries: 0 } })('claude-sonnet-5')
     const error = await failure(model.stream(ask, { headers: { Authorization: `Bearer ${callToken}` } }))
     expectScrubbed(error, callToken)
-    expect(error.message).toContain('bad token [redacted]')
+    expect(error.message).toContain('bad token [REDACTED]')
   })
 
   it('leaves the values of other headers in messages', async () => {

@@ -1,7 +1,7 @@
 // SDK and HTTP errors → core errors. Messages name the plugin, tell the user what to do,
 // and never carry the API key (the SDK error is kept as a redacted cause).
 import Anthropic from '@anthropic-ai/sdk'
-import { AbortedError, ContextOverflowError, ProviderError, SpindleError } from '@spindle/core'
+import { AbortedError, ContextOverflowError, ProviderError, redactionMarker, SpindleError } from '@spindle/core'
 
 /** HTTP status of each Anthropic `error.type`, used for in-band stream errors that carry no status. */
 const statusOfErrorType: Record<string, number> = {
@@ -100,11 +100,11 @@ export function redactSecret(text: string, secret: string | undefined): string {
   return redactSecrets(text, [secret])
 }
 
-/** Replaces each secret (4 characters or more, so short values cannot mangle messages) and anything shaped like an Anthropic key. */
+/** Replaces with core's `redactionMarker` (`[REDACTED]`) each secret (4 characters or more, so short values cannot mangle messages) and anything shaped like an Anthropic key. */
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[]): string {
   let result = text
-  for (const secret of secrets) if (secret && secret.length >= 4) result = result.split(secret).join('[redacted]')
-  return result.replace(/sk-ant-[A-Za-z0-9_-]{8,}/g, '[redacted]')
+  for (const secret of secrets) if (secret && secret.length >= 4) result = result.split(secret).join(redactionMarker)
+  return result.replace(/sk-ant-[A-Za-z0-9_-]{8,}/g, redactionMarker)
 }
 
 /** A copy of the SDK error whose message and body cannot leak the key. */

@@ -42,8 +42,8 @@ describe('error mapping', () => {
   })
 
   it('redacts the configured key and anything shaped like an Anthropic key', () => {
-    expect(redactSecret('bad key my-custom-secret-key here', 'my-custom-secret-key')).toBe('bad key [redacted] here')
-    expect(redactSecret('key sk-ant-api03-abcdefghijklmnop leaked', undefined)).toBe('key [redacted] leaked')
+    expect(redactSecret('bad key my-custom-secret-key here', 'my-custom-secret-key')).toBe('bad key [REDACTED] here')
+    expect(redactSecret('key sk-ant-api03-abcdefghijklmnop leaked', undefined)).toBe('key [REDACTED] leaked')
   })
 
   it('maps in-band errors without a status by their type, and passes SpindleErrors through', () => {

@@ -152,7 +152,7 @@ describe('AgentRuntime with @spindle/openai', () => {
     const output = await stream.result
     const failed = events.find((event) => event.type === 'run.failed')
     expect(failed).toBeDefined()
-    expect(JSON.stringify(failed)).toContain('invalid subscription key ***')
+    expect(JSON.stringify(failed)).toContain('invalid subscription key [REDACTED]')
     expect(JSON.stringify(failed)).not.toContain(headerKey)
     expect(JSON.stringify(await runtime.runs.getRun(output.runId))).not.toContain(headerKey)
     expect(JSON.stringify(await runtime.snapshots.list(output.runId))).not.toContain(headerKey)

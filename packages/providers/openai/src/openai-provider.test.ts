@@ -148,7 +148,7 @@ describe('embedding', () => {
     expect(error.status).toBe(401)
     expect(error.attempts).toBe(1)
     expect(error.message).not.toContain('sk-secret-embed-key')
-    expect(error.message).toContain('***')
+    expect(error.message).toContain('[REDACTED]')
     expect(String(error.cause?.message)).not.toContain('sk-secret-embed-key')
   })
 })

@@ -1,6 +1,6 @@
 // Translates what the openai SDK throws (HTTP errors, in-band stream errors, connection failures)
 // into core's ProviderError family, and keeps the API key and credential headers out of every message.
-import { AbortedError, ContextOverflowError, ProviderError, SpindleError, StreamInterruptedError } from '@spindle/core'
+import { AbortedError, ContextOverflowError, ProviderError, redactionMarker, SpindleError, StreamInterruptedError } from '@spindle/core'
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 
 export interface ErrorMappingContext {
@@ -57,10 +57,10 @@ export function retryAfterFromHeaders(headers: { get(name: string): string | nul
   return undefined
 }
 
-/** Replaces every secret in `text` with `***`. */
+/** Replaces every secret in `text` with core's `redactionMarker` (`[REDACTED]`), the marker of every Spindle package. */
 export function redact(text: string, secrets: readonly string[]): string {
   let result = text
-  for (const secret of secrets) if (secret && secret.length >= 4) result = result.split(secret).join('***')
+  for (const secret of secrets) if (secret && secret.length >= 4) result = result.split(secret).join(redactionMarker)
   return result
 }
 

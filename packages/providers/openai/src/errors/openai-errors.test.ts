@@ -264,7 +264,7 @@ describe('credential headers in errors', () => {
       .catch((caught: unknown) => caught)
     for (const error of [responses.error, chat.error, embedding]) {
       expectScrubbed(error, azureKey, 'unused-but-required')
-      expect((error as Error).message).toContain('***')
+      expect((error as Error).message).toContain('[REDACTED]')
     }
     expect(server.requests.every((received) => received.headers['api-key'] === azureKey)).toBe(true)
   })
@@ -277,7 +277,7 @@ describe('credential headers in errors', () => {
     const provider = createOpenAI({ apiKey: 'sk-x-123456', baseURL: `${server.url}/v1`, headers: { 'Proxy-Authorization': 'Basic cHJveHk6c2VjcmV0cGFzcw==' }, maxRetries: 0 })
     const collected = await collectStream(provider.chat('gpt-test').stream(request, { headers: { 'X-Gateway-Token': callToken } }))
     expectScrubbed(collected.error, callToken, 'cHJveHk6c2VjcmV0cGFzcw==')
-    expect((collected.error as Error).message).toBe('[spindle/openai] HTTP 401: bad token ***; proxy credentials *** — check the API key (apiKey option or OPENAI_API_KEY).')
+    expect((collected.error as Error).message).toBe('[spindle/openai] HTTP 401: bad token [REDACTED]; proxy credentials [REDACTED] — check the API key (apiKey option or OPENAI_API_KEY).')
   })
 
   it('leaves the values of other headers in messages', async () => {
