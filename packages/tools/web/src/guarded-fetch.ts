@@ -3,8 +3,9 @@
 import type { IncomingMessage } from 'node:http'
 import type { Readable } from 'node:stream'
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib'
-import { ConfigurationError, credentialHeaderValues } from '@spindle/core'
+import { ConfigurationError } from '@spindle/core'
 import { parseAllowHosts } from './allow-host-entry.js'
+import { crossOriginHeaders, resolveOperatorHeaders, type OperatorHeaderPolicy } from './operator-headers.js'
 import { sendPinned } from './pinned-request.js'
 import { vetUrl, type UrlGuardOptions, type VettedTarget } from './url-guard.js'
 import { WebToolError } from './web-tool-error.js'
@@ -16,8 +17,16 @@ export interface GuardedFetchOptions extends UrlGuardOptions {
   timeoutMs?: number
   /** Redirects followed before giving up (default 5). */
   maxRedirects?: number
-  /** Headers sent with every request (e.g. a User-Agent). */
+  /**
+   * Headers sent with every request. Each is treated as a secret unless `publicHeaders` names it: it needs
+   * `allowHosts`, and it is not sent on after a redirect to another origin.
+   */
   headers?: Record<string, string>
+  /**
+   * Names of `headers` whose values are no secret (e.g. `['User-Agent', 'Accept-Language']`): they need no
+   * `allowHosts` and follow redirects to other origins. A credential-named header cannot be listed here.
+   */
+  publicHeaders?: readonly string[]
   /** Extra trusted CA certificates (PEM) for https, e.g. an internal CA. Certificates are always verified. */
   ca?: string | Buffer | Array<string | Buffer>
 }
@@ -48,35 +57,25 @@ const forbiddenHeaders = new Set([
   'host', 'connection', 'content-length', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'keep-alive',
   'proxy-authorization', 'proxy-connection', 'expect', 'accept-encoding',
 ])
-/**
- * Headers dropped when a redirect leaves the origin: `Authorization`, cookies, and every header whose name says it
- * carries a credential (`x-api-key`, Azure's `api-key`, `x-auth-token`…), the same names core scrubs from errors.
- */
-function isCredentialHeader(name: string): boolean {
-  return credentialHeaderValues({ [name]: '' }).length > 0
-}
-
 export interface ResolvedFetchLimits {
   maxBytes: number
   timeoutMs: number
   maxRedirects: number
+  /** Which operator headers are secret (dropped on a redirect to another origin). */
+  headers: OperatorHeaderPolicy
 }
 
 export function resolveFetchLimits(options: GuardedFetchOptions): ResolvedFetchLimits {
-  // The operator's credentials go only where the operator said: without an allow-list the model picks the host (a
+  // The operator's secret headers go only where the operator said: without an allow-list the model picks the host (a
   // prompt injection could have them sent to its own server).
-  const credentials = Object.keys(options.headers ?? {}).filter(isCredentialHeader)
-  if (credentials.length && options.allowHosts === undefined) {
-    throw new ConfigurationError(
-      `[spindle/tools-web] headers carries a credential (${credentials.join(', ')}) but allowHosts is not set, so the model could send it to any host; list the hosts it is for in allowHosts`,
-    )
-  }
+  const headers = resolveOperatorHeaders(options.headers, options.publicHeaders, options.allowHosts)
   // Parsed here too so a bad entry fails at tool creation, not on the model's first call.
   parseAllowHosts(options.allowHosts)
   return {
     maxBytes: positive('maxBytes', options.maxBytes, 2 * 1024 * 1024),
     timeoutMs: positive('timeoutMs', options.timeoutMs, 15_000),
     maxRedirects: nonNegative('maxRedirects', options.maxRedirects, 5),
+    headers,
   }
 }
 
@@ -114,7 +113,7 @@ export async function guardedFetch(request: GuardedRequest, options: GuardedFetc
           throw new WebToolError('web_too_many_redirects', `stopped after ${limits.maxRedirects} redirects (last: ${target.url.href})`)
         }
         const next = new URL(location, target.url)
-        if (next.origin !== target.url.origin) headers = withoutCredentials(headers)
+        if (next.origin !== target.url.origin) headers = crossOriginHeaders(headers, limits.headers)
         if (response.statusCode === 303 || ((response.statusCode === 301 || response.statusCode === 302) && method === 'POST')) {
           method = method === 'HEAD' ? 'HEAD' : 'GET'
           body = undefined
@@ -143,12 +142,6 @@ function buildHeaders(base: Record<string, string> | undefined, extra: Record<st
     }
   }
   return headers
-}
-
-function withoutCredentials(headers: Record<string, string>): Record<string, string> {
-  const copy = { ...headers }
-  for (const name of Object.keys(copy)) if (isCredentialHeader(name)) delete copy[name]
-  return copy
 }
 
 async function readResponse(response: IncomingMessage, target: VettedTarget, method: string, redirects: string[], maxBytes: number): Promise<GuardedResponse> {

@@ -232,7 +232,7 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
   })
 
   it('drops every credential header across origins (custom key and token headers too), from the caller and the options', async () => {
-    const tool = httpFetch({ allowPrivateAddresses: true, allowHosts: [`127.0.0.1:${site.port}`, `localhost:${site.port}`], headers: { 'x-api-key': 'operator-key-123', 'x-trace': 'kept' } })
+    const tool = httpFetch({ allowPrivateAddresses: true, allowHosts: [`127.0.0.1:${site.port}`, `localhost:${site.port}`], headers: { 'x-api-key': 'operator-key-123', 'x-trace': 'kept' }, publicHeaders: ['x-trace'] })
     const headers = { authorization: 'Bearer t', 'api-key': 'azure-key-456', 'x-auth-token': 'gateway-token-789', cookie: 'session=abc', 'x-request-id': 'r-1' }
     const sameOrigin = JSON.parse((await call(tool, { url: `${site.url}/redirect?to=/headers`, headers })).body)
     expect(sameOrigin).toMatchObject({ authorization: 'Bearer t', 'x-api-key': 'operator-key-123', 'api-key': 'azure-key-456', 'x-auth-token': 'gateway-token-789', cookie: 'session=abc' })
@@ -249,7 +249,7 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
       expect(() => webPage({ headers })).toThrow(/allowHosts is not set, so the model could send it to any host/)
       expect(() => httpFetch({ headers, allowHosts: ['api.example.com'] })).not.toThrow()
     }
-    expect(() => httpFetch({ headers: { 'User-Agent': 'spindle', 'x-trace': '1' } })).not.toThrow()
+    expect(() => httpFetch({ headers: { 'User-Agent': 'spindle', 'x-trace': '1' }, publicHeaders: ['user-agent', 'X-Trace'] })).not.toThrow()
   })
 
   it('cuts an oversized body with a clear error (declared length, chunked, and a gzip bomb)', async () => {
