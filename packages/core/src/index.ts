@@ -1,5 +1,6 @@
 // Public entry of @spindle/core: every documented symbol is exported here, and only here.
 export { SpindleError, type SpindleErrorCode, type SpindleErrorOptions } from './errors/spindle-error.js'
+export { ToolSchemaError } from './errors/tool-schema-error.js'
 export {
   AbortedError,
   AdmissionError,
@@ -101,6 +102,7 @@ export type {
   ToolSet,
 } from './tools/tool.js'
 export { defineTool, jsonSchema, parseToolInput, toolInputJsonSchema, type ToolDefinition } from './tools/define-tool.js'
+export { assertToolInputSchema } from './tools/assert-tool-input-schema.js'
 export { ToolRegistry, toolEntries } from './tools/tool-registry.js'
 export { assertToolName, sanitizeToolName, toolNamePattern } from './tools/tool-name.js'
 

@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { AdmissionError } from '../errors/errors.js'
 import { SpindleError } from '../errors/spindle-error.js'
+import { assertToolInputSchema } from '../tools/assert-tool-input-schema.js'
 import type { RuntimePolicy } from '../policy/runtime-policy.js'
 import type { ModelMessage } from '../spec/messages.js'
 import { runRequestSchema, type RunRequest } from './run-request.js'
@@ -74,6 +75,7 @@ function invalidTool(tools: unknown): string | undefined {
   for (const key in tools) {
     const tool = (tools as Record<string, unknown>)[key]
     if (!isTool(tool)) return `agent.tools${list ? `[${key}]` : `.${key}`} is not a tool (got ${describe(tool)}); create tools with defineTool()`
+    assertToolInputSchema((tool as { inputSchema: unknown }).inputSchema, (tool as { name: string }).name)
   }
   if (list) {
     // In an array each tool's name is what the model sees: two with one name would leave one silently unreachable.

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { ConfigurationError } from '../errors/errors.js'
 import type { JsonSchema } from '../spec/json.js'
 import type { JsonSchemaInput, Tool, ToolEffect, ToolExecutionContext, ToolInputSchema } from './tool.js'
+import { assertToolInputSchema } from './assert-tool-input-schema.js'
 import { sanitizeToolName, toolNamePattern } from './tool-name.js'
 
 export interface ToolDefinition<Input, Output> {
@@ -42,6 +43,7 @@ export function defineTool<Input, Output>(definition: ToolDefinition<Input, Outp
   }
   if (typeof definition.execute !== 'function') throw new ConfigurationError(`[spindle/core] tool "${name}" needs an execute function`)
   if (!definition.inputSchema) throw new ConfigurationError(`[spindle/core] tool "${name}" needs an inputSchema`)
+  assertToolInputSchema(definition.inputSchema, name)
   return Object.freeze({
     name,
     id,

@@ -1,6 +1,7 @@
 // Holds tools by the name the model sees.
 import { DuplicateError, NotFoundError } from '../errors/errors.js'
 import type { Tool, ToolSet } from './tool.js'
+import { assertToolInputSchema } from './assert-tool-input-schema.js'
 import { assertToolName } from './tool-name.js'
 
 export class ToolRegistry {
@@ -9,6 +10,7 @@ export class ToolRegistry {
   /** Registers under `name` (default: the tool's own name); fails on a duplicate. */
   register(tool: Tool, name: string = tool.name): this {
     assertToolName(name)
+    assertToolInputSchema(tool.inputSchema, name)
     if (this.#tools.has(name)) throw new DuplicateError(`[spindle/core] a tool named "${name}" is already registered`)
     this.#tools.set(name, tool)
     return this

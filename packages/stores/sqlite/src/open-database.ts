@@ -2,8 +2,9 @@
 import { existsSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { StoreError } from '@spindle/core'
-import BetterSqlite3 from 'better-sqlite3'
+import type BetterSqlite3 from 'better-sqlite3'
 import { mapSqliteError } from './map-sqlite-error.js'
+import { newSqliteDatabase } from './native-binding-error.js'
 
 export interface OpenDatabaseOptions {
   readonly?: boolean
@@ -27,7 +28,7 @@ export function openDatabase(path: string, options: OpenDatabaseOptions = {}): B
   }
   let database: BetterSqlite3.Database
   try {
-    database = new BetterSqlite3(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false })
+    database = newSqliteDatabase(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false })
   } catch (error) {
     throw mapSqliteError(error, `open the database ${JSON.stringify(path)}`)
   }
