@@ -157,6 +157,7 @@ export { createRuntimePolicy, mergePolicy, runtimePolicySchema, type RuntimePoli
 export { InProcessSessionGate, type InProcessSessionGateOptions } from './gate/in-process-session-gate.js'
 export { InProcessEventBus } from './events/in-process-event-bus.js'
 export { EventChannel } from './events/event-channel.js'
+export { discardedSeqs, eventLogProblems, liveViewProblems, type SeenEvent } from './events/event-log-rules.js'
 export { ContextPipeline, type BuiltContext, type ContextPipelineOptions } from './context/context-pipeline.js'
 export { ContextWindow } from './context/context-window.js'
 export { historyAdapter, instructionsAdapter } from './context/builtin-adapters.js'

@@ -34,6 +34,7 @@ import { readArtifactTool, type ReadArtifactToolOptions } from '../context/read-
 import { findHandoffTarget } from '../agent/handoff.js'
 import { type AdmissionHook, admitRequestNow, invalidRuntimeStore } from './admission.js'
 import type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './run-request.js'
+import { announceInterruptedStep, continueNumbering } from './resume-numbering.js'
 import { answerText, initialRunState, type RunState } from './run-state.js'
 import { endNotRecorded, RunExecution, runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-execution.js'
 import { InProcessRunQueue } from './in-process-run-queue.js'
@@ -640,7 +641,9 @@ export class AgentRuntime {
         scope = this.#scope(agent.tools)
       }
       const logged = await this.runs.listEvents(runId, { after: Math.max(0, state.eventSeq - 1) })
-      state.eventSeq = logged.length ? logged[logged.length - 1]!.seq : Math.max(0, state.eventSeq - 1)
+      // Above every number the crashed attempt may have delivered live; the ones its log lacks are declared discarded.
+      const discarded = continueNumbering(state, logged)
+      const snapshotPhase = state.phase
       const end = logged[logged.length - 1]
       if (end && (end.type === 'run.failed' || (end.type === 'run.finished' && end.finishReason !== 'awaiting_approval'))) {
         // The process died after logging the run's end, before recording it on the run: record it now, claimed like a
@@ -681,6 +684,7 @@ export class AgentRuntime {
         signal: controller.signal,
         messages,
       })
+      execution.seqs.restore(snapshot)
       return await this.#track(runId, controller, lease, policy, () =>
         execution.execute(async () => {
           // A run killed before anything reached its log: its start is logged now.
@@ -689,7 +693,7 @@ export class AgentRuntime {
             const queueWaitMs = run.status === 'queued' ? Math.max(0, Date.now() - run.createdAt) : undefined
             execution.emit({ type: 'run.started', agent: agent.name, modelId: `${model.provider}:${model.modelId}`, input: run.request.input ?? null, gateWaitMs, queueWaitMs })
           }
-          if (run.status !== 'queued') execution.emit({ type: 'run.resumed', fromStep: state.step, agent: agent.name, modelId: `${model.provider}:${model.modelId}`, gateWaitMs })
+          if (run.status !== 'queued') execution.emit({ type: 'run.resumed', fromStep: state.step, agent: agent.name, modelId: `${model.provider}:${model.modelId}`, gateWaitMs, ...(discarded ? { discarded } : {}) })
           const entries = window.entries.filter((entry) => entry.seq > state.lastSeq)
           if (!snapshot && !entries.some((entry) => entry.runId === runId)) {
             // The process died between creating the run and appending its input: append it now (not to cancel it:
@@ -698,7 +702,11 @@ export class AgentRuntime {
               await execution.appendInput((run.request.input ?? []) as unknown as ModelMessage[])
               await execution.checkpoint()
             }
-          } else await execution.replay(entries)
+          } else {
+            await execution.replay(entries)
+            // The step the crash interrupted was never logged (a snapshot in the tools phase logged its calls).
+            if (snapshotPhase !== 'tools') announceInterruptedStep(execution)
+          }
         }),
       )
     } finally {

@@ -3,7 +3,7 @@
 import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, defineTool, Extensions, InProcessSessionGate, memoryStores, mockModel, NotFoundError, type SessionGate, type Stores, type Tool } from '../index.js'
+import { type AgentEvent, AgentRuntime, defineTool, discardedSeqs, eventLogProblems, Extensions, liveViewProblems, InProcessSessionGate, memoryStores, mockModel, NotFoundError, type SessionGate, type Stores, type Tool } from '../index.js'
 
 /** Wraps stores so that, once `crash()` is called, every call hangs forever — like a dead process. */
 function crashable(stores: Stores, trigger: (store: string, method: string, count: number, args: unknown[]) => boolean): Stores {
@@ -57,6 +57,46 @@ async function crashThenResume(trigger: Parameters<typeof crashable>[1], tool: T
 }
 
 describe('resume after a crash', () => {
+  it('a subscriber that saw the crashed attempt live, then catches up after its last seq, holds exactly the log: no number changes meaning, the discarded ones are declared, the interrupted call is announced again', async () => {
+    const ledger: string[] = []
+    const stores = memoryStores()
+    const first = new AgentRuntime(new Extensions().setStores(crashable(stores, (store, method) => store === 'executions' && method === 'finish')), { leaseMs: 1 })
+    const seen: AgentEvent[] = []
+    const watching = (async () => {
+      for await (const event of first.subscribe()) if (event.type !== 'lagged') seen.push(event)
+    })()
+    const tool = ledgerTool(ledger)
+    const firstModel = mockModel([{ text: 'paying', toolCalls: [{ name: 'pay', args: { amount: 5 }, id: 'p1' }] }, { text: 'never' }])
+    void first.run({ agent: { name: 'payer', model: firstModel, tools: { pay: tool } }, input: 'pay 5', sessionId: 's' })
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    first.events.close?.()
+    await watching
+    // The crashed attempt delivered the interrupted step live (its log never got it).
+    expect(seen.map((event) => event.type)).toEqual(expect.arrayContaining(['step.started', 'tool.call', 'tool.started']))
+    const [run] = await stores.runs.listRuns()
+    const second = new AgentRuntime(new Extensions().setStores(stores))
+    await second.resume(run!.id, { agent: { name: 'payer', model: mockModel([{ text: 'checked' }]), tools: { pay: tool } } })
+    const log = await stores.runs.listEvents(run!.id)
+    expect(eventLogProblems(log, { finished: true })).toEqual([])
+    // Every number the subscriber saw keeps its meaning, or is declared discarded by the run.resumed that follows.
+    const gone = discardedSeqs(log)
+    const bySeq = new Map(log.map((event) => [event.seq, event]))
+    for (const event of seen) {
+      if (gone.has(event.seq)) expect(bySeq.has(event.seq)).toBe(false)
+      else expect({ seq: event.seq, type: bySeq.get(event.seq)?.type }).toEqual({ seq: event.seq, type: event.type })
+    }
+    expect(seen.some((event) => gone.has(event.seq))).toBe(true)
+    expect(liveViewProblems(log, [seen.map(({ seq, type, ...rest }) => ({ seq, type, callId: 'callId' in rest ? (rest.callId as string) : undefined }))])).toEqual([])
+    // Last-Event-ID catch-up: what it kept plus the log after its last seq is the log, each event once.
+    const last = Math.max(...seen.map((event) => event.seq))
+    const held = seen.filter((event) => !gone.has(event.seq)).concat(await stores.runs.listEvents(run!.id, { after: last }))
+    expect(held.map((event) => event.seq)).toEqual(log.map((event) => event.seq))
+    // The interrupted step is announced again in the log before its call is answered.
+    const types = log.slice(log.findIndex((event) => event.type === 'run.resumed')).map((event) => `${event.type}${'callId' in event ? ` ${event.callId}` : ''}`)
+    expect(types.slice(0, 4)).toEqual(['run.resumed', 'step.started', 'text.delta', 'tool.call p1'])
+    expect(types).toContain('tool.error p1')
+  })
+
   it('crash between a non-idempotent side effect and its journal write: never run twice, the model is told the outcome is unknown', async () => {
     const ledger: string[] = []
     const { output, secondModel, entries, stores, runId } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger), [{ text: 'I will check the payment first.' }])

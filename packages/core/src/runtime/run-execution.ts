@@ -8,6 +8,7 @@ import { countMessagesTokens } from '../context/tokenizer.js'
 import type { BuiltContext, ContextPipeline } from '../context/context-pipeline.js'
 import type { EventChannel } from '../events/event-channel.js'
 import { EventBuffer } from './event-buffer.js'
+import { SeqReservation } from './seq-reservation.js'
 import { listedForApproval, type RuntimePolicy } from '../policy/runtime-policy.js'
 import type { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { EventBus } from '../spec/event-bus.js'
@@ -88,6 +89,8 @@ export class RunExecution {
   readonly #running: string[] = []
   #runningCount = 0
   #seq: number
+  /** Event numbers reserved durably before live delivery (a crash never lets a resume reuse one). */
+  readonly seqs: SeqReservation
   #terminal = false
 
   constructor(deps: RunExecutionDeps, init: RunExecutionInit) {
@@ -96,6 +99,7 @@ export class RunExecution {
     this.state = init.state
     this.#seq = init.state.eventSeq
     this.#events = new EventBuffer(init.state.runId, init.state.sessionId, init.parentRunId || undefined)
+    this.seqs = new SeqReservation(init.state.reservedSeq ?? 0, this.#deliverNow.bind(this), (snapshot) => this.#writer.commit([{ type: 'snapshot.save', snapshot }], true))
     this.messages = init.messages
     this.#writer = new StepWriter(deps.stores, findStoreBatch(deps.stores))
     this.#nested = { agentRuntime: deps.agentRuntime, parentRunId: init.state.runId, forward: this.#forward }
@@ -197,8 +201,13 @@ export class RunExecution {
     this.#deliver(event)
   }
 
-  /** Hands an event to the stream, the bus and the observers (the log gets it from the buffer or a commit). */
+  /** Hands an event on once its seq is reserved durably (see SeqReservation). */
   #deliver(event: AgentEvent): void {
+    this.seqs.deliver(event)
+  }
+
+  /** Hands an event to the stream, the bus and the observers (the log gets it from the buffer or a commit). */
+  #deliverNow(event: AgentEvent): void {
     this.#init.channel?.push(event)
     try {
       this.#deps.bus.publish(event)
@@ -804,8 +813,15 @@ export class RunExecution {
     await this.#writer.commit()
     await this.#flushEvents()
     this.state = withState(this.state, { eventSeq: this.#seq + 1, lastSeq: this.#init.window.lastSeq })
+    this.seqs.reserve(this.state)
     // The snapshot.saved event takes the seq reserved above, so a resume continues after it.
-    await this.#writer.commit([{ type: 'snapshot.save', snapshot: this.#snapshot() }])
+    await this.#writer.commit([{ type: 'snapshot.save', snapshot: this.#snapshot() }]).then(
+      () => this.seqs.committed(),
+      (error: unknown) => {
+        this.seqs.failed()
+        throw error
+      },
+    )
     this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     // The run record is not rewritten per step: the snapshot holds step and usage, the heartbeat renews the lease.
     await this.#flushEvents()
@@ -833,6 +849,7 @@ export class RunExecution {
     const state = this.state === this.#savedState ? copyState(this.state) : this.state
     state.eventSeq = this.#seq + 1
     state.lastSeq = lastSeq
+    this.seqs.reserve(state)
     this.state = state
     this.emit({ type: 'snapshot.saved', step: this.state.step, version: this.state.step, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     const events = this.#takeEvents()
@@ -847,6 +864,7 @@ export class RunExecution {
       committed = Promise.reject(error)
     }
     if (!Array.isArray(committed)) return this.#snapshotSettled(committed, events, end, terminal)
+    this.seqs.committed()
     if (terminal) this.#endDelivered(terminal)
     return undefined
   }
@@ -873,6 +891,7 @@ export class RunExecution {
       // A failed batch wrote nothing: its events go back in front of the buffer, so the commit that follows (the
       // run's failure path) logs them and the event log stays gap-free. An undelivered terminal event is taken
       // back with its seq: the failure path ends the run with its own.
+      this.seqs.failed()
       if (terminal) {
         events.pop()
         this.#seq--
@@ -880,6 +899,7 @@ export class RunExecution {
       this.#events.restore(events)
       throw error
     }
+    this.seqs.committed()
     if (terminal) this.#endDelivered(terminal)
   }
 
@@ -887,6 +907,7 @@ export class RunExecution {
   #endDelivered(terminal: AgentEvent): void {
     this.#terminal = true
     this.#deliver(terminal)
+    this.seqs.releaseAll()
   }
 
   /** The state object the last snapshot was given: never changed afterwards (a store may keep it as it is). */
@@ -900,7 +921,9 @@ export class RunExecution {
     const { redactor } = this.#deps
     const text = redactor && state.text ? redactor.redact(state.text) : state.text
     const stored = text === state.text ? state : withState(state, { text })
-    return { runId: this.runId, sessionId: this.sessionId, version: state.step, state: stored as never, createdAt: Date.now() }
+    const snapshot = { runId: this.runId, sessionId: this.sessionId, version: state.step, state: stored as never, createdAt: Date.now() }
+    this.seqs.built(snapshot)
+    return snapshot
   }
 
   #takeEvents(): AgentEvent[] {
@@ -971,6 +994,7 @@ export class RunExecution {
    */
   #abandon(error: SpindleError): RunOutput {
     this.#terminal = true
+    this.seqs.dropHeld()
     const output = { ...this.output('error'), error: { code: error.code, message: error.message } }
     const event = { type: 'run.failed', finishReason: 'error', error: output.error, usage: output.usage, steps: output.steps } as AgentEventPayload as AgentEvent
     Object.assign(event, { runId: this.runId, sessionId: this.sessionId, seq: this.#seq + 1, timestamp: Date.now() })
@@ -1005,6 +1029,7 @@ export class RunExecution {
         if (write.type === 'run.update') recorded = written
       }
     }
+    this.seqs.releaseAll()
     if (!recorded) unrecordedEnds.add(output)
     return output
   }

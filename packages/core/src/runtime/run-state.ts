@@ -46,6 +46,11 @@ export interface RunState {
   agent?: string
   /** Last event seq emitted. */
   eventSeq: number
+  /**
+   * The highest event seq this run may have delivered live (reserved durably before delivery): a resume continues
+   * above it and declares what its log lacks below it as discarded. Absent in snapshots written before it existed.
+   */
+  reservedSeq?: number
   /** First session-log seq written by this run. */
   firstSeq: number
   /** Last session-log seq this state accounts for. */
@@ -87,6 +92,7 @@ export function copyState(state: RunState): RunState {
     error: state.error,
     agent: state.agent,
     eventSeq: state.eventSeq,
+    reservedSeq: state.reservedSeq,
     firstSeq: state.firstSeq,
     lastSeq: state.lastSeq,
   }

@@ -6,7 +6,10 @@ import type { FinishReason } from './run-store.js'
 interface EventBase {
   runId: string
   sessionId: string
-  /** 1, 2, 3… per run, gap-free across resumes. */
+  /**
+   * 1, 2, 3… per run: only grows, and never changes meaning once delivered. The log has a hole only where a
+   * `run.resumed` declares one (`discarded`): numbers a crashed attempt may have published live that its log never got.
+   */
   seq: number
   /** Milliseconds since the epoch. */
   timestamp: number
@@ -16,8 +19,13 @@ interface EventBase {
 
 export type AgentEventPayload =
   | { type: 'run.started'; agent: string; modelId: string; input: JsonValue; gateWaitMs?: number; queueWaitMs?: number }
-  /** `agent` and `modelId` (optional, added later) let an observer describe a run resumed in another process. */
-  | { type: 'run.resumed'; fromStep: number; agent?: string; modelId?: string; gateWaitMs?: number }
+  /**
+   * `agent` and `modelId` (optional, added later) let an observer describe a run resumed in another process.
+   * `discarded` (when present): the seqs `from`…`to` (inclusive) that the crashed attempt reserved, may have delivered
+   * live, and never logged. They appear nowhere else: a subscriber drops any event it holds in that range (the
+   * interrupted step is redone, its events follow with new seqs).
+   */
+  | { type: 'run.resumed'; fromStep: number; agent?: string; modelId?: string; gateWaitMs?: number; discarded?: { from: number; to: number } }
   | { type: 'step.started'; step: number }
   | { type: 'text.delta'; step: number; delta: string }
   | { type: 'reasoning.delta'; step: number; delta: string }
