@@ -120,6 +120,11 @@ export {
   MemorySessionStore,
   MemorySnapshotStore,
   memoryStores,
+  memoryStoreCounts,
+  defaultMemoryRetention,
+  type MemoryRetentionOptions,
+  type MemoryStoreCounts,
+  type MemoryStoresOptions,
 } from './stores/memory/memory-stores.js'
 export { cosineSimilarity } from './stores/cosine.js'
 export { compareEmbeddingMatches, matchesEmbeddingFilter, rankEmbeddingMatches } from './stores/embedding-search.js'

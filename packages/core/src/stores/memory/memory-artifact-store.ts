@@ -3,11 +3,14 @@ import { cloneValue } from '../clone-value.js'
 import { NotFoundError } from '../../errors/errors.js'
 import type { ArtifactRecord, ArtifactSource, ArtifactStore, PutArtifactOptions } from '../../spec/artifact-store.js'
 import { clampArtifactRange, collectArtifactSource } from '../artifact-bytes.js'
+import { countRecords, evictRun } from './memory-retention.js'
 
 const chunkSize = 64 * 1024
 
 /**
- * The default ArtifactStore: the bytes live in this instance's memory.
+ * The default ArtifactStore: the bytes live in this instance's memory. An artifact put with a `runId` in its
+ * metadata (a tool's whole output) belongs to the runs that put it: with `memoryStores({ retention })`, it is
+ * evicted with the last of them. One put without a `runId` keeps it until `delete`.
  *
  * @example
  * const artifacts = new MemoryArtifactStore()
@@ -16,10 +19,15 @@ const chunkSize = 64 * 1024
 export class MemoryArtifactStore implements ArtifactStore {
   readonly specificationVersion = 'v1' as const
   readonly #artifacts = new Map<string, { record: ArtifactRecord; bytes: Uint8Array }>()
+  /** The runs each artifact belongs to; an artifact put once without a run is not here (kept until deleted). */
+  readonly #owners = new Map<string, Set<string>>()
+  /** The artifacts each run put. */
+  readonly #byRun = new Map<string, string[]>()
 
   async put(source: ArtifactSource, options: PutArtifactOptions = {}): Promise<ArtifactRecord> {
     const { id, size, bytes } = await collectArtifactSource(source)
     const existing = this.#artifacts.get(id)
+    this.#own(id, options.metadata?.runId, existing !== undefined)
     if (existing !== undefined) {
       // The first put's metadata wins; new keys are added.
       existing.record.metadata = { ...cloneValue(options.metadata ?? {}), ...existing.record.metadata }
@@ -59,6 +67,43 @@ export class MemoryArtifactStore implements ArtifactStore {
 
   async delete(id: string): Promise<void> {
     this.#artifacts.delete(id)
+    this.#owners.delete(id)
+  }
+
+  /** Records who owns the artifact: a run (when `runId` is a string), or nobody (kept until deleted). */
+  #own(id: string, runId: unknown, existed: boolean): void {
+    const owners = this.#owners.get(id)
+    if (typeof runId !== 'string') {
+      this.#owners.delete(id)
+      return
+    }
+    // An artifact stored before without a run stays ownerless.
+    if (existed && owners === undefined) return
+    if (owners === undefined) this.#owners.set(id, new Set([runId]))
+    else owners.add(runId)
+    const ids = this.#byRun.get(runId)
+    if (ids === undefined) this.#byRun.set(runId, [id])
+    else ids.push(id)
+  }
+
+  /** The run is evicted: the artifacts no other run owns go with it. */
+  [evictRun](runId: string): void {
+    const ids = this.#byRun.get(runId)
+    if (ids === undefined) return
+    this.#byRun.delete(runId)
+    for (const id of ids) {
+      const owners = this.#owners.get(id)
+      if (owners === undefined) continue
+      owners.delete(runId)
+      if (owners.size > 0) continue
+      this.#owners.delete(id)
+      this.#artifacts.delete(id)
+    }
+  }
+
+  /** Artifacts stored. */
+  [countRecords](): { artifacts: number } {
+    return { artifacts: this.#artifacts.size }
   }
 
   async list(options: { limit?: number; before?: number } = {}): Promise<ArtifactRecord[]> {

@@ -4,9 +4,11 @@ import { StoreError } from '../../errors/errors.js'
 import type { EmbeddingMatch, EmbeddingQuery, EmbeddingRecord, EmbeddingStore } from '../../spec/embedding-store.js'
 import type { JsonObject } from '../../spec/json.js'
 import { rankEmbeddingMatches } from '../embedding-search.js'
+import { countRecords, evictSession } from './memory-retention.js'
 
 /**
- * The default EmbeddingStore. A query without `namespace` searches the records stored without one.
+ * The default EmbeddingStore. A query without `namespace` searches the records stored without one. A record whose
+ * `metadata.sessionId` names a session is evicted with it (`memoryStores({ retention })`).
  *
  * @example
  * const embeddings = new MemoryEmbeddingStore()
@@ -17,6 +19,8 @@ export class MemoryEmbeddingStore implements EmbeddingStore {
   readonly specificationVersion = 'v1' as const
   readonly #records = new Map<string, EmbeddingRecord>()
   readonly #namespaces = new Map<string | undefined, { dimension: number; count: number }>()
+  /** The ids of the records whose `metadata.sessionId` names each session. */
+  readonly #bySession = new Map<string, Set<string>>()
 
   async upsert(records: Array<Omit<EmbeddingRecord, 'metadata'> & { metadata?: JsonObject }>): Promise<void> {
     const copies = cloneValue(records).map(
@@ -48,6 +52,12 @@ export class MemoryEmbeddingStore implements EmbeddingStore {
     for (const record of copies) {
       this.#remove(record.id)
       this.#records.set(record.id, record)
+      const { sessionId } = record.metadata
+      if (typeof sessionId === 'string') {
+        const ids = this.#bySession.get(sessionId)
+        if (ids === undefined) this.#bySession.set(sessionId, new Set([record.id]))
+        else ids.add(record.id)
+      }
       const namespace = this.#namespaces.get(record.namespace)
       if (namespace === undefined) this.#namespaces.set(record.namespace, { dimension: record.vector.length, count: 1 })
       else namespace.count += 1
@@ -79,10 +89,28 @@ export class MemoryEmbeddingStore implements EmbeddingStore {
     for (const record of this.#records.values()) if (record.namespace === namespace) this.#remove(record.id)
   }
 
+  /** Removes the records whose `metadata.sessionId` names the session (retention). */
+  [evictSession](sessionId: string): void {
+    const ids = this.#bySession.get(sessionId)
+    // Deleting the element being visited is safe while iterating a Set.
+    if (ids !== undefined) for (const id of ids) this.#remove(id)
+  }
+
+  /** Records stored. */
+  [countRecords](): { embeddings: number } {
+    return { embeddings: this.#records.size }
+  }
+
   #remove(id: string): void {
     const record = this.#records.get(id)
     if (record === undefined) return
     this.#records.delete(id)
+    const { sessionId } = record.metadata
+    if (typeof sessionId === 'string') {
+      const ids = this.#bySession.get(sessionId)
+      ids?.delete(id)
+      if (ids?.size === 0) this.#bySession.delete(sessionId)
+    }
     const namespace = this.#namespaces.get(record.namespace)!
     namespace.count -= 1
     if (namespace.count === 0) this.#namespaces.delete(record.namespace)

@@ -135,6 +135,13 @@ export class MemoryEventLog {
     return this.#entries.length
   }
 
+  /** How many events the log holds (each delta of a DeltaRun counts). */
+  count(): number {
+    let count = 0
+    for (const entry of this.#entries) count += entry instanceof DeltaRun ? entry.count : 1
+    return count
+  }
+
   /** How many deltas the last entry holds, when it is a DeltaRun (-1 otherwise). */
   lastRunCount(): number {
     const last = this.#entries[this.#entries.length - 1]

@@ -4,6 +4,7 @@ import { NotFoundError } from '../../errors/errors.js'
 import type { ExecutionOutcome, ExecutionRecord, ExecutionStore, NewExecution } from '../../spec/execution-store.js'
 import type { StoreBatch, StoreWrite, StoreWriteResult } from '../../spec/store-batch.js'
 import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
+import { countRecords, evictRun } from './memory-retention.js'
 
 /**
  * The default ExecutionStore: everything lives in this instance's maps; values are deep-copied in and out.
@@ -78,6 +79,19 @@ export class MemoryExecutionStore implements ExecutionStore {
     const keys = this.#byRun.get(runId)!
     keys.pop()
     if (keys.length === 0) this.#byRun.delete(runId)
+  }
+
+  /** Removes the run's journal (retention). */
+  [evictRun](runId: string): void {
+    const keys = this.#byRun.get(runId)
+    if (keys === undefined) return
+    this.#byRun.delete(runId)
+    for (const key of keys) this.#records.delete(key)
+  }
+
+  /** Journal records. */
+  [countRecords](): { executions: number } {
+    return { executions: this.#records.size }
   }
 
   async get(key: string): Promise<ExecutionRecord | undefined> {

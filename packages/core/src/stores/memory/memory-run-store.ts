@@ -5,6 +5,7 @@ import { applyRunPatch, rejectNaNListBounds, runClaimMatches } from '../run-reco
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
 import { MemoryEventLog } from './memory-event-log.js'
 import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
+import { countRecords, evictSession, isUnfinishedStatus, type MemoryRetention } from './memory-retention.js'
 import type { AgentEvent } from '../../spec/events.js'
 import type { ListRunsOptions, NewRun, RunClaimExpectation, RunPatch, RunRecord, RunStore } from '../../spec/run-store.js'
 
@@ -19,7 +20,11 @@ export class MemoryRunStore implements RunStore {
   readonly specificationVersion = 'v1' as const
   /** Set by `memoryStores()`: the batch shared by the four stores of one set. */
   batch?: StoreBatch
+  /** Set by `memoryStores()`: told when a run starts and ends, so that finished sessions can be evicted. */
+  retention?: MemoryRetention
   readonly #runs = new Map<string, RunRecord>()
+  /** Each session's run ids, in order of creation. */
+  readonly #bySession = new Map<string, string[]>()
   readonly #idempotencyKeys = new Map<string, string>()
   /** Each run's event log, sorted by seq. */
   readonly #events = new Map<string, MemoryEventLog>()
@@ -52,6 +57,13 @@ export class MemoryRunStore implements RunStore {
     const record = cloneValue(created)
     this.#runs.set(run.id, record)
     if (keyIndex !== undefined) this.#idempotencyKeys.set(keyIndex, run.id)
+    const ids = this.#bySession.get(run.sessionId)
+    if (ids === undefined) this.#bySession.set(run.sessionId, [run.id])
+    else ids.push(run.id)
+    if (this.retention !== undefined) {
+      if (isUnfinishedStatus(record.status)) this.retention.runStarted(run.sessionId)
+      else this.retention.runEnded(run.sessionId)
+    }
     return created
   }
 
@@ -141,7 +153,12 @@ export class MemoryRunStore implements RunStore {
       const keyIndex = idempotencyIndex(record.sessionId, record.idempotencyKey)
       if (this.#idempotencyKeys.get(keyIndex) === id) this.#idempotencyKeys.delete(keyIndex)
     }
+    const status = record.status
     applyRunPatch(record, copy as RunPatch)
+    if (record.status !== status && this.retention !== undefined) {
+      if (isUnfinishedStatus(record.status)) this.retention.runStarted(record.sessionId)
+      else this.retention.runEnded(record.sessionId)
+    }
     return resultWanted ? cloneValue(record) : undefined
   }
 
@@ -165,6 +182,39 @@ export class MemoryRunStore implements RunStore {
     if (idempotencyKey === undefined) return
     const keyIndex = idempotencyIndex(sessionId, idempotencyKey)
     if (!this.#idempotencyKeys.has(keyIndex)) this.#idempotencyKeys.set(keyIndex, id)
+  }
+
+  /** Whether a run of the session is queued, running, interrupted or awaiting approval. */
+  hasUnfinishedRun(sessionId: string): boolean {
+    const ids = this.#bySession.get(sessionId)
+    if (ids === undefined) return false
+    for (const id of ids) {
+      const record = this.#runs.get(id)
+      if (record !== undefined && isUnfinishedStatus(record.status)) return true
+    }
+    return false
+  }
+
+  /** Removes the session's runs, their idempotency keys and event logs (retention); returns the run ids. */
+  [evictSession](sessionId: string): string[] {
+    const ids = this.#bySession.get(sessionId) ?? []
+    this.#bySession.delete(sessionId)
+    for (const id of ids) {
+      const record = this.#runs.get(id)
+      this.#runs.delete(id)
+      this.#events.delete(id)
+      if (record?.idempotencyKey === undefined) continue
+      const keyIndex = idempotencyIndex(sessionId, record.idempotencyKey)
+      if (this.#idempotencyKeys.get(keyIndex) === id) this.#idempotencyKeys.delete(keyIndex)
+    }
+    return ids
+  }
+
+  /** Run records and stored events. */
+  [countRecords](): { runs: number; events: number } {
+    let events = 0
+    for (const log of this.#events.values()) events += log.count()
+    return { runs: this.#runs.size, events }
   }
 
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}): Promise<AgentEvent[]> {

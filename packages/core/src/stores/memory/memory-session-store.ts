@@ -6,6 +6,7 @@ import { timeOrderedId } from '../time-ordered-id.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
 import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
 import { rejectNaNListBounds } from '../run-record-rules.js'
+import { countRecords, evictSession, type MemoryRetention } from './memory-retention.js'
 import { DuplicateError, NotFoundError, SequenceConflictError, StaleFenceError } from '../../errors/errors.js'
 import type { JsonObject } from '../../spec/json.js'
 import type {
@@ -36,6 +37,8 @@ export class MemorySessionStore implements SessionStore {
   readonly specificationVersion = 'v1' as const
   /** Set by `memoryStores()`: the batch shared by the four stores of one set. */
   batch?: StoreBatch
+  /** Set by `memoryStores()`: reading or appending to a finished session counts as a use of it. */
+  retention?: MemoryRetention
   readonly #sessions = new Map<string, SessionState>()
 
   async createSession(
@@ -58,6 +61,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async getSession(id: string): Promise<SessionRecord | undefined> {
+    this.retention?.touch(id)
     const state = this.#sessions.get(id)
     return state === undefined ? undefined : cloneValue(state.record)
   }
@@ -82,9 +86,23 @@ export class MemorySessionStore implements SessionStore {
 
   async deleteSession(id: string): Promise<void> {
     this.#sessions.delete(id)
+    this.retention?.forget(id)
+  }
+
+  /** Removes the session and its log (retention). */
+  [evictSession](id: string): void {
+    this.#sessions.delete(id)
+  }
+
+  /** Sessions and log entries. */
+  [countRecords](): { sessions: number; entries: number } {
+    let entries = 0
+    for (const state of this.#sessions.values()) entries += state.entries.length
+    return { sessions: this.#sessions.size, entries }
   }
 
   async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
+    this.retention?.touch(sessionId)
     return this[applyWrite]({ type: 'session.append', sessionId, entries, fence: options.fence }) as SessionEntry[]
   }
 

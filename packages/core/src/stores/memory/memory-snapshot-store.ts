@@ -4,6 +4,7 @@ import { copySnapshot } from './memory-copies.js'
 import type { RunSnapshot, SnapshotStore } from '../../spec/snapshot-store.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
 import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'
+import { countRecords, evictRun } from './memory-retention.js'
 
 /**
  * The default SnapshotStore: everything lives in this instance's maps; values are deep-copied in and out.
@@ -62,6 +63,18 @@ export class MemorySnapshotStore implements SnapshotStore {
 
   async deleteRun(runId: string): Promise<void> {
     this.#runs.delete(runId)
+  }
+
+  /** Removes the run's snapshots (retention). */
+  [evictRun](runId: string): void {
+    this.#runs.delete(runId)
+  }
+
+  /** Snapshots, every version counted. */
+  [countRecords](): { snapshots: number } {
+    let snapshots = 0
+    for (const versions of this.#runs.values()) snapshots += versions.size
+    return { snapshots }
   }
 
   #sorted(runId: string): RunSnapshot[] {
