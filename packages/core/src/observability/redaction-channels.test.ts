@@ -116,4 +116,18 @@ describe('redaction across output channels', () => {
       for (const piece of [planted.slice(-12), envSecret.slice(-10)]) expect(serialized, name).not.toContain(piece)
     }
   })
+
+  it('a long unbroken word streams in several deltas with redaction on, and a key inside it is still hidden', async () => {
+    const word = `${'Zm9vYmFy+YmF6/cXV4='.repeat(20)}/${planted}/${'cXV4YmF6='.repeat(30)}`
+    const extensions = new Extensions()
+    extensions.redactor = createRedactor({ env: {} })
+    const { output, streamed } = await observedRun(extensions, (runtime) =>
+      runtime.stream({ agent: { name: 'a', model: mockModel([{ text: word, chunkSize: 1 }]) }, input: 'encode it' }),
+    )
+    const deltas = streamed.flatMap((event) => (event.type === 'text.delta' ? [event.delta] : []))
+    expect(deltas.length).toBeGreaterThanOrEqual(3) // was one delta, at the end of the answer
+    expect(Math.max(...deltas.map((delta) => delta.length))).toBeLessThanOrEqual(256)
+    expect(deltas.join('')).toBe(word.replace(planted, '[REDACTED]'))
+    expect(output.text).toBe(word)
+  })
 })

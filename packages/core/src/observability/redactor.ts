@@ -44,9 +44,17 @@ export interface Redactor {
    * starts in `context` has its part in `text` replaced (`Bearer ` sent, then the token), or dropped when
    * `continued` (what was sent before ended with a replacement: it covers this part too). `open` says whether a
    * match reaches the end of `text` (the secret may go on). Streamed text deltas use it; without it they are
-   * redacted with `redact()` alone.
+   * redacted with `redact()` alone. With `lookahead`, the last `lookahead` characters of `text` are only looked at
+   * (a secret that starts before them is found whole), not sent: `sent` says how many characters of `text` the
+   * result covers (more than `text.length - lookahead` when a secret crosses that point).
    */
-  redactAppended?(context: string, text: string, continued: boolean): { text: string; open: boolean }
+  redactAppended?(context: string, text: string, continued: boolean, lookahead?: number): { text: string; open: boolean; sent?: number }
+  /**
+   * Optional: how many characters streamed text must see past a point before the text up to it can be redacted
+   * and sent (the longest literal secret, and at least 64 for the patterns). Streaming holds back a long unbroken
+   * word only this much, plus a little, instead of to its end.
+   */
+  streamLookahead?(): number
   /** Optional: the characters of the literal secrets (streamed text is held back while it could be one of them). */
   secretChars?(): string
   /**
@@ -118,6 +126,8 @@ const payloadKeys: Partial<Record<string, readonly string[]>> = {
   'run.failed': ['error'],
 }
 const secretEnvName = /(_KEY|_TOKEN|_SECRET)$/i
+/** How far past a point a pattern's match must be decidable (the built-in ones need at most 19 characters). */
+const patternLookahead = 64
 const minimumSecretLength = 8
 
 interface CompiledMatchers {
@@ -225,10 +235,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   }
 
   /** `text` redacted as the continuation of `context`: only the parts of matches that lie in `text` are replaced. */
-  const redactAppended = (context: string, text: string, continued: boolean): { text: string; open: boolean } => {
+  const redactAppended = (context: string, text: string, continued: boolean, lookahead = 0): { text: string; open: boolean; sent: number } => {
     const whole = context.length ? context + text : text
-    if (whole.length < shortestSecret || !detector || !detector.test(whole)) return { text, open: false }
     const from = context.length
+    // Where the part to send ends: a match starting before it is replaced whole (and sent through its end).
+    const limit = whole.length - Math.max(0, Math.min(lookahead, text.length))
+    if (whole.length < shortestSecret || !detector || !detector.test(whole)) return { text: whole.slice(from, limit), open: false, sent: limit - from }
     const ranges: Array<[number, number]> = []
     for (const literal of sortedLiterals) {
       for (let at = whole.indexOf(literal); at >= 0; at = whole.indexOf(literal, at + literal.length)) if (at + literal.length > from) ranges.push([at, at + literal.length])
@@ -240,7 +252,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
         else if (match.index + match[0].length > from) ranges.push([match.index, match.index + match[0].length])
       }
     }
-    if (ranges.length === 0) return { text, open: false }
+    if (ranges.length === 0) return { text: whole.slice(from, limit), open: false, sent: limit - from }
     ranges.sort((a, b) => a[0] - b[0])
     let result = ''
     let at = from
@@ -248,7 +260,9 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     let replaced = continued
     for (const [start, end] of ranges) {
       if (end <= at) continue
-      if (start <= at && (replaced || start < from)) {
+      const merges = start <= at && (replaced || start < from)
+      if (!merges && start >= limit) break
+      if (merges) {
         // Overlapping or touching a replacement already written (or sent): that replacement covers it.
         if (!replaced) result += replacement
         replaced = true
@@ -259,10 +273,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
       replaced = true
       at = end
     }
-    return { text: result + whole.slice(at), open: at === whole.length }
+    const end = Math.max(at, limit)
+    return { text: result + whole.slice(at, end), open: replaced && at === end, sent: end - from }
   }
 
   const secretChars = [...new Set(sortedLiterals.join(''))].join('')
+  const lookahead = Math.max(patternLookahead, sortedLiterals[0]?.length ?? 0)
   // Literals with whitespace or control characters: a held word ends at those, so their prefixes are held apart.
   const spaced = sortedLiterals.filter(hasWordBreak)
   const secretPrefixAtEnd = (text: string): number => {
@@ -283,6 +299,7 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     redact,
     redactAppended,
     secretChars: () => secretChars,
+    streamLookahead: () => lookahead,
     ...(spaced.length > 0 && { secretPrefixAtEnd }),
     redactValue,
     redactEvent: (event) => {

@@ -2,7 +2,7 @@
 // is held back no longer than the end of its word.
 import { describe, expect, it } from 'vitest'
 import { createRedactor } from './redactor.js'
-import { StreamRedaction } from './stream-redaction.js'
+import { maxHoldBack, StreamRedaction } from './stream-redaction.js'
 
 const key = 'sk-proj-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 const password = 'p@ss:w0rd!é-long'
@@ -68,11 +68,72 @@ describe('StreamRedaction', () => {
     expect(redaction.flush()).toBe('')
   })
 
-  it('lets a run of key characters go past 4,096 characters instead of holding it to the end', () => {
-    const sent = stream('x'.repeat(5_000), 100, new StreamRedaction(createRedactor({ env: {} })))
-    expect(sent.slice(0, 40).every((piece) => piece === '')).toBe(true)
-    expect(sent[40]).toHaveLength(4_100)
-    expect(sent.join('')).toBe('x'.repeat(5_000))
+  it('keeps a long unbroken word streaming: 600 one-character deltas go out in several pieces, never more than 256 held', () => {
+    const word = 'Zm9vYmFy+YmF6/cXV4='.repeat(40).slice(0, 600)
+    const redaction = new StreamRedaction(createRedactor({ env: {} }))
+    const sent: string[] = []
+    let maxHeld = 0
+    for (const char of word) {
+      sent.push(redaction.push(char))
+      maxHeld = Math.max(maxHeld, redaction.heldLength)
+    }
+    sent.push(redaction.flush())
+    expect(sent.join('')).toBe(word)
+    expect(maxHeld).toBeLessThanOrEqual(maxHoldBack)
+    expect(maxHeld).toBe(maxHoldBack) // it does hold up to the bound: a key is found whole within it
+    expect(sent.filter((piece) => piece !== '').length).toBeGreaterThanOrEqual(3)
+    // Each piece goes out as soon as the bound is passed, not at the end of the word.
+    expect(sent.findIndex((piece) => piece !== '')).toBe(maxHoldBack)
+  })
+
+  it('still never lets out a key or a configured secret split across one-character deltas inside a long word, wherever the cut falls', () => {
+    const configured = 'hunter2-payments-secret'
+    const filler = 'abcd+efgh/ijkl='.repeat(40)
+    for (let offset = 150; offset < 500; offset += 13) {
+      const key = 'sk-proj-S3CR3TKEYS3CR3TKEYS3CR3TKEY0042'
+      const text = `${filler.slice(0, offset)}/${key}+${filler.slice(0, 200)}=${configured}=${filler.slice(0, 300)}`
+      const redaction = new StreamRedaction(createRedactor({ env: {}, secrets: [configured] }))
+      let out = ''
+      let maxHeld = 0
+      for (const char of text) {
+        const piece = redaction.push(char)
+        out += piece
+        maxHeld = Math.max(maxHeld, redaction.heldLength)
+        // Checked as it goes out: a fragment sent early and covered later would still have leaked.
+        if (piece && /S3CR3|KEY0042|hunter2|payments-secret/.test(out)) expect.fail(`offset ${offset}: leaked in ${out.slice(-80)}`)
+      }
+      expect(maxHeld).toBeLessThanOrEqual(maxHoldBack)
+      out += redaction.flush()
+      for (const piece of ['S3CR3', '0042', 'hunter2', 'payments-secret']) expect(out, `offset ${offset}`).not.toContain(piece)
+      // The text before the key, and the text around the configured secret, is all there.
+      expect(out.startsWith(`${filler.slice(0, offset)}/[REDACTED]`), `offset ${offset}`).toBe(true)
+      expect(out.endsWith(`=[REDACTED]=${filler.slice(0, 300)}`), `offset ${offset}`).toBe(true)
+    }
+  })
+
+  it('looks as far ahead as the longest configured secret: a 300-character secret in a long word is caught whole', () => {
+    const secret = 'Q'.repeat(150) + 'x9'.repeat(75)
+    const word = `${'a'.repeat(400)}${secret}${'b'.repeat(400)}`
+    const redaction = new StreamRedaction(createRedactor({ env: {}, secrets: [secret] }))
+    let out = ''
+    let maxHeld = 0
+    for (const char of word) {
+      out += redaction.push(char)
+      maxHeld = Math.max(maxHeld, redaction.heldLength)
+      expect(out).not.toContain('QQQQ')
+    }
+    out += redaction.flush()
+    expect(out).toBe(`${'a'.repeat(400)}[REDACTED]${'b'.repeat(400)}`)
+    expect(maxHeld).toBeLessThanOrEqual(2 * secret.length)
+  })
+
+  it('hides the rest of a word when a key is still going at the end of what is held', () => {
+    const key = `sk-${'K'.repeat(400)}`
+    const redaction = new StreamRedaction(createRedactor({ env: {} }))
+    let out = ''
+    for (const char of `see ${key}+tail and more`) out += redaction.push(char)
+    out += redaction.flush()
+    expect(out).toBe('see [REDACTED] and more')
   })
 
   it('works with a redactor that has only redact() (a custom one): whole words are redacted', () => {

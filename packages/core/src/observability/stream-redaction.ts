@@ -3,10 +3,15 @@
 // configured secrets) is held back until the run ends (a space, a quote, a line end…) or the part does (flush),
 // then redacted with the text sent just before it as context (`Bearer ` sent, then its token). Whitespace,
 // punctuation and text in other scripts go out at once, so a delta waits at most for the end of its word.
+// A long unbroken word (base64, minified code) is not held to its end: past `maxHoldBack` characters, all but the
+// redactor's lookahead goes out, redacted with that lookahead in view, so a secret crossing the cut is replaced
+// whole; one still going at the end of the held text hides the rest of its word.
 import type { Redactor } from './redactor.js'
 
-/** A run longer than this goes out anyway (no key is this long; a JWT is about 1 KB). */
-const maxHeld = 4096
+/** Most characters held back, unless the redactor's lookahead (its longest literal secret) needs more. */
+export const maxHoldBack = 256
+/** The lookahead of a redactor that does not say (`streamLookahead`). */
+const defaultLookahead = 64
 /** How much of the text already sent is kept as the context of the next redaction (`Authorization: Bearer ` and more). */
 const contextLength = 48
 
@@ -23,6 +28,11 @@ export class StreamRedaction {
   #context = ''
   /** Whether the text sent last ended inside a secret (its replacement covers what follows of it). */
   #open = false
+  /** Whether the rest of the current word is dropped: a secret reached the end of the text released early. */
+  #swallowing = false
+  /** Characters kept in view past a cut, and the most held back (at least twice that). */
+  readonly #lookahead: number
+  readonly #limit: number
 
   constructor(redactor: Redactor) {
     this.#redactor = redactor
@@ -38,6 +48,13 @@ export class StreamRedaction {
     }
     this.#codes = codes
     this.#extra = extra
+    this.#lookahead = Math.max(1, redactor.streamLookahead?.() ?? defaultLookahead)
+    this.#limit = Math.max(maxHoldBack, 2 * this.#lookahead)
+  }
+
+  /** How many characters are held back now (never more than `maxHoldBack`, or twice the redactor's lookahead). */
+  get heldLength(): number {
+    return this.#held.length
   }
 
   /** Whether text is held back (a `flush()` would return something). */
@@ -47,13 +64,19 @@ export class StreamRedaction {
 
   /** What of the text so far can go out now, redacted ('' while all of it is held back). */
   push(delta: string): string {
+    if (this.#swallowing) {
+      let end = 0
+      while (end < delta.length && this.#inRun(delta.charCodeAt(end))) end++
+      if (end === delta.length) return ''
+      this.#swallowing = false
+      delta = delta.slice(end)
+    }
     // Only the new delta is scanned: the text held back is one run already.
     let cut = delta.length
     while (cut > 0 && this.#inRun(delta.charCodeAt(cut - 1))) cut--
     if (cut === 0) {
       this.#held += delta
-      if (this.#held.length <= maxHeld) return ''
-      return this.flush()
+      return this.#held.length <= this.#limit ? '' : this.#release()
     }
     let ready = this.#held.length ? this.#held + delta.slice(0, cut) : cut === delta.length ? delta : delta.slice(0, cut)
     this.#held = cut === delta.length ? '' : delta.slice(cut)
@@ -62,10 +85,10 @@ export class StreamRedaction {
     if (phrase > 0) {
       this.#held = ready.slice(ready.length - phrase) + this.#held
       ready = ready.slice(0, ready.length - phrase)
-      if (this.#held.length > maxHeld) return this.#send(ready) + this.flush()
-      if (ready === '') return ''
+      if (ready === '') return this.#held.length <= this.#limit ? '' : this.#release()
     }
-    return this.#send(ready)
+    const sent = this.#send(ready)
+    return this.#held.length <= this.#limit ? sent : sent + this.#release()
   }
 
   /** The text held back, redacted; what follows starts without context (a new part). */
@@ -75,7 +98,28 @@ export class StreamRedaction {
     const sent = text ? this.#send(text) : ''
     this.#context = ''
     this.#open = false
+    this.#swallowing = false
     return sent
+  }
+
+  /** Sends all but the lookahead of the held text, redacted with the lookahead in view. */
+  #release(): string {
+    const held = this.#held
+    const redactor = this.#redactor
+    if (!redactor.redactAppended) {
+      this.#held = ''
+      return this.#send(held)
+    }
+    const redacted = redactor.redactAppended(this.#context, held, this.#open, this.#lookahead)
+    const sentLength = redacted.sent ?? held.length
+    const sentText = held.slice(0, sentLength)
+    this.#held = held.slice(sentLength)
+    this.#open = redacted.open
+    // A secret reaching the end of what is held may go on: the rest of its word is covered by its replacement.
+    if (redacted.open && this.#held === '') this.#swallowing = true
+    const context = this.#context.length ? this.#context + sentText : sentText
+    this.#context = context.length > contextLength ? context.slice(-contextLength) : context
+    return redacted.text
   }
 
   #inRun(code: number): boolean {
