@@ -7,8 +7,8 @@ export interface AiSdkTool<Input = any, Output = any> {
   description?: string
   title?: string
   inputSchema: unknown
-  needsApproval?: boolean | ((input: Input, options: { toolCallId: string; messages: unknown[]; experimental_context?: unknown }) => boolean | PromiseLike<boolean>)
-  execute?: (input: Input, options: { toolCallId: string; messages: unknown[]; abortSignal?: AbortSignal; experimental_context?: unknown }) => AsyncIterable<Output> | PromiseLike<Output> | Output
+  needsApproval?: boolean | ((input: Input, options: { toolCallId: string; messages: never[]; experimental_context?: unknown }) => boolean | PromiseLike<boolean>)
+  execute?: (input: Input, options: { toolCallId: string; messages: never[]; abortSignal?: AbortSignal; experimental_context?: unknown }) => AsyncIterable<Output> | PromiseLike<Output> | Output
   type?: string
 }
 

@@ -32,11 +32,18 @@ export type UIMessageChunk =
   | { type: 'abort'; reason?: string }
   | { type: 'finish'; finishReason?: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other'; messageMetadata?: SpindleMessageMetadata }
 
-/** The parts of a `useChat` UI message the adapter reads. */
-export type UIMessagePartLike =
-  | { type: 'text'; text: string }
-  | { type: 'file'; mediaType: string; url: string; filename?: string }
-  | { type: string; toolCallId?: string; state?: string; approval?: { id: string; approved?: boolean; reason?: string }; [key: string]: unknown }
+/** A part of a `useChat` UI message, as far as the adapter reads it (text, file, and tool parts with their state). */
+export interface UIMessagePartLike {
+  type: string
+  text?: unknown
+  url?: unknown
+  mediaType?: unknown
+  filename?: unknown
+  toolCallId?: unknown
+  state?: unknown
+  approval?: unknown
+  [key: string]: unknown
+}
 
 /** A `useChat` UI message (`UIMessage` of `ai@6`), as far as the adapter reads it. */
 export interface UIMessageLike {
