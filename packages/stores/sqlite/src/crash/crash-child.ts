@@ -145,7 +145,11 @@ const agent = crashAgent(config.seed, config.ledgerPath, { afterSideEffect: () =
 agent.model = withStreamFreeze(agent.model as LanguageModel)
 
 const progress = (async () => {
-  for await (const event of runtime.subscribe({ capacity: 4096 })) announce(`EVENT ${event.type}`)
+  // What a live subscriber saw, for the parent's record of every attempt's deliveries (checked against the log).
+  for await (const event of runtime.subscribe({ capacity: 4096 })) {
+    if (event.type === 'lagged') announce(`LAGGED ${event.missed}`)
+    else announce(`EVENT ${JSON.stringify({ runId: event.runId, seq: event.seq, type: event.type, callId: 'callId' in event ? event.callId : undefined })}`)
+  }
 })()
 void progress
 

@@ -1,6 +1,7 @@
 // The crash test's parent: starts child processes on one SQLite file and SIGKILLs each at a seeded point
 // (a freeze point the child announces, or a random moment), until a child finishes every task.
 import { spawn } from 'node:child_process'
+import { appendFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createRandom } from './crash-workload.js'
 import { type ChildConfig, type FreezePoint, occurrencesPerTask } from './freeze-points.js'
@@ -11,6 +12,8 @@ const packageDirectory = fileURLToPath(new URL('../..', import.meta.url))
 export interface CrashCampaignOptions {
   databasePath: string
   ledgerPath: string
+  /** Every event a live subscriber in each child saw (one JSON line each, every life, killed ones included). */
+  livePath: string
   seed: number
   runs: number
   /** Share of lives killed at a random moment instead of at a freeze point. Default 0.25. */
@@ -50,13 +53,14 @@ interface LifeResult {
 /** What a randomly killed child was doing, from the last event it announced. */
 function activity(lastLine: string | undefined): string {
   if (!lastLine || lastLine === 'READY') return 'startup-or-recovery'
-  const type = lastLine.replace(/^EVENT /, '')
+  const type = (JSON.parse(lastLine.replace(/^EVENT /, '')) as { type: string }).type
   if (type === 'step.started' || type === 'text.delta' || type === 'reasoning.delta' || type === 'run.resumed') return 'model-stream'
   if (type === 'tool.started' || type === 'tool.call') return 'tool'
   return 'between-steps'
 }
 
-function runLife(config: ChildConfig, randomKillMs: number | undefined): Promise<LifeResult> {
+function runLife(config: ChildConfig, randomKillMs: number | undefined, livePath: string): Promise<LifeResult> {
+  appendFileSync(livePath, 'LIFE\n')
   const child = spawn(process.execPath, ['--conditions=@spindle/source', '--import', 'tsx', childPath, JSON.stringify(config)], {
     cwd: packageDirectory,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -79,6 +83,7 @@ function runLife(config: ChildConfig, randomKillMs: number | undefined): Promise
     const lines = buffered.split('\n')
     buffered = lines.pop()!
     for (const line of lines) {
+      if (line.startsWith('EVENT ') || line.startsWith('LAGGED ')) appendFileSync(livePath, `${line}\n`)
       if (line.startsWith('PAUSE ')) kill(line.slice('PAUSE '.length))
       else if (line.startsWith('BATCHES ')) [batches.batches, batches.writes] = line.split(' ').slice(1).map(Number) as [number, number]
       else if (line === 'DONE') {
@@ -126,7 +131,7 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
       const point = points[Math.floor(random() * points.length)]!
       config.freeze = { point, occurrence: 1 + Math.floor(random() * occurrencesPerTask[point] * 2) }
     }
-    const result = await runLife(config, randomKillMs)
+    const result = await runLife(config, randomKillMs, options.livePath)
     if (result.killedAt) {
       kills++
       killPoints[result.killedAt] = (killPoints[result.killedAt] ?? 0) + 1

@@ -19,10 +19,14 @@ it(`${runs} runs survive SIGKILL at random points and finish exactly once (seed 
   console.log(`[crash test] seed ${seed} (replay with SPINDLE_CRASH_SEED=${seed}), ${runs} runs`)
   const databasePath = join(directory, 'crash.db')
   const ledgerPath = join(directory, 'ledger.jsonl')
-  const report = await runCrashCampaign({ databasePath, ledgerPath, seed, runs, defaultGate: process.env.SPINDLE_CRASH_DEFAULT_GATE === '1' })
-  const { violations, figures } = await checkCrashInvariants({ databasePath, ledgerPath, seed, runs })
+  // A live subscriber in every child; checked with its catch-up (as an SSE Last-Event-ID reconnect) against the log.
+  const livePath = join(directory, 'live.jsonl')
+  const report = await runCrashCampaign({ databasePath, ledgerPath, livePath, seed, runs, defaultGate: process.env.SPINDLE_CRASH_DEFAULT_GATE === '1' })
+  const { violations, figures } = await checkCrashInvariants({ databasePath, ledgerPath, livePath, seed, runs })
   console.log(`[crash test] ${JSON.stringify({ ...report, ...figures })}`)
   expect(violations).toEqual([])
   expect(report.kills).toBeGreaterThan(0)
   expect(figures.toolCalls).toBeGreaterThan(runs)
+  // Kills landed after live deliveries the log never got: the rule was exercised, not only vacuously true.
+  expect(figures.discardedSeen).toBeGreaterThan(0)
 })
