@@ -5,7 +5,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { ConnectionLost, isSessionRejected, isStreamLoss, isTransportFailure, isUnreachable } from './mcp-call-errors.js'
 import { createMcpScrubber, withoutSecrets, type McpScrubber } from './mcp-secrets.js'
+import { callToolAsTask, progressUpdate, type McpProgressUpdate } from './mcp-task-call.js'
 import { McpToolError } from './mcp-tool-error.js'
 
 export type McpTransportOptions =
@@ -31,11 +33,24 @@ export interface McpServerTool {
   description?: string
   inputSchema?: unknown
   annotations?: Record<string, unknown>
+  execution?: { taskSupport?: string }
+}
+
+export interface McpCallOptions {
+  signal?: AbortSignal
+  /** Longest wait for an answer or a progress report. */
+  timeoutMs: number
+  /** Longest call, progress or not. */
+  maxTotalTimeoutMs: number
+  /** Call as a task (the tool's `execution.taskSupport` is `required`). */
+  task: boolean
+  onProgress?: (update: McpProgressUpdate) => void
 }
 
 const connectionClosedCode = -32000
 const maxPages = 100
 const requestTimeoutCode = -32001
+const pingTimeoutMs = 2_000
 
 export class McpConnection {
   #client: Client | undefined
@@ -43,6 +58,8 @@ export class McpConnection {
   #dead = false
   #closed = false
   #generation = 0
+  /** One controller per call in flight: aborted with ConnectionLost when the transport reports its stream gone. */
+  readonly #inFlight = new Set<AbortController>()
   /** Scrubs the transport's credentials (headers, env, URL query) from error messages and causes. */
   readonly scrubber: McpScrubber
 
@@ -92,6 +109,25 @@ export class McpConnection {
     client.onclose = () => {
       if (this.#client === client) this.#dead = true
     }
+    // A Streamable HTTP server killed mid-call: the SDK reports the broken stream here, and nothing else would end
+    // the calls waiting on it before their time limit. A stream can also be cut by a proxy while the server lives:
+    // a ping tells the two apart, and only a server that does not answer it ends the calls.
+    let probing = false
+    client.onerror = (error) => {
+      if (this.#client !== client || probing || !isStreamLoss(error) || this.#inFlight.size === 0) return
+      probing = true
+      client.ping({ timeout: pingTimeoutMs }).then(
+        () => {
+          probing = false
+        },
+        () => {
+          probing = false
+          if (this.#client !== client) return
+          this.#dead = true
+          for (const call of this.#inFlight) call.abort(new ConnectionLost(this.scrubber.error(error)))
+        },
+      )
+    }
     const timeout = AbortSignal.timeout(this.connectTimeoutMs)
     try {
       await client.connect(transport, { signal: timeout, timeout: this.connectTimeoutMs })
@@ -100,7 +136,7 @@ export class McpConnection {
       throw new McpToolError(
         'mcp_connect_failed',
         `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): ${this.#scrub(messageOf(error))}`,
-        { cause: this.scrubber.error(error), isRetryable: true },
+        { cause: this.scrubber.error(error), isRetryable: true, details: { reason: this.#scrub(messageOf(error)) } },
       )
     }
     if (this.#closed) {
@@ -154,36 +190,114 @@ export class McpConnection {
     return tools
   }
 
-  /** Calls a tool; restarts a dead server first (once), and reports a death during the call. */
-  async callTool(toolName: string, args: Record<string, unknown>, options: { signal?: AbortSignal; timeoutMs: number }): Promise<unknown> {
-    const label = `the tool "${toolName}" on MCP server "${this.serverName}"`
-    let client: Client
+  /**
+   * Calls a tool; restarts a dead server first (once). A Streamable HTTP session the server no longer knows is
+   * re-initialized and the call sent again (once): the server refused it before running it.
+   */
+  async callTool(toolName: string, args: Record<string, unknown>, options: McpCallOptions): Promise<unknown> {
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.#connectForCall()
+      try {
+        return await this.#invoke(client, toolName, args, options)
+      } catch (error) {
+        if (attempt === 0 && isSessionRejected(error) && !options.signal?.aborted) {
+          this.#markDead(client)
+          continue
+        }
+        throw error
+      }
+    }
+  }
+
+  async #connectForCall(): Promise<Client> {
     try {
-      client = await this.connect()
+      return await this.connect()
     } catch (error) {
       if (McpToolError.isInstance(error) && error.code === 'mcp_closed') throw error
-      throw new McpToolError('mcp_unavailable', `MCP server "${this.serverName}" is not available and could not be restarted: ${this.#scrub(messageOf(error))}`, { cause: this.scrubber.error(error), isRetryable: true })
+      const reason = McpToolError.isInstance(error) && error.details?.reason !== undefined ? String(error.details.reason) : this.#scrub(messageOf(error))
+      throw new McpToolError('mcp_unavailable', `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}) to restart it: ${reason}; the call was not made`, {
+        cause: this.scrubber.error(error),
+        isRetryable: true,
+      })
     }
+  }
+
+  async #invoke(client: Client, toolName: string, args: Record<string, unknown>, options: McpCallOptions): Promise<unknown> {
+    const label = `the tool "${toolName}" on MCP server "${this.serverName}"`
+    const lost = new AbortController()
+    // A task is polled by several requests: its total time is bounded here, not by one request's timer.
+    const total = options.task ? AbortSignal.timeout(options.maxTotalTimeoutMs) : undefined
+    const signal = AbortSignal.any([lost.signal, ...(options.signal ? [options.signal] : []), ...(total ? [total] : [])])
+    this.#inFlight.add(lost)
     try {
-      // The SDK validates the result's shape (and structured output against the tool's outputSchema).
-      return await client.callTool({ name: toolName, arguments: args }, undefined, { signal: options.signal, timeout: options.timeoutMs })
+      if (options.task) return await callToolAsTask(client, toolName, args, { signal, timeoutMs: options.timeoutMs, ttlMs: options.maxTotalTimeoutMs, onProgress: options.onProgress })
+      // The SDK validates the result's shape (and structured output against the tool's outputSchema). A progress
+      // token goes with the call; each progress report restarts the time limit, up to maxTotalTimeoutMs.
+      return await client.callTool({ name: toolName, arguments: args }, undefined, {
+        signal,
+        timeout: options.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: options.maxTotalTimeoutMs,
+        onprogress: (progress) => options.onProgress?.(progressUpdate(progress)),
+      })
     } catch (error) {
+      if (isSessionRejected(error)) throw error
       const code = (error as { code?: unknown }).code
-      const cause = this.scrubber.error(error)
+      const cause = this.scrubber.error(lost.signal.aborted ? lost.signal.reason : error)
       if (options.signal?.aborted) throw new McpToolError('mcp_aborted', `the call to ${label} was cancelled`, { cause })
+      // Checked before the timeouts: the SDK reports an aborted request as a RequestTimeout error.
+      if (lost.signal.aborted) throw this.#connectionLost(toolName, cause)
+      if (total?.aborted || (code === requestTimeoutCode && (error as { data?: { maxTotalTimeout?: unknown } }).data?.maxTotalTimeout !== undefined)) {
+        throw new McpToolError('mcp_timeout', `${label} did not finish within the total limit of ${options.maxTotalTimeoutMs} ms; its outcome is unknown`, { cause })
+      }
       if (code === requestTimeoutCode) {
-        throw new McpToolError('mcp_timeout', `${label} did not answer within ${options.timeoutMs} ms; its outcome is unknown`, { cause })
+        throw new McpToolError('mcp_timeout', `${label} sent neither an answer nor progress for ${options.timeoutMs} ms; its outcome is unknown`, { cause })
+      }
+      if (isUnreachable(error)) {
+        this.#markDead(client)
+        throw new McpToolError('mcp_unavailable', `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): ${this.#scrub(messageOf(error))}; the call was not made, and the server will be reconnected on the next call`, {
+          cause,
+          isRetryable: true,
+        })
+      }
+      // A cut HTTP request (a stale keep-alive socket the server closed, or a crash): a server that now refuses
+      // connections is down, and the request most likely met a socket it had already closed.
+      if (isTransportFailure(error) && this.transportOptions.type === 'http' && (await this.#refusesConnections(client))) {
+        this.#markDead(client)
+        throw new McpToolError('mcp_unavailable', `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): it refuses connections, so the call most likely never reached it; the server will be reconnected on the next call`, {
+          cause,
+          isRetryable: true,
+        })
       }
       if (code === connectionClosedCode || this.#dead || isTransportFailure(error)) {
-        this.#dead = true
-        throw new McpToolError(
-          'mcp_connection_lost',
-          `MCP server "${this.serverName}" went away during the call to ${label} (it may have crashed), so the outcome is unknown; the server will be restarted on the next call`,
-          { cause, isRetryable: true },
-        )
+        this.#markDead(client)
+        throw this.#connectionLost(toolName, cause)
       }
       throw new McpToolError('mcp_protocol_error', `${label} failed: ${this.#scrub(messageOf(error))}`, { cause })
+    } finally {
+      this.#inFlight.delete(lost)
     }
+  }
+
+  #connectionLost(toolName: string, cause: unknown): McpToolError {
+    return new McpToolError(
+      'mcp_connection_lost',
+      `the connection to MCP server "${this.serverName}" was lost during the call to its tool "${toolName}" (the server may have crashed), so the outcome is unknown; the server will be restarted on the next call`,
+      { cause, isRetryable: true },
+    )
+  }
+
+  async #refusesConnections(client: Client): Promise<boolean> {
+    try {
+      await client.ping({ timeout: pingTimeoutMs })
+      return false
+    } catch (error) {
+      return isUnreachable(error)
+    }
+  }
+
+  #markDead(client: Client): void {
+    if (this.#client === client) this.#dead = true
   }
 
   async close(): Promise<void> {
@@ -211,14 +325,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined>
     timer = setTimeout(() => resolve(undefined), ms)
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
-
-/** Network-level failures (no JSON-RPC error code): the HTTP server is gone or the session was lost. */
-function isTransportFailure(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code
-  if (typeof code === 'number' && code < 0) return false // a JSON-RPC error answered by the server
-  const message = messageOf(error)
-  return error instanceof TypeError || /ECONNREFUSED|ECONNRESET|fetch failed|socket hang up|Session not found|Error POSTing to endpoint \(HTTP (404|5\d\d)\)/i.test(message)
 }
 
 export function messageOf(error: unknown): string {

@@ -45,6 +45,8 @@ const optionsSchema = z.object({
   idempotent: perTool(z.boolean()),
   toolFilter: z.union([z.array(z.string()), z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function')]).optional(),
   timeoutMs: milliseconds.optional(),
+  maxTotalTimeoutMs: milliseconds.optional(),
+  onProgress: z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', 'must be a function').optional(),
   connectTimeoutMs: milliseconds.optional(),
   maxDescriptionChars: z.number().int().positive().optional(),
 })

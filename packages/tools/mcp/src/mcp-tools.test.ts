@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { ConfigurationError, parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
+import { ConfigurationError, Extensions, parseToolInput, SpindleError, type Tool, type ToolExecutionContext } from '@spindle/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildServer } from './__fixtures__/build-server.js'
 import { mcpTools, McpToolError, prefixedToolName, type McpToolSet, type McpTransportOptions } from './index.js'
@@ -81,7 +81,7 @@ describe('mcpTools over stdio against a real MCP server', () => {
 
   it('returns arguments that do not match the JSON Schema to the model, without calling the server', () => {
     const wrongType = parseToolInput(fx.tools.fx_echo, { text: 5 })
-    expect(wrongType).toEqual({ success: false, error: 'invalid arguments for fx_echo: text must be string, got integer' })
+    expect(wrongType).toEqual({ success: false, error: 'text must be string, got integer' })
     const missing = parseToolInput(fx.tools.fx_add, { a: 1 })
     expect(missing.success).toBe(false)
     expect((missing as { error: string }).error).toContain('b is required')
@@ -119,7 +119,7 @@ describe('mcpTools over stdio against a real MCP server', () => {
     const firstPid = (await call(own.tools.own_pid, {})).content[0].text
     const lost = await failure(call(own.tools.own_crash, {}))
     expect(lost.code).toBe('mcp_connection_lost')
-    expect(lost.message).toContain('went away during the call')
+    expect(lost.message).toContain('the connection to MCP server "own" was lost during the call to its tool "crash"')
     expect(lost.message).toContain('outcome is unknown')
     const secondPid = (await call(own.tools.own_pid, {})).content[0].text
     expect(secondPid).not.toBe(firstPid)
@@ -152,6 +152,44 @@ describe('a server whose tools change', () => {
     } finally {
       await changing.close()
       rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
+
+describe('mcpTools as a plugin', () => {
+  it('registers its tools in extensions.tools, follows tools/list_changed there, and extensions.dispose() stops the server', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spindle-mcp-'))
+    const marker = `plugin-${randomUUID()}`
+    const transport = stdio('changing-server.ts')
+    const changing = await mcpTools({ name: 'pl', transport: { ...transport, args: [...transport.args!, marker], env: { STARTS_FILE: join(dir, 'starts') } } })
+    const extensions = new Extensions().use(changing)
+    try {
+      expect(extensions.tools.names().sort()).toEqual(['pl_crash', 'pl_grow', 'pl_ping', 'pl_start_1'])
+      await call(extensions.tools.get('pl_grow'), {})
+      await expect.poll(() => extensions.tools.names().sort(), { timeout: 5_000 }).toContain('pl_extra')
+      expect(await call(extensions.tools.get('pl_extra'), {})).toEqual({ content: [{ type: 'text', text: 'extra works' }] })
+      // After a restart the server lists other tools: the registry follows, dropping the ones that are gone.
+      expect((await failure(call(extensions.tools.get('pl_crash'), {}))).code).toBe('mcp_connection_lost')
+      await call(extensions.tools.get('pl_ping'), {})
+      await expect.poll(() => extensions.tools.names().sort(), { timeout: 5_000 }).toEqual(['pl_crash', 'pl_grow', 'pl_ping', 'pl_start_2'])
+      expect(childrenWith(marker)).toHaveLength(1)
+    } finally {
+      await extensions.dispose()
+      rmSync(dir, { recursive: true, force: true })
+    }
+    await expect.poll(() => childrenWith(marker), { timeout: 5_000 }).toEqual([])
+    expect((await failure(call(changing.tools.pl_ping, {}))).code).toBe('mcp_closed')
+  }, 60_000)
+
+  it('refuses to register over a tool of the same name, and registers none of its tools', async () => {
+    const fx = await mcpTools({ name: 'dup', transport: stdio('stdio-server.ts'), toolFilter: ['echo', 'add'] })
+    const extensions = new Extensions()
+    extensions.tools.register(fx.tools.dup_echo!, 'dup_echo')
+    try {
+      expect(() => extensions.use(fx)).toThrow(/cannot register "dup_echo": already registered/)
+      expect(extensions.tools.names()).toEqual(['dup_echo'])
+    } finally {
+      await fx.close()
     }
   }, 60_000)
 })
@@ -256,8 +294,14 @@ describe('mcpTools over streamable HTTP on 127.0.0.1', () => {
       expect(remote.tools.web_add).toMatchObject({ effect: 'external', needsApproval: true })
 
       await stop()
-      expect((await failure(call(remote.tools.web_echo, { text: 'x' }))).code).toBe('mcp_connection_lost')
-      expect((await failure(call(remote.tools.web_echo, { text: 'x' }))).code).toBe('mcp_unavailable')
+      // The server is down before the call: it was not made, and the error says so (not "lost during the call").
+      for (const attempt of [1, 2]) {
+        const down = await failure(call(remote.tools.web_echo, { text: 'x' }))
+        expect(down.code, `attempt ${attempt}`).toBe('mcp_unavailable')
+        expect(down.message).toContain('could not connect to MCP server "web"')
+        expect(down.message).toMatch(attempt === 1 ? /it refuses connections, so the call most likely never reached it/ : /the call was not made/)
+        expect(down.message).not.toContain('went away')
+      }
 
       await listen()
       expect(await call(remote.tools.web_echo, { text: 'back' })).toEqual({ content: [{ type: 'text', text: 'echo: back' }] })
