@@ -19,6 +19,7 @@ import { buildMessagesRequest } from './build-request.js'
 import { mapAnthropicError, redactSecrets } from './map-error.js'
 import { AnthropicStreamMapper } from './map-stream.js'
 import { retryDelayMs, sleep, type RetryOptions } from './retry-policy.js'
+import { wellFormed } from './well-formed.js'
 
 export interface AnthropicModelSettings {
   /** Provider name reported by the model and its errors (default `anthropic`). */
@@ -66,7 +67,9 @@ export class AnthropicMessagesModel implements LanguageModel {
   }
 
   async *#stream(request: ModelRequest, options: ModelCallOptions): AsyncGenerator<StreamPart> {
-    const { body, jsonToolName } = buildMessagesRequest(this.modelId, this.capabilities, request, this.#settings.defaults)
+    const built = buildMessagesRequest(this.modelId, this.capabilities, request, this.#settings.defaults)
+    const body = wellFormed(built.body)
+    const jsonToolName = built.jsonToolName
     const client = this.#settings.client()
     const signal = options.signal
     const secrets = [...requestSecrets(this.#settings.apiKey(), this.#settings.providerHeaders, options.headers), ...(this.#settings.urlSecrets ?? [])].sort((a, b) => b.length - a.length)

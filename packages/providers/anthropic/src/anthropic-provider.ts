@@ -2,6 +2,7 @@
 import Anthropic from '@anthropic-ai/sdk'
 import { ConfigurationError, urlSecrets, type Extensions, type ModelCapabilities, type Plugin, type ProviderFactory } from '@spindle/core'
 import { AnthropicMessagesModel } from './anthropic-messages-model.js'
+import { splitBaseURL } from './base-url.js'
 import { parseAnthropicRequestOptions, type AnthropicRequestOptions } from './anthropic-provider-options.js'
 import { anthropicModelCapabilities } from './model-capabilities.js'
 import type { RetryOptions } from './retry-policy.js'
@@ -9,7 +10,11 @@ import type { RetryOptions } from './retry-policy.js'
 export interface AnthropicProviderOptions {
   /** Defaults to `ANTHROPIC_API_KEY`, read when a model is first called. */
   apiKey?: string
-  /** Defaults to `https://api.anthropic.com` (the SDK appends `/v1/messages`). */
+  /**
+   * Defaults to `https://api.anthropic.com` (the SDK appends `/v1/messages`). A query string is kept on every request,
+   * after the path; credentials before the host (`http://user:password@host`) or a fragment are a ConfigurationError
+   * at creation.
+   */
   baseURL?: string
   /**
    * Extra headers on every request (e.g. `anthropic-beta`). Values of credential headers (`authorization`,
@@ -57,6 +62,12 @@ const defaultBaseURL = 'https://api.anthropic.com'
  */
 export function createAnthropic(options: AnthropicProviderOptions = {}): AnthropicProvider {
   const name = options.name ?? 'anthropic'
+  const base =
+    options.baseURL === undefined
+      ? undefined
+      : splitBaseURL(options.baseURL, (message) => {
+          throw new ConfigurationError(`[spindle/anthropic] createAnthropic: ${message}`)
+        })
   let client: Anthropic | undefined
   let clientKey: string | undefined
 
@@ -72,7 +83,8 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
       client = new Anthropic({
         apiKey,
         authToken: null,
-        baseURL: options.baseURL ?? defaultBaseURL,
+        baseURL: base?.baseURL ?? defaultBaseURL,
+        ...(base?.defaultQuery ? { defaultQuery: base.defaultQuery } : {}),
         ...(options.headers ? { defaultHeaders: options.headers } : {}),
         ...(options.fetch ? { fetch: options.fetch } : {}),
         // Spindle retries itself, and only before the first part was streamed.

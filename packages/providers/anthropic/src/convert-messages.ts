@@ -3,10 +3,14 @@ import type Anthropic from '@anthropic-ai/sdk'
 import type { JsonValue, ModelMessage } from '@spindle/core'
 import { convertFile } from './convert-file.js'
 import { isAnthropicSignature } from './reasoning-signature.js'
+import { toolResultParts } from './tool-result-content.js'
+import { wellFormed } from './well-formed.js'
 
 type MessageParam = Anthropic.Messages.MessageParam
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam
 type TextBlockParam = Anthropic.Messages.TextBlockParam
+type ImageBlockParam = Anthropic.Messages.ImageBlockParam
+type ToolResultBlockParam = Anthropic.Messages.ToolResultBlockParam
 
 export interface ConvertedMessages {
   system: TextBlockParam[]
@@ -76,7 +80,7 @@ export function convertMessages(messages: ModelMessage[]): ConvertedMessages {
           message.content.map((part) => ({
             type: 'tool_result' as const,
             tool_use_id: part.toolCallId,
-            content: typeof part.result === 'string' ? part.result : JSON.stringify(part.result),
+            content: toolResultContent(part.result),
             ...(part.isError ? { is_error: true } : {}),
           })),
         )
@@ -84,6 +88,20 @@ export function convertMessages(messages: ModelMessage[]): ConvertedMessages {
     }
   }
   return { system, messages: converted }
+}
+
+/**
+ * A tool result as `tool_result` content: text (strings as is, other values as JSON), or text and `image` blocks when
+ * it holds images (see `toolResultParts`), so the model sees them. Empty text blocks are left out: the API refuses them.
+ */
+function toolResultContent(result: JsonValue): ToolResultBlockParam['content'] {
+  const parts = toolResultParts(result)
+  // Well formed before JSON.stringify, which would write a lone surrogate as an escape the API refuses.
+  if (!parts) return typeof result === 'string' ? result : JSON.stringify(wellFormed(result))
+  return parts.flatMap((part): Array<TextBlockParam | ImageBlockParam> => {
+    if (part.type === 'text') return part.text ? [{ type: 'text', text: part.text }] : []
+    return [{ type: 'image', source: { type: 'base64', media_type: part.mediaType as Anthropic.Messages.Base64ImageSource['media_type'], data: part.data } }]
+  })
 }
 
 /** Tool arguments as the object Anthropic expects (raw text that is not a JSON object is wrapped). */

@@ -40,7 +40,7 @@ export function mapAnthropicError(error: unknown, context: ErrorMappingContext):
   if (error instanceof Anthropic.APIConnectionError) {
     const timeout = error instanceof Anthropic.APIConnectionTimeoutError
     return new ProviderError(
-      `[spindle/anthropic] ${timeout ? 'the request timed out' : 'could not reach the Anthropic API'}: ${redact(error.message)}. Check the network and baseURL.`,
+      `[spindle/anthropic] ${timeout ? 'the request timed out' : 'could not reach the Anthropic API'}: ${withoutFinalPeriod(redact(error.message))} (${requestsMade(context.attempts)}). Check the network and baseURL.`,
       { provider: context.provider, attempts: context.attempts, isRetryable: true, cause: sanitizedCause(error, redact) },
     )
   }
@@ -52,7 +52,7 @@ export function mapAnthropicError(error: unknown, context: ErrorMappingContext):
     const requestId = error.requestID ?? (error.error as { request_id?: string } | undefined)?.request_id ?? undefined
     const retryAfterMs = inBand ? undefined : parseRetryAfter(error.headers, context.now?.() ?? Date.now())
     const where = inBand ? 'in-band stream error' : `HTTP ${status}`
-    const message = redact(`[spindle/anthropic] ${where}${type ? ` ${type}` : ''}: ${apiMessage}${requestId ? ` (request-id ${requestId})` : ''}. `) + advice(status, type)
+    const message = redact(`[spindle/anthropic] ${where}${type ? ` ${type}` : ''}: ${withoutFinalPeriod(apiMessage)}${requestId ? ` (request-id ${requestId})` : ''}. `) + advice(status, type)
     const options = {
       status,
       provider: context.provider,
@@ -70,6 +70,17 @@ export function mapAnthropicError(error: unknown, context: ErrorMappingContext):
     attempts: context.attempts,
     cause: error instanceof Error ? sanitizedCause(error, redact) : undefined,
   })
+}
+
+/** `Connection error.` → `Connection error`, so a sentence of ours can follow without a double period. */
+function withoutFinalPeriod(text: string): string {
+  return text.replace(/\.+\s*$/, '')
+}
+
+/** "1 request made", "3 requests made": true whether or not the call is retried after this error. */
+function requestsMade(attempts: number | undefined): string {
+  const count = attempts ?? 1
+  return `${count} request${count === 1 ? '' : 's'} made`
 }
 
 function advice(status: number, type: string | undefined): string {

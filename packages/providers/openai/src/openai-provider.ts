@@ -1,6 +1,7 @@
 // createOpenAI: a callable provider (`openai('gpt-5.4')`) with `.responses`, `.chat`, `.embedding`,
 // that is also an Extensions plugin registering itself in the ProviderRegistry (`openai:gpt-5.4`).
 import { ConfigurationError, requestSecrets, urlSecrets, type EmbeddingModel, type Extensions, type LanguageModel, type Plugin, type ProviderFactory } from '@spindle/core'
+import { splitBaseURL } from './base-url.js'
 import { OpenAIChatModel } from './chat/openai-chat-model.js'
 import { OpenAIEmbeddingModel, type OpenAIEmbeddingSettings } from './embedding/openai-embedding-model.js'
 import { lazyClient, type OpenAIModelSettings, type ResolvedProviderSettings } from './openai-settings.js'
@@ -15,7 +16,11 @@ export interface OpenAIProviderOptions {
   name?: string
   /** Defaults to the `OPENAI_API_KEY` environment variable, read at the first call. */
   apiKey?: string
-  /** e.g. `http://localhost:11434/v1` for Ollama; defaults to the SDK's (`OPENAI_BASE_URL` or api.openai.com). */
+  /**
+   * e.g. `http://localhost:11434/v1` for Ollama; defaults to the SDK's (`OPENAI_BASE_URL` or api.openai.com). A query
+   * string (`…/openai/v1?api-version=preview`) is kept on every request, after the path; credentials before the host
+   * (`http://user:password@host`) or a fragment are a ConfigurationError at creation.
+   */
   baseURL?: string
   organization?: string
   project?: string
@@ -117,7 +122,7 @@ export function createOpenAI(options: OpenAIProviderOptions = {}): OpenAIProvide
 }
 
 function validateOptions(options: OpenAIProviderOptions, name: string): void {
-  const fail = (message: string) => {
+  const fail = (message: string): never => {
     throw new ConfigurationError(`[spindle/${name}] createOpenAI: ${message}`)
   }
   if (!/^[a-zA-Z0-9_.-]+$/.test(name)) fail(`name "${name}" must be letters, digits, "_", "-" or "." (it prefixes model ids as "${name}:model")`)
@@ -125,7 +130,7 @@ function validateOptions(options: OpenAIProviderOptions, name: string): void {
   for (const [key, value] of Object.entries({ ...options.retry, ...options.timeouts })) {
     if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) fail(`${key} must be a number of milliseconds >= 0`)
   }
-  if (options.baseURL !== undefined && !/^https?:\/\//.test(options.baseURL)) fail(`baseURL "${options.baseURL}" must start with http:// or https://`)
+  if (options.baseURL !== undefined) splitBaseURL(options.baseURL, fail)
 }
 
 /** The default provider: the key comes from `OPENAI_API_KEY` at the first call. */

@@ -1,6 +1,7 @@
 // Resolved settings shared by every model a provider creates, and the lazily built SDK client.
 import { ConfigurationError, type ModelCapabilities } from '@spindle/core'
 import OpenAI from 'openai'
+import { splitBaseURL } from './base-url.js'
 import type { ErrorMappingContext } from './errors/map-openai-error.js'
 import type { RetryOptions } from './streaming/retry-policy.js'
 import type { StreamTimeouts } from './streaming/drive-stream.js'
@@ -50,9 +51,16 @@ export function lazyClient(options: ClientOptions): { client(): OpenAI; apiKey()
             (options.baseURL ? ' (local OpenAI-compatible servers accept any non-empty key, e.g. "ollama")' : ''),
         )
       }
+      // OPENAI_BASE_URL is checked here, at the first call, like the key: a bad value in the environment must not
+      // break the import of the default provider.
+      const rawBaseURL = options.baseURL ?? (globalThis.process?.env?.OPENAI_BASE_URL || undefined)
+      const base = rawBaseURL === undefined ? undefined : splitBaseURL(rawBaseURL, (message) => {
+        throw new ConfigurationError(`[spindle/${options.name}] ${options.baseURL === undefined ? 'OPENAI_BASE_URL: ' : ''}${message}`)
+      })
       client = new OpenAI({
         apiKey: key,
-        ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+        ...(base ? { baseURL: base.baseURL } : {}),
+        ...(base?.defaultQuery ? { defaultQuery: base.defaultQuery } : {}),
         ...(options.organization ? { organization: options.organization } : {}),
         ...(options.project ? { project: options.project } : {}),
         ...(options.headers ? { defaultHeaders: options.headers } : {}),

@@ -8,6 +8,7 @@ import {
   type AnthropicScriptedTurn,
   type AnthropicWireEvent,
 } from './anthropic-events.js'
+import { anthropicLoneSurrogateRejection } from './lone-surrogates.js'
 import { startScriptedServer, type RecordedRequest, type ScriptedResponse, type ScriptedServer, type SseEvent } from './sse-server.js'
 
 /** A streamed HTTP 200 response: the events (raw, or a scripted turn), with optional timing and faults. */
@@ -95,16 +96,25 @@ export interface AnthropicMessagesServer {
   close(): Promise<void>
 }
 
+export interface AnthropicMessagesServerOptions {
+  /**
+   * Serve bodies holding an unpaired surrogate escape (`"\ud800"`) like any other. By default they are refused as
+   * the API refuses them: HTTP 400 "The request body is not valid JSON: no low surrogate in string…".
+   */
+  acceptLoneSurrogates?: boolean
+}
+
 /**
- * Starts the loopback Anthropic Messages server on 127.0.0.1.
+ * Starts the loopback Anthropic Messages server on 127.0.0.1. Like the API, it answers a body holding a lone
+ * surrogate with a 400 (see `anthropicLoneSurrogateRejection`), whatever is queued.
  *
  * @example
  * const server = await startAnthropicMessagesServer()
  * server.enqueue({ turn: { blocks: [{ type: 'text', text: 'Hello' }] } })
  * const client = new Anthropic({ apiKey: 'test', baseURL: server.baseURL })
  */
-export async function startAnthropicMessagesServer(): Promise<AnthropicMessagesServer> {
-  const scripted = await startScriptedServer()
+export async function startAnthropicMessagesServer(options: AnthropicMessagesServerOptions = {}): Promise<AnthropicMessagesServer> {
+  const scripted = await startScriptedServer(options.acceptLoneSurrogates ? {} : { rejectRequest: anthropicLoneSurrogateRejection })
   const api: AnthropicMessagesServer = {
     baseURL: scripted.url,
     requests: scripted.requests,

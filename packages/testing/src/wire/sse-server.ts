@@ -101,6 +101,11 @@ export interface ScriptedServer {
 export interface ScriptedServerOptions {
   /** Status served when no response is queued and no handler is set (default 599, so tests notice). */
   unscriptedStatus?: number
+  /**
+   * Answers a request before the queue and the handler when it returns a response (the queue is left as it was):
+   * what the real API refuses whatever is scripted, e.g. `openaiLoneSurrogateRejection`.
+   */
+  rejectRequest?: (request: RecordedRequest) => ScriptedResponse | undefined
 }
 
 /**
@@ -154,10 +159,11 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       waiters.splice(waiters.indexOf(waiter), 1)
       waiter.resolve(requests.slice())
     }
-    let response: ScriptedResponse | undefined
-    const queued = queue.findIndex((candidate) => matches(candidate.match, recorded))
+    // A request the real API refuses is refused before any script runs.
+    let response: ScriptedResponse | undefined = options.rejectRequest?.(recorded)
+    const queued = response ? -1 : queue.findIndex((candidate) => matches(candidate.match, recorded))
     if (queued >= 0) response = queue.splice(queued, 1)[0]
-    else if (handler) {
+    else if (!response && handler) {
       try {
         response = await handler(recorded, index)
       } catch (error) {

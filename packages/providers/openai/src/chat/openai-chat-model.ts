@@ -2,6 +2,7 @@
 // OpenAI-compatible servers (Ollama, vLLM, Groq, Mistral, Scaleway, LM Studio).
 import type { LanguageModel, ModelCallOptions, ModelCapabilities, ModelRequest, StreamPart } from '@spindle/core'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
+import { wellFormed } from '../convert/well-formed.js'
 import { capabilitiesFor } from '../model-traits.js'
 import type { OpenAIModelSettings, ResolvedProviderSettings } from '../openai-settings.js'
 import { driveStream } from '../streaming/drive-stream.js'
@@ -35,12 +36,12 @@ export class OpenAIChatModel implements LanguageModel {
       timeouts: settings.timeouts,
       signal: options.signal,
       open: (signal) => {
-        const params = convertToChatRequest(request, {
+        const params = wellFormed(convertToChatRequest(request, {
           provider: this.provider,
           modelId: this.modelId,
           maxTokensField: settings.maxTokensField,
           ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
-        })
+        }))
         return settings.client().chat.completions.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) })
       },
       createMapper: (attemptErrors) => new ChatStreamMapper(attemptErrors),

@@ -1,15 +1,19 @@
 // Conversions both OpenAI APIs share: tool results as text, files as data URLs, strict JSON schemas.
 import { ConfigurationError, type FilePart, type JsonSchema, type JsonValue } from '@spindle/core'
+import { wellFormed } from './well-formed.js'
 
-/** A tool result as the text the model reads (strings as is, everything else as JSON). */
+/**
+ * A tool result as the text the model reads (strings as is, everything else as JSON). Strings inside are made well
+ * formed first: JSON.stringify would write a lone surrogate as a `\ud800` escape the API would then parse.
+ */
 export function toolResultText(result: JsonValue, isError: boolean | undefined): string {
-  const text = typeof result === 'string' ? result : JSON.stringify(result)
+  const text = typeof result === 'string' ? result : JSON.stringify(wellFormed(result))
   return isError ? `Error: ${text}` : text
 }
 
-/** Tool-call arguments as the JSON text the API expects. */
+/** Tool-call arguments as the JSON text the API expects (strings inside well formed, as for results). */
 export function toolArgumentsText(args: JsonValue): string {
-  return typeof args === 'string' ? args : JSON.stringify(args ?? {})
+  return typeof args === 'string' ? args : JSON.stringify(wellFormed(args ?? {}))
 }
 
 /** A URL the API can fetch or a `data:` URL; artifact references must be resolved before the call. */

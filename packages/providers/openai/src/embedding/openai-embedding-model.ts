@@ -1,6 +1,7 @@
 // The embeddings endpoint as a Spindle EmbeddingModel (`openai.embedding('text-embedding-3-small')`),
 // with the same error mapping and bounded retries as the language models.
 import { AbortedError, type EmbeddingModel } from '@spindle/core'
+import { wellFormed } from '../convert/well-formed.js'
 import { mapOpenAIError } from '../errors/map-openai-error.js'
 import type { ResolvedProviderSettings } from '../openai-settings.js'
 import { retryDelay, sleep } from '../streaming/retry-policy.js'
@@ -48,7 +49,7 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
     const embeddings: number[][] = []
     let tokens = 0
     for (let start = 0; start < texts.length; start += this.maxBatchSize) {
-      const batch = texts.slice(start, start + this.maxBatchSize)
+      const batch = wellFormed(texts.slice(start, start + this.maxBatchSize))
       for (let attempt = 0; ; attempt++) {
         if (options.signal?.aborted) throw new AbortedError(`[spindle/${this.provider}] the embedding request was aborted`)
         try {

@@ -93,7 +93,7 @@ export function mapOpenAIError(error: unknown, context: ErrorMappingContext, opt
   }
   if (error instanceof APIConnectionError) {
     return new ProviderError(
-      `[spindle/${context.provider}] could not reach the API: ${redact(error.message, context.secrets)}. Check baseURL and the network; the call is retried.`,
+      `[spindle/${context.provider}] could not reach the API: ${withoutFinalPeriod(redact(error.message, context.secrets))} (${requestsMade(context.attempts)}). Check baseURL and the network.`,
       { isRetryable: true, provider: context.provider, attempts: context.attempts, cause: scrubbed(error, context) },
     )
   }
@@ -115,6 +115,17 @@ export function mapOpenAIError(error: unknown, context: ErrorMappingContext, opt
     attempts: context.attempts,
     cause: scrubbed(error, context),
   })
+}
+
+/** `Connection error.` → `Connection error`, so a sentence of ours can follow without a double period. */
+export function withoutFinalPeriod(text: string): string {
+  return text.replace(/\.+\s*$/, '')
+}
+
+/** "1 request made", "3 requests made": true whether or not the call is retried after this error. */
+function requestsMade(attempts: number | undefined): string {
+  const count = attempts ?? 1
+  return `${count} request${count === 1 ? '' : 's'} made`
 }
 
 /**

@@ -1,6 +1,7 @@
 // The Responses API as a Spindle LanguageModel (`openai.responses('gpt-5.4')`).
 import type { LanguageModel, ModelCallOptions, ModelCapabilities, ModelRequest, StreamPart } from '@spindle/core'
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
+import { wellFormed } from '../convert/well-formed.js'
 import { capabilitiesFor } from '../model-traits.js'
 import type { OpenAIModelSettings, ResolvedProviderSettings } from '../openai-settings.js'
 import { driveStream } from '../streaming/drive-stream.js'
@@ -34,11 +35,11 @@ export class OpenAIResponsesModel implements LanguageModel {
       timeouts: settings.timeouts,
       signal: options.signal,
       open: (signal) => {
-        const params = convertToResponsesRequest(request, {
+        const params = wellFormed(convertToResponsesRequest(request, {
           provider: this.provider,
           modelId: this.modelId,
           ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
-        })
+        }))
         return settings.client().responses.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) })
       },
       createMapper: (attemptErrors) => new ResponsesStreamMapper(attemptErrors),
