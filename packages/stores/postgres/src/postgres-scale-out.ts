@@ -1,6 +1,7 @@
 // postgresScaleOut(): one plugin that puts the stores, the session gate, the event bus and the run queue on one pool.
 import { ConfigurationError, type Extensions, type Plugin } from '@spindle/core'
 import pg from 'pg'
+import { type FailoverSettings, failoverSettings } from './failover-settings.js'
 import { PostgresEventBus, type PostgresEventBusOptions } from './postgres-event-bus.js'
 import { PostgresRunQueue, type PostgresRunQueueOptions } from './postgres-run-queue.js'
 import { PostgresSessionGate, type PostgresSessionGateOptions } from './postgres-session-gate.js'
@@ -15,8 +16,15 @@ export interface PostgresScaleOutOptions {
   pool?: pg.Pool
   /** Options of the pool created from `connectionString` (`max`, `application_name`…). */
   poolOptions?: Omit<pg.PoolConfig, 'connectionString'>
-  /** The schema of Spindle's tables (default `spindle`); pg-boss's tables go to `<schema>_queue`. */
+  /** The schema of Spindle's tables (default `spindle`); pg-boss's tables go to a second schema, `<schema>_queue`. */
   schema?: string
+  /**
+   * How soon a killed worker's runs are resumed by another worker, in ms (default 30,000; at least 8,000). It sets
+   * the three clocks that must agree: the queue's job expiry, the session gate's lease and the runtime's run lease
+   * — give `scaleOut.runtimePolicy` to `new AgentRuntime` for the last one. `gate.leaseTtlMs`,
+   * `queue.expireInSeconds` and `queue.maintenanceIntervalSeconds`, when given, override what it derives.
+   */
+  failoverMs?: number
   stores?: Omit<PostgresStoresOptions, Shared>
   gate?: Omit<PostgresSessionGateOptions, Shared>
   events?: Omit<PostgresEventBusOptions, Shared | 'runs'>
@@ -30,14 +38,21 @@ export interface PostgresScaleOut extends Plugin {
   readonly gate: PostgresSessionGate
   readonly events: PostgresEventBus
   readonly queue: PostgresRunQueue
+  /** The clocks `failoverMs` set (after the overrides). */
+  readonly failover: FailoverSettings
+  /**
+   * The runtime policy the failover needs (`{ leaseMs }`): `new AgentRuntime(extensions, scaleOut.runtimePolicy)`,
+   * or spread it into yours. Without it the runtime's default run lease (30 s) holds a killed worker's runs longer.
+   */
+  readonly runtimePolicy: { leaseMs: number }
 }
 
 /**
  * Everything a fleet of workers shares, on PostgreSQL: the six stores, the session gate, the event bus and the run queue.
  *
  * @example
- * const extensions = new Extensions().use(postgresScaleOut({ connectionString: process.env.DATABASE_URL }))
- * const runtime = new AgentRuntime(extensions)
+ * const scaleOut = postgresScaleOut({ connectionString: process.env.DATABASE_URL, failoverMs: 10_000 })
+ * const runtime = new AgentRuntime(new Extensions().use(scaleOut), scaleOut.runtimePolicy)
  * await runtime.enqueue({ agent, input: 'hi' })                        // in one process
  * await runtime.work({ concurrency: 4, signal, agents: [agent] })      // in each worker process
  */
@@ -54,10 +69,23 @@ export function postgresScaleOut(options: PostgresScaleOutOptions = {}): Postgre
   // An idle client whose connection broke must not crash the process; the next query opens a new one.
   if (ownsPool) pool.on('error', () => {})
   const schema = options.schema ?? 'spindle'
+  const derived = failoverSettings(options.failoverMs)
+  const failover: FailoverSettings = {
+    ...derived,
+    gateLeaseTtlMs: options.gate?.leaseTtlMs ?? derived.gateLeaseTtlMs,
+    expireInSeconds: options.queue?.expireInSeconds ?? derived.expireInSeconds,
+    maintenanceIntervalSeconds: options.queue?.maintenanceIntervalSeconds ?? derived.maintenanceIntervalSeconds,
+  }
   const stores = postgresStores({ ...options.stores, pool, schema })
-  const gate = new PostgresSessionGate({ ...options.gate, pool, schema })
+  const gate = new PostgresSessionGate({ ...options.gate, leaseTtlMs: failover.gateLeaseTtlMs, pool, schema })
   const events = new PostgresEventBus({ ...options.events, pool, schema, runs: stores.runs })
-  const queue = new PostgresRunQueue({ ...options.queue, pool, schema })
+  const queue = new PostgresRunQueue({
+    ...options.queue,
+    expireInSeconds: failover.expireInSeconds,
+    maintenanceIntervalSeconds: failover.maintenanceIntervalSeconds,
+    pool,
+    schema,
+  })
   return {
     name: 'store-postgres-scale-out',
     pool,
@@ -65,6 +93,8 @@ export function postgresScaleOut(options: PostgresScaleOutOptions = {}): Postgre
     gate,
     events,
     queue,
+    failover,
+    runtimePolicy: { leaseMs: failover.leaseMs },
     async setup(extensions: Extensions) {
       await stores.setup(extensions)
       extensions.gate = gate
