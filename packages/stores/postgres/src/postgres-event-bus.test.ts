@@ -48,22 +48,67 @@ async function take(iterable: AsyncIterable<AgentEvent | LaggedEvent>, count: nu
 const seqs = (events: Array<AgentEvent | LaggedEvent>) => events.map((event) => ('seq' in event ? event.seq : event.type))
 
 describePostgres('PostgresEventBus', () => {
-  it('delivers across pools in order, large payloads by reference to the run log, filtered', async () => {
+  it('delivers across pools in order, filtered; a large payload by reference, read from the run log once its step committed it, never written there by the bus', async () => {
     const { schema, bus } = setup()
+    const stores = postgresStores({ connectionString: databaseUrl, schema })
+    cleanups.push(() => stores.close())
     const [publisher, receiver] = [await bus(), await bus()]
     const all = receiver.subscribe()
     const onlyRunB = receiver.subscribe({ filter: (event) => event.runId === 'b' })
     const large = 'é'.repeat(10_000) // 20 KB of UTF-8: far over NOTIFY's 8000-byte limit
-    for (let seq = 1; seq <= 5; seq++) publisher.publish(delta('a', seq, seq === 3 ? large : undefined))
+    const events = [1, 2, 3, 4, 5].map((seq) => delta('a', seq, seq === 3 ? large : undefined))
+    const receiving = take(all, 6)
+    for (const event of events) publisher.publish(event)
     publisher.publish(delta('b', 1))
-    const received = await take(all, 6)
-    expect(received.map((event) => ('runId' in event ? `${event.runId}${event.seq}` : event.type))).toEqual(['a1', 'a2', 'a3', 'a4', 'a5', 'b1'])
-    expect((received[2] as Extract<AgentEvent, { type: 'text.delta' }>).delta).toBe(large)
+    await publisher.flush()
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // The large event is not in the log ahead of its step's commit: a kill now would leave no orphan there.
+    expect(await stores.runs.listEvents('a')).toEqual([])
+    await stores.runs.appendEvents('a', events) // the step commits
+    const received = await receiving
+    expect(received.filter((event) => 'runId' in event && event.runId === 'a').map((event) => (event as AgentEvent).seq)).toEqual([1, 2, 3, 4, 5])
+    expect(received.filter((event) => 'runId' in event && event.runId === 'b')).toHaveLength(1)
+    expect((received.find((event) => 'seq' in event && event.runId === 'a' && event.seq === 3) as Extract<AgentEvent, { type: 'text.delta' }>).delta).toBe(large)
     expect(seqs(await take(onlyRunB, 1))).toEqual([1])
-    // The large event went through the log; the small ones did not.
+  })
+
+  it('a live subscriber whose LISTEN connection is terminated mid-step gets the events published meanwhile once the step commits them, in order, each once', async () => {
+    const { schema, bus } = setup()
     const stores = postgresStores({ connectionString: databaseUrl, schema })
     cleanups.push(() => stores.close())
-    expect(seqs(await stores.runs.listEvents('a'))).toEqual([3])
+    const [publisher, receiver] = [await bus(), await bus()]
+    const iterator = receiver.subscribe()[Symbol.asyncIterator]()
+    const step = Array.from({ length: 12 }, (_, index) => delta('m', index + 1))
+    for (const event of step.slice(0, 6)) publisher.publish(event)
+    const first: number[] = []
+    while (first.length < 6) first.push(((await iterator.next()).value as AgentEvent).seq)
+    const pid = await receiver.listenerBackendPid()
+    const admin = new pg.Client({ connectionString: databaseUrl })
+    await admin.connect()
+    cleanups.push(() => admin.end())
+    await admin.query('SELECT pg_terminate_backend($1, 5000)', [pid])
+    // Published while the receiver is disconnected (lost to it), and none of it in the log yet: the step is running.
+    for (const event of step.slice(6, 10)) publisher.publish(event)
+    await publisher.flush()
+    for (let attempt = 0; attempt < 100 && [undefined, pid].includes(await receiver.listenerBackendPid()); attempt++) await new Promise((resolve) => setTimeout(resolve, 20))
+    for (const event of step.slice(10)) publisher.publish(event)
+    await publisher.flush()
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await stores.runs.appendEvents('m', step) // the step commits
+    const rest: number[] = []
+    while (rest.length < 6) rest.push(((await iterator.next()).value as AgentEvent).seq)
+    await iterator.return?.()
+    expect(first.concat(rest)).toEqual(step.map((event) => event.seq))
+  })
+
+  it('after a crash, the run.resumed that declares the discarded numbers is delivered (and no earlier number again)', async () => {
+    const { bus } = setup()
+    const [publisher, receiver] = [await bus(), await bus()]
+    const received = take(receiver.subscribe(), 4)
+    for (const seq of [1, 2, 3]) publisher.publish(delta('k', seq))
+    // The crashed attempt reserved up to 70; its log ended at 1. The resume continues at 71.
+    publisher.publish({ type: 'run.resumed', fromStep: 0, discarded: { from: 2, to: 70 }, runId: 'k', sessionId: 's', seq: 71, timestamp: Date.now() })
+    expect(seqs(await received)).toEqual([1, 2, 3, 71])
   })
 
   it('events holding U+0000 and unpaired surrogates arrive exactly, by NOTIFY and by reference to the run log', async () => {
@@ -77,6 +122,10 @@ describePostgres('PostgresEventBus', () => {
     const received = take(receiver.subscribe(), texts.length)
     texts.forEach((text, index) => publisher.publish(delta('u', index + 1, text)))
     await publisher.flush()
+    // The step commits: the large one is read from the log by reference.
+    const stores = postgresStores({ connectionString: databaseUrl, schema })
+    cleanups.push(() => stores.close())
+    await stores.runs.appendEvents('u', texts.map((text, index) => delta('u', index + 1, text)))
     expect(errors).toEqual([])
     expect((await received).map((event) => (event as Extract<AgentEvent, { type: 'text.delta' }>).delta)).toEqual(texts)
   })
@@ -149,6 +198,7 @@ describePostgres('PostgresEventBus', () => {
     cleanups.push(() => receiver.close())
     await receiver.ready()
     const large = 'x'.repeat(9_000) // sent by reference: a bus that handled it would fetch it from the log
+    await stores.runs.appendEvents('quiet', [delta('quiet', 1, large), delta('quiet', 2, large)]) // their step committed
     publisher.publish(delta('quiet', 1, large))
     await publisher.flush()
     // A query on the LISTEN connection answers after the notification committed before it was sent.

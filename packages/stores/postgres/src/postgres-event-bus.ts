@@ -1,5 +1,8 @@
 // EventBus across processes: NOTIFY on a channel, events over the payload limit sent by reference to the run
 // event log, bounded subscribers with `lagged`, and per-run catch-up from the log after a reconnect or a gap.
+// The bus never writes the log (the run does, once per step): a gap the log cannot fill yet (a lost notification,
+// a reference to an event its step has not committed) is filled once it can, by polling the log, in order; a jump
+// that a `run.resumed` declares discarded is no gap.
 import type { AgentEvent, EventBus, LaggedEvent, RunStore, SubscribeOptions } from '@spindle/core'
 import type pg from 'pg'
 import { type PostgresConnectionOptions, resolvePool } from './connection-options.js'
@@ -16,6 +19,8 @@ export interface PostgresEventBusOptions extends PostgresConnectionOptions {
   maxPayloadBytes?: number
   /** Called when a publish fails (the publisher is never blocked nor thrown at). */
   onError?: (error: unknown) => void
+  /** How often a run whose live events ran ahead of a gap reads its log until the gap is filled (default 100 ms). */
+  gapPollMs?: number
 }
 
 type Wire = AgentEvent | { ref: { runId: string; seq: number } }
@@ -47,6 +52,10 @@ export class PostgresEventBus implements EventBus {
   #publishing: Promise<void> = Promise.resolve()
   #receiving: Promise<void> = Promise.resolve()
   #lostAt: number | undefined
+  /** Runs with a gap the log could not fill yet: the highest seq heard live (filled up to it from the log). */
+  readonly #gaps = new Map<string, number>()
+  readonly #gapPollMs: number
+  #gapTimer: NodeJS.Timeout | undefined
   #ready: Promise<void> | undefined
   #closed = false
 
@@ -60,6 +69,7 @@ export class PostgresEventBus implements EventBus {
     this.#runs = options.runs ?? new PostgresRunStore(poolDatabase(pool), quoteSchema(this.#schemaName))
     this.#maxPayloadBytes = options.maxPayloadBytes ?? 7900
     this.#onError = options.onError ?? (() => {})
+    this.#gapPollMs = options.gapPollMs ?? 100
     this.#listener = new PostgresListener(pool.options as pg.ClientConfig, this.#channel, {
       // A bus with no subscriber (a worker that only runs runs) neither parses nor fetches what it hears: every
       // process of a cluster hears every event of every run.
@@ -108,8 +118,8 @@ export class PostgresEventBus implements EventBus {
         for (const event of events) {
           let payload = JSON.stringify(event)
           if (Buffer.byteLength(payload, 'utf8') > this.#maxPayloadBytes) {
-            // Too big for NOTIFY: make sure it is in the log (appending a stored seq is a no-op), send the reference.
-            await this.#runs.appendEvents(event.runId, [event])
+            // Too big for NOTIFY: a reference. Never written to the log from here (its step's commit writes it, or a
+            // crash discards it): a subscriber reads it from the log once there.
             payload = JSON.stringify({ ref: { runId: event.runId, seq: event.seq } } satisfies Wire)
           }
           payloads.push(payload)
@@ -148,6 +158,7 @@ export class PostgresEventBus implements EventBus {
   async close(): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    if (this.#gapTimer !== undefined) clearTimeout(this.#gapTimer)
     await this.#publishing
     for (const subscriber of this.#subscribers) subscriber.end()
     await this.#listener.close()
@@ -163,7 +174,9 @@ export class PostgresEventBus implements EventBus {
     const wire = JSON.parse(payload) as Wire
     if ('ref' in wire) {
       const event = await this.#fetch(wire.ref.runId, wire.ref.seq)
+      // Not logged yet (its step has not committed): a gap, filled from the log once it is.
       if (event !== undefined) await this.#accept(event)
+      else await this.#fillGap(wire.ref.runId, wire.ref.seq)
     } else await this.#accept(wire)
   }
 
@@ -172,14 +185,50 @@ export class PostgresEventBus implements EventBus {
     return event?.seq === seq ? event : undefined
   }
 
-  /** Delivers an event after filling any gap before it from the log; drops what was delivered already. */
+  /**
+   * Delivers an event after filling any gap before it from the log; drops what was delivered already. An event the
+   * log cannot connect yet (it lags the live events by up to a step) is not delivered: the run reads its log until it
+   * holds the event, or a `run.resumed` declares it discarded.
+   */
   async #accept(event: AgentEvent): Promise<void> {
     const last = this.#positions.get(event.runId)
-    if (last !== undefined && event.seq <= last) return
-    if (last !== undefined && event.seq > last + 1) {
-      for (const missing of await this.#runs.listEvents(event.runId, { after: last, limit: event.seq - last - 1 })) this.#deliver(missing)
+    if (last === undefined || follows(event, last)) {
+      if (this.#gaps.has(event.runId) && event.seq >= this.#gaps.get(event.runId)!) this.#gaps.delete(event.runId)
+      return this.#deliver(event)
     }
-    this.#deliver(event)
+    if (event.seq <= last) return
+    await this.#fillGap(event.runId, event.seq - 1)
+    const position = this.#positions.get(event.runId)!
+    if (follows(event, position)) {
+      if (this.#gaps.has(event.runId) && event.seq >= this.#gaps.get(event.runId)!) this.#gaps.delete(event.runId)
+      this.#deliver(event)
+    } else if (event.seq > position) this.#markGap(event.runId, event.seq)
+  }
+
+  /** Delivers what the log holds after the run's position; marks a gap while it does not reach `through`. */
+  async #fillGap(runId: string, through: number): Promise<void> {
+    const after = this.#positions.get(runId) ?? 0
+    if (after < through) for (const event of await this.#runs.listEvents(runId, { after })) this.#deliver(event)
+    if ((this.#positions.get(runId) ?? 0) < through) this.#markGap(runId, through)
+    else if ((this.#gaps.get(runId) ?? 0) <= (this.#positions.get(runId) ?? 0)) this.#gaps.delete(runId)
+  }
+
+  #markGap(runId: string, through: number): void {
+    this.#gaps.set(runId, Math.max(this.#gaps.get(runId) ?? 0, through))
+    if (this.#gapTimer !== undefined || this.#closed) return
+    this.#gapTimer = setTimeout(() => {
+      this.#gapTimer = undefined
+      this.#enqueue(() => this.#pollGaps())
+    }, this.#gapPollMs)
+    this.#gapTimer.unref?.()
+  }
+
+  /** Reads the log of every run with a gap (serialized with the notifications, so a run's events stay in order). */
+  async #pollGaps(): Promise<void> {
+    for (const [runId, through] of [...this.#gaps]) {
+      if (this.#subscribers.size === 0) this.#gaps.delete(runId)
+      else await this.#fillGap(runId, through)
+    }
   }
 
   #deliver(event: AgentEvent): void {
@@ -270,6 +319,12 @@ class Subscriber implements AsyncIterator<AgentEvent | LaggedEvent> {
     this.#buffer.length = 0
     return { value: undefined, done: true }
   }
+}
+
+/** Whether `event` comes right after `last`: the next seq, or the `run.resumed` that declares the numbers between discarded. */
+function follows(event: AgentEvent, last: number): boolean {
+  if (event.seq === last + 1) return true
+  return event.type === 'run.resumed' && event.discarded !== undefined && event.discarded.from <= last + 1 && event.discarded.to >= event.seq - 1 && event.seq > last
 }
 
 /** Resolves in the next turn of the event loop: what a run publishes between two awaits of I/O goes out together. */
