@@ -1,6 +1,6 @@
 // Enqueues runs from one process and returns at once; workers (worker.ts) execute them. With --wait it then
-// follows the runs to the end and prints the answers.
-//   pnpm exec tsx --conditions=@spindle/source examples/scale-out/enqueue.ts 10 --wait
+// follows the runs to the end and prints the answers. Run again, it enqueues nothing new (the idempotency keys).
+//   node --conditions=@spindle/source --import tsx examples/scale-out/enqueue.ts 10 --wait
 import { AgentRuntime, Extensions } from '@spindle/core'
 import { postgresScaleOut } from '@spindle/store-postgres'
 import { databaseUrl, exampleSchema, supportAgent } from './support-agent.js'
@@ -12,15 +12,20 @@ const extensions = new Extensions().use(postgresScaleOut({ connectionString: dat
 const runtime = new AgentRuntime(extensions)
 const agent = supportAgent()
 
+await extensions.ready() // the stores are set up before they are read
 const started = Date.now()
 const runs: Array<{ runId: string; sessionId: string }> = []
+let already = 0
 for (let i = 0; i < count; i++) {
   const order = 1000 + i
+  const sessionId = `customer-${Math.floor(i / 2)}`
+  const idempotencyKey = `order-${order}`
   // Two questions per customer session; the same idempotency key never enqueues twice.
-  const run = await runtime.enqueue({ agent, sessionId: `customer-${Math.floor(i / 2)}`, input: `Where is order ${order}?`, idempotencyKey: `order-${order}` })
+  if (await runtime.runs.findRunByIdempotencyKey(sessionId, idempotencyKey)) already++
+  const run = await runtime.enqueue({ agent, sessionId, input: `Where is order ${order}?`, idempotencyKey })
   runs.push(run)
 }
-console.log(`enqueued ${runs.length} runs in ${Date.now() - started} ms`)
+console.log(`enqueued ${runs.length - already} new runs in ${Date.now() - started} ms (${already} of the ${runs.length} were already enqueued: same idempotency key)`)
 
 if (wait) {
   for (const { runId } of runs) {

@@ -6,6 +6,9 @@ import { z } from 'zod'
 const text = (message: ModelMessage | undefined): string =>
   message === undefined ? '' : typeof message.content === 'string' ? message.content : JSON.stringify(message.content)
 
+/** How long the scripted model takes to write its answer after the tool call (`ANSWER_DELAY_MS`, default 150 ms). */
+const answerDelayMs = Number(process.env.ANSWER_DELAY_MS ?? 150)
+
 /** `log` receives one line per step this process executes (the worker prints them). */
 export function supportAgent(log: (line: string) => void = () => {}): AgentSpec {
   const lookupOrder = defineTool({
@@ -24,7 +27,7 @@ export function supportAgent(log: (line: string) => void = () => {}): AgentSpec 
       const last = request.messages.at(-1)
       if (last?.role === 'tool') {
         const order = /"order":(\d+)/.exec(text(last))?.[1]
-        return { text: `Order ${order} has shipped with PostNL.`, delayMs: 150 }
+        return { text: `Order ${order} has shipped with PostNL.`, delayMs: answerDelayMs }
       }
       // The question of this run is the last user message: "Where is order 1042?"
       const order = Number(/order (\d+)/.exec(text(last))?.[1] ?? 0)
@@ -35,6 +38,9 @@ export function supportAgent(log: (line: string) => void = () => {}): AgentSpec 
   return { name: 'support', instructions: 'Answer questions about orders.', model, tools: { lookup_order: lookupOrder } }
 }
 
-/** Where the example keeps its tables (one schema; pg-boss's tables go to `<schema>_queue`). */
+/**
+ * Where the example keeps its tables: `SCALE_OUT_SCHEMA` (default `spindle_example`) for Spindle's, and pg-boss's
+ * in a second schema, `<schema>_queue`. Every process of one fleet must name the same schema.
+ */
 export const exampleSchema = process.env.SCALE_OUT_SCHEMA ?? 'spindle_example'
 export const databaseUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
