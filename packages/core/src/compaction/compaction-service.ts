@@ -19,6 +19,8 @@ export interface CompactRequest {
   targetTokens: number
   countTokens(messages: ModelMessage[]): number
   signal: AbortSignal
+  /** Told when the strategy failed (threw, or returned an unusable record) and truncation is used instead. */
+  onStrategyError?(error: unknown, strategy: string): void
 }
 
 export class CompactionService {
@@ -60,6 +62,7 @@ export class CompactionService {
           this.#openUntil = Date.now() + this.#cooldownMs
           this.#failures = 0
         }
+        request.onStrategyError?.(error, this.strategy.name)
       }
     }
     const record = await this.#fallback.compact(request)

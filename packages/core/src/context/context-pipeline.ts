@@ -3,6 +3,8 @@ import type { ModelRequest, ToolSpecification } from '../spec/language-model.js'
 import type { ModelMessage } from '../spec/messages.js'
 import type { ContextAdapter, ContextBuildInput, ContextDraft } from './context-adapter.js'
 import { historyAdapter } from './builtin-adapters.js'
+import { ContextAdapterError } from '../errors/context-adapter-error.js'
+import { SpindleError } from '../errors/spindle-error.js'
 import { countMessageTokens, estimateTokenizer, type Tokenizer } from './tokenizer.js'
 import { asPromise } from '../runtime/as-promise.js'
 
@@ -78,11 +80,18 @@ export class ContextPipeline {
         continue
       }
       const before = draft.messages.length
-      const applied = adapter.apply(draft, build.input)
+      let applied: ReturnType<ContextAdapter['apply']>
+      try {
+        applied = adapter.apply(draft, build.input)
+      } catch (error) {
+        throw adapterFailure(adapter, error)
+      }
       if (applied) {
         return applied.then(() => {
           this.#countAdded(build, before)
           return this.#applyAdapters(adapters, index + 1, build)
+        }, (error: unknown) => {
+          throw adapterFailure(adapter, error)
         })
       }
       this.#countAdded(build, before)
@@ -207,4 +216,10 @@ function sameTools(a: ToolSpecification[], b: ToolSpecification[]): boolean {
   if (a.length !== b.length) return false
   for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false
   return true
+}
+
+/** What a failing adapter threw, as a ContextAdapterError naming it (an abort passes through as it is). */
+function adapterFailure(adapter: ContextAdapter, error: unknown): unknown {
+  if (SpindleError.isInstance(error) && (error.code === 'aborted' || error.code === 'context_adapter')) return error
+  return new ContextAdapterError(adapter.name || 'unnamed', error)
 }

@@ -69,6 +69,10 @@ export const runtimePolicySchema = z
         target: z.number().gt(0).lte(1).default(0.5),
         /** Tokens kept free for the model's answer. */
         outputReserve: z.number().int().nonnegative().optional(),
+        /** Consecutive failures of the compaction strategy that open its circuit breaker (truncation is used meanwhile); default 3. */
+        failureThreshold: z.number().int().positive().optional(),
+        /** How long the breaker stays open (the strategy bypassed) once it opened, in ms; default 60,000. */
+        cooldownMs: z.number().int().nonnegative().optional(),
       })
       .strict()
       .default({ threshold: 0.8, target: 0.5 }),

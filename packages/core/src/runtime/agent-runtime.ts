@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { CompactionService } from '../compaction/compaction-service.js'
 import { truncateCompaction } from '../compaction/truncate-compaction.js'
+import { compactionBreaker } from '../compaction/compaction-breaker.js'
 import { instructionsAdapter, historyAdapter } from '../context/builtin-adapters.js'
 import { ContextPipeline } from '../context/context-pipeline.js'
 import type { ContextAdapter } from '../context/context-adapter.js'
@@ -22,6 +23,7 @@ import type { JsonObject } from '../spec/json.js'
 import type { LanguageModel } from '../spec/language-model.js'
 import type { ModelMessage } from '../spec/messages.js'
 import type { RunPatch, RunRecord } from '../spec/run-store.js'
+import { runStatusOf } from '../spec/run-status.js'
 import type { SessionGate, SessionLease } from '../spec/session-gate.js'
 import type { Stores } from '../spec/stores.js'
 import { memoryStores } from '../stores/memory/memory-stores.js'
@@ -159,7 +161,7 @@ export class AgentRuntime {
   }
   get compaction(): CompactionService {
     const strategy = this.extensions.compaction ?? truncateCompaction()
-    if (!this.#compaction || this.#compaction.strategy.name !== strategy.name) this.#compaction = new CompactionService(strategy)
+    if (!this.#compaction || this.#compaction.strategy.name !== strategy.name) this.#compaction = new CompactionService(strategy, compactionBreaker(this.policy))
     return this.#compaction
   }
 
@@ -650,7 +652,7 @@ export class AgentRuntime {
         // resume (another process recording or resuming it at the same moment wins, and this one writes nothing).
         const { finishReason } = end
         const ended = await this.#claim(run, {
-          status: finishReason === 'cancelled' ? 'cancelled' : finishReason === 'error' ? 'failed' : 'completed',
+          status: runStatusOf(finishReason),
           finishReason,
           step: state.step,
           usage: state.usage,

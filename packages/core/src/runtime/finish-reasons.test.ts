@@ -140,7 +140,7 @@ describe('finish reasons', () => {
     const events = await drain(stream)
     const output = await stream.result
     expect(output.finishReason).toBe('error')
-    expect(output.error).toMatchObject({ code: 'provider', message: 'bad request' })
+    expect(output.error).toMatchObject({ code: 'provider_bad_request', message: 'bad request', status: 400, retryable: false })
     expect(terminalEvents(events)).toEqual([expect.objectContaining({ type: 'run.failed' })])
     expect((await runtime.runs.getRun(output.runId))?.status).toBe('failed')
   })
@@ -227,7 +227,7 @@ describe('finish reasons', () => {
     )
     const events = await drain(new AgentRuntime().stream({ agent: { name: 'a', model, tools: { echo } }, input: 'first question' }))
     expect(events.some((event) => event.type === 'compaction.applied')).toBe(false)
-    expect(terminalEvents(events)[0]).toMatchObject({ type: 'run.failed', error: { code: 'context_overflow' } })
+    expect(terminalEvents(events)[0]).toMatchObject({ type: 'run.failed', error: { code: 'context_length', status: 400 } })
     expect(model.calls).toHaveLength(2)
   })
 })

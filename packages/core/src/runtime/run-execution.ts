@@ -16,6 +16,7 @@ import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
 import type { LanguageModel } from '../spec/language-model.js'
 import type { ModelMessage, ToolResultPart, Usage } from '../spec/messages.js'
 import type { FinishReason, RunPatch } from '../spec/run-store.js'
+import { runStatusOf } from '../spec/run-status.js'
 import type { SessionLease } from '../spec/session-gate.js'
 import type { SessionEntry, SessionEntryInput } from '../spec/session-store.js'
 import type { Stores } from '../spec/stores.js'
@@ -27,6 +28,8 @@ import type { AgentSpec, RunOutput } from './run-request.js'
 import { copyState, initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
 import { type Next, type Outcome, transition, type TransitionLimits } from './transition.js'
 import { hashArgs } from './hash-args.js'
+import { runErrorOf } from './run-error-of.js'
+import { compactionFailed } from '../compaction/compaction-breaker.js'
 import { StepWriter } from './step-writer.js'
 import { sizedArray } from './sized-array.js'
 import { truncateOutput } from '../tools/truncate-output.js'
@@ -612,6 +615,7 @@ export class RunExecution {
       targetTokens,
       countTokens: (messages) => countMessagesTokens(messages, this.#deps.context.tokenizer),
       signal: this.#init.signal,
+      onStrategyError: (error, strategy) => this.emit(compactionFailed(step, strategy, error, this.#deps.compaction.circuitOpen, this.#deps.redactor)),
     })
     if (!record) return false
     if (!force && record.throughSeq <= (window.compaction?.throughSeq ?? 0)) return false
@@ -973,12 +977,12 @@ export class RunExecution {
   #terminalPayload(reason: FinishReason, output: RunOutput): AgentEventPayload {
     return reason === 'error'
       ? { type: 'run.failed', finishReason: 'error', error: this.state.error ?? { code: 'error', message: 'failed' }, usage: output.usage, steps: output.steps }
-      : { type: 'run.finished', finishReason: reason, text: output.text, usage: output.usage, steps: output.steps }
+      : { type: 'run.finished', finishReason: reason, text: output.text, usage: output.usage, steps: output.steps, ...(this.state.error ? { error: this.state.error } : {}) }
   }
 
   #endPatch(reason: FinishReason): RunPatch {
     return {
-      status: reason === 'cancelled' ? 'cancelled' : reason === 'error' ? 'failed' : 'completed',
+      status: runStatusOf(reason),
       finishReason: reason,
       step: this.state.step,
       usage: this.state.usage,
@@ -995,7 +999,7 @@ export class RunExecution {
   #abandon(error: SpindleError): RunOutput {
     this.#terminal = true
     this.seqs.dropHeld()
-    const output = { ...this.output('error'), error: { code: error.code, message: error.message } }
+    const output = { ...this.output('error'), error: runErrorOf(error) }
     const event = { type: 'run.failed', finishReason: 'error', error: output.error, usage: output.usage, steps: output.steps } as AgentEventPayload as AgentEvent
     Object.assign(event, { runId: this.runId, sessionId: this.sessionId, seq: this.#seq + 1, timestamp: Date.now() })
     this.#init.channel?.push(event)
@@ -1053,12 +1057,10 @@ export class RunExecution {
     const { reason: abort } = this.#init.signal
     if (this.#init.signal.aborted && SpindleError.isInstance(abort) && abort.code === 'lease_lost') return this.#abandon(abort)
     const reason = this.#init.signal.aborted ? abortReason(this.#init.signal.reason) : undefined
-    const raw = SpindleError.isInstance(error)
-      ? { code: error.code, message: error.message }
-      : { code: 'error', message: error instanceof Error ? error.message : String(error) }
+    const raw = runErrorOf(error)
     const serialized = this.#deps.redactor ? this.#deps.redactor.redactError(raw) : raw
     const result = transition(this.state, reason ? { type: 'aborted', reason } : { type: 'error', error: serialized }, this.#limits)
-    this.state = result.state
+    this.state = reason === 'timeout' ? withState(result.state, { error: runErrorOf(this.#init.signal.reason) }) : result.state
     const finalReason = result.next.action === 'finish' ? result.next.reason : 'error'
     try {
       const unanswered = result.next.action === 'finish' ? result.next.unanswered : []

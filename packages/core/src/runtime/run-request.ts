@@ -6,6 +6,7 @@ import type { JsonObject } from '../spec/json.js'
 import type { LanguageModel } from '../spec/language-model.js'
 import type { ModelMessage, Usage } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
+import type { RunError } from '../spec/run-error.js'
 import type { ToolSet } from '../tools/tool.js'
 
 export type ModelReference = string | LanguageModel | ReadonlyArray<string | LanguageModel>
@@ -51,7 +52,8 @@ export interface RunOutput {
   /** Model calls made. */
   steps: number
   usage: Usage
-  error?: { code: string; message: string }
+  /** Why the run failed or timed out: a distinct `code` (see `RunError`), with `status`, `retryable` and `provider` when known. */
+  error?: RunError
 }
 
 export interface ResumeOptions {

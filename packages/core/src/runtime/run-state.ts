@@ -2,6 +2,7 @@
 import type { JsonValue } from '../spec/json.js'
 import type { ModelMessage, Usage } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
+import type { RunError } from '../spec/run-error.js'
 
 export interface PendingCall {
   callId: string
@@ -41,7 +42,7 @@ export interface RunState {
   cycleRun2?: number
   cycleRun3?: number
   finishReason?: FinishReason
-  error?: { code: string; message: string }
+  error?: RunError
   /** The agent running the run, when a handoff moved it away from the agent it started with. */
   agent?: string
   /** Last event seq emitted. */

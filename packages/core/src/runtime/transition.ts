@@ -4,6 +4,7 @@ import type { ModelFinishReason } from '../spec/language-model.js'
 import type { Usage } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
 import { addUsage, copyState, type PendingCall, type RunState, withState } from './run-state.js'
+import type { RunError } from '../spec/run-error.js'
 
 export interface TransitionLimits {
   maxSteps: number
@@ -18,7 +19,7 @@ export type Outcome =
   | { type: 'continue' }
   | { type: 'model'; finishReason: ModelFinishReason; text: string; toolCalls: PendingCall[]; usage: Usage | undefined }
   | { type: 'tools'; executed: number }
-  | { type: 'error'; error: { code: string; message: string } }
+  | { type: 'error'; error: RunError }
   | { type: 'aborted'; reason: 'cancelled' | 'timeout' }
   | { type: 'violation'; message: string }
 

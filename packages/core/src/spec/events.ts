@@ -2,6 +2,7 @@
 import type { JsonValue } from './json.js'
 import type { Usage } from './messages.js'
 import type { FinishReason } from './run-store.js'
+import type { RunError } from './run-error.js'
 
 interface EventBase {
   runId: string
@@ -38,10 +39,13 @@ export type AgentEventPayload =
   | { type: 'approval.requested'; step: number; callId: string; toolName: string; args: JsonValue }
   | { type: 'agent.handoff'; step: number; from: string; to: string; callId: string }
   | { type: 'compaction.applied'; step: number; strategy: string; throughSeq: number; tokensBefore: number; tokensAfter: number }
+  /** The compaction strategy failed (its error redacted); truncation was used instead. `circuitOpen`: it is bypassed for a while. */
+  | { type: 'compaction.failed'; step: number; strategy: string; error: { code: string; message: string }; circuitOpen: boolean }
   | { type: 'snapshot.saved'; step: number; version: number }
   | { type: 'step.finished'; step: number; usage: Usage; finishReason: string; durationMs: number }
-  | { type: 'run.finished'; finishReason: FinishReason; text: string; usage: Usage; steps: number }
-  | { type: 'run.failed'; finishReason: 'error'; error: { code: string; message: string }; usage: Usage; steps: number }
+  /** `error`: why a run that did not reach its answer stopped (`timeout`, a `policy` such as a doom loop), as on its record. */
+  | { type: 'run.finished'; finishReason: FinishReason; text: string; usage: Usage; steps: number; error?: RunError }
+  | { type: 'run.failed'; finishReason: 'error'; error: RunError; usage: Usage; steps: number }
 
 export type AgentEventType = AgentEventPayload['type']
 

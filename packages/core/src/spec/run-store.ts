@@ -3,6 +3,7 @@ import type { StoreBatch } from './store-batch.js'
 import type { AgentEvent } from './events.js'
 import type { JsonObject, JsonValue } from './json.js'
 import type { Usage } from './messages.js'
+import type { RunError } from './run-error.js'
 
 export type RunStatus = 'queued' | 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'interrupted'
 
@@ -26,7 +27,8 @@ export interface RunRecord {
   step: number
   finishReason?: FinishReason
   usage: Usage
-  error?: { code: string; message: string }
+  /** Why the run failed (or timed out): its code, message, and the provider's status, retryability and name when known. */
+  error?: RunError
   idempotencyKey?: string
   /** The serializable request: input, agent spec, model id, metadata. */
   request: JsonObject

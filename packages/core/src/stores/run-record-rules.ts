@@ -2,13 +2,16 @@
 // compares, and which list bounds are refused. The memory, SQLite, PostgreSQL and example Redis stores use them.
 import { ConfigurationError } from '../errors/errors.js'
 import type { RunClaimExpectation, RunPatch, RunRecord } from '../spec/run-store.js'
+import { endedRunStatus } from '../spec/run-status.js'
 
 /** Fields every run record has: a patch key present with `undefined` leaves them (it clears only optional ones). */
 const requiredRunFields: ReadonlySet<string> = new Set(['status', 'step', 'usage', 'metadata'])
 
 /**
  * Applies `patch` to `record` in place, as `RunStore.updateRun` specifies: an absent key leaves its field; a key
- * present with `undefined` clears an optional field and leaves a required one. Bumps `updatedAt` (never backwards).
+ * present with `undefined` clears an optional field and leaves a required one. A patch that ends a run (an ending
+ * status with a finish reason) gets the status `runStatusOf(finishReason)` gives (`endedRunStatus`), so that every
+ * store lists a run that timed out as `failed`. Bumps `updatedAt` (never backwards).
  * Values are taken as they are: pass a copy of a caller's patch when the record must not share its objects.
  *
  * @example
@@ -20,6 +23,8 @@ export function applyRunPatch(record: RunRecord, patch: RunPatch): RunRecord {
     if (value !== undefined) target[key] = value
     else if (!requiredRunFields.has(key)) delete target[key]
   }
+  const status = endedRunStatus(patch)
+  if (status !== undefined) record.status = status
   record.updatedAt = Math.max(Date.now(), record.updatedAt)
   return record
 }

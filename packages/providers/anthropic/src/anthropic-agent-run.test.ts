@@ -165,7 +165,7 @@ describe('@spindle/anthropic through AgentRuntime', () => {
       const model = createAnthropic({ apiKey: 'sk-ant-test-agent', baseURL: server.baseURL, retry: { maxRetries, initialDelayMs: 5 } })('claude-sonnet-5')
       const output = await new AgentRuntime(new Extensions()).run({ agent: { name: 'writer', model }, input: 'Write' })
       expect(output.finishReason).toBe('error')
-      expect(output.error?.code).toBe('provider')
+      expect(output.error?.code).toBe('provider_server')
       expect(server.requests).toHaveLength(1 + maxRetries)
     })
   }

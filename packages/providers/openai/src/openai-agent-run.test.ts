@@ -123,7 +123,7 @@ describe('AgentRuntime with @spindle/openai', () => {
       const runtime = new AgentRuntime(new Extensions())
       const output = await runtime.run({ agent: { name: 'writer', model: provider.chat('gpt-test') }, input: 'Write' })
       expect(output.finishReason).toBe('error')
-      expect(output.error?.code).toBe('provider')
+      expect(output.error?.code).toBe('provider_server')
       expect(server.requests).toHaveLength(1 + maxRetries)
     })
   }

@@ -10,6 +10,7 @@ import {
   type RunPatch,
   type RunRecord,
   type RunStore,
+  endedRunStatus,
   type StoreBatch,
 } from '@spindle/core'
 import { assertKey, fromJsonb, toJsonbText } from './jsonb-text.js'
@@ -189,7 +190,10 @@ export class PostgresRunStore implements RunStore {
  */
 export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, patch: RunPatch): Promise<RunRecord>
 export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, patch: RunPatch, expected: RunClaimExpectation): Promise<RunRecord | undefined>
-export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, patch: RunPatch, expected?: RunClaimExpectation): Promise<RunRecord | undefined> {
+export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, given: RunPatch, expected?: RunClaimExpectation): Promise<RunRecord | undefined> {
+  // A run's end gets the status its finish reason implies (core's one rule, as in every store): a timeout is failed.
+  const status = endedRunStatus(given)
+  const patch = status === given.status ? given : { ...given, status }
   const assignments: string[] = []
   const values: unknown[] = [id, Date.now()]
   for (const [key, column] of Object.entries(patchColumns)) {

@@ -3,6 +3,7 @@ import type { AgentEvent, RunStore } from '@spindle/core'
 import { expect } from 'vitest'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
+import { runStatusRules } from './run-status-rules.js'
 import { expectExactJson, tick, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
 
 function textDelta(runId: string, seq: number, delta: string): AgentEvent {
@@ -406,4 +407,6 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
       expect((await store.getRun('r'))?.request).toEqual({ input: { text: 'original' } })
     })
   },
+
+  ...runStatusRules,
 }
