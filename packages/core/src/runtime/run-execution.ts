@@ -36,6 +36,7 @@ import { truncateOutput } from '../tools/truncate-output.js'
 import { findStoreBatch, type StoreWrite, type StoreWriteResult } from '../spec/store-batch.js'
 import type { ExecutionOutcome, NewExecution } from '../spec/execution-store.js'
 import type { ToolJournal } from '../tools/tool-runtime.js'
+import { boundExecutionOutcome } from '../tools/journal-text.js'
 import { notifyObservers, type RuntimeObserver } from '../observability/runtime-observer.js'
 import type { Redactor } from '../observability/redactor.js'
 import { StreamRedaction } from '../observability/stream-redaction.js'
@@ -688,7 +689,8 @@ export class RunExecution {
       this.#running[index] = this.#running[last]!
       this.#running[last] = undefined as never
     }
-    const write: StoreWrite = { type: 'execution.finish', key, outcome }
+    // Every journal write of a run passes here: its error text is bounded for any store.
+    const write: StoreWrite = { type: 'execution.finish', key, outcome: boundExecutionOutcome(outcome) }
     if (this.#runningCount || !this.#writer.batch) return this.#writer.commit([write]) as ReturnType<ToolJournal['finish']>
     this.#writer.defer(write)
   }
