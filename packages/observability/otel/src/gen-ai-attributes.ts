@@ -1,9 +1,10 @@
-// Attribute and metric names: OpenTelemetry GenAI semantic conventions, plus spindle.* for what they do not cover.
+// Attribute and metric names: OpenTelemetry GenAI semantic conventions (v1.41.0), plus spindle.* for what they do
+// not cover.
 export const attributes = {
   operationName: 'gen_ai.operation.name',
-  system: 'gen_ai.system',
   providerName: 'gen_ai.provider.name',
   requestModel: 'gen_ai.request.model',
+  requestStream: 'gen_ai.request.stream',
   responseModel: 'gen_ai.response.model',
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
@@ -26,7 +27,7 @@ export const attributes = {
   finishReason: 'spindle.finish_reason',
   steps: 'spindle.run.steps',
   costUsd: 'spindle.usage.cost_usd',
-  reasoningTokens: 'spindle.usage.reasoning_tokens',
+  reasoningTokens: 'gen_ai.usage.reasoning.output_tokens',
   resumedFromStep: 'spindle.resumed_from_step',
   reused: 'spindle.tool.reused',
   linkType: 'spindle.link.type',
@@ -41,3 +42,9 @@ export const metricNames = {
   gateWait: 'spindle.gate.wait',
   queueWait: 'spindle.queue.wait',
 } as const
+
+/** Bucket boundaries the GenAI conventions advise for `gen_ai.client.operation.duration` (seconds). */
+export const durationBuckets = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]
+
+/** Bucket boundaries the GenAI conventions advise for `gen_ai.client.token.usage` (tokens). */
+export const tokenBuckets = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864]

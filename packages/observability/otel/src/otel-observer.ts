@@ -4,7 +4,6 @@ import {
   type Context,
   context as contextApi,
   createNoopMeter,
-  type Histogram,
   type Link,
   type Meter,
   ROOT_CONTEXT,
@@ -17,7 +16,10 @@ import {
   type Tracer,
 } from '@opentelemetry/api'
 import { createRedactor, type AgentEvent, type AgentEventOf, type Redactor, type RuntimeObserver, type Usage } from '@spindle/core'
-import { attributes as A, metricNames } from './gen-ai-attributes.js'
+import { attributes as A } from './gen-ai-attributes.js'
+import { inputMessages, outputMessages } from './gen-ai-messages.js'
+import { createInstruments, type Instruments } from './otel-instruments.js'
+import { safeJson, type ChatState, type KnownRun, type RunTrace, type ToolState } from './run-trace.js'
 import { runSpanContext } from './trace-identity.js'
 
 export interface OtelObserverOptions {
@@ -34,57 +36,6 @@ export interface OtelObserverOptions {
    * `createRedactor()` when content is captured.
    */
   redactor?: Redactor | false | (() => Redactor | false)
-}
-
-interface ChatState {
-  span: Span
-  step: number
-  startTime: number
-  /** When the model stream ended (first tool call or approval request), if before `step.finished`. */
-  endTime?: number
-  usageBefore: Usage
-  text: string
-}
-
-interface ToolState {
-  span: Span
-  toolName: string
-  startTime: number
-  /** Sub-agent runs already placed under this span (parallel calls of one sub-agent each get their own span). */
-  subRuns: number
-}
-
-interface RunTrace {
-  runId: string
-  sessionId: string
-  agentName: string
-  provider: string
-  model: string
-  span: Span
-  context: Context
-  /** False when no SDK samples this run (e.g. none is registered): child spans are then not even created. */
-  recording: boolean
-  startTime: number
-  usage: Usage
-  chat?: ChatState
-  tools: Map<string, ToolState>
-  args: Map<string, unknown>
-}
-
-interface KnownRun {
-  agentName: string
-  modelId: string
-  spanContext: SpanContext
-}
-
-interface Instruments {
-  operationDuration: Histogram
-  tokenUsage: Histogram
-  runDuration: Histogram
-  runSteps: Histogram
-  toolDuration: Histogram
-  gateWait: Histogram
-  queueWait: Histogram
 }
 
 const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0 }
@@ -111,15 +62,7 @@ export class OtelObserver implements RuntimeObserver {
     this.#remember = options.rememberRuns ?? 1000
     const { meter } = options
     this.#metrics = meter.constructor !== noopMeterClass
-    this.#instruments = {
-      operationDuration: meter.createHistogram(metricNames.operationDuration, { unit: 's', description: 'Duration of a GenAI model call (one step of a run)' }),
-      tokenUsage: meter.createHistogram(metricNames.tokenUsage, { unit: '{token}', description: 'Input and output tokens per model call' }),
-      runDuration: meter.createHistogram(metricNames.runDuration, { unit: 's', description: 'Duration of one execution of a Spindle run (a start or a resume)' }),
-      runSteps: meter.createHistogram(metricNames.runSteps, { unit: '{step}', description: 'Model steps of a run when it ends or suspends' }),
-      toolDuration: meter.createHistogram(metricNames.toolDuration, { unit: 's', description: 'Latency of a tool execution' }),
-      gateWait: meter.createHistogram(metricNames.gateWait, { unit: 'ms', description: 'Time a run (start or resume) waited for its session gate' }),
-      queueWait: meter.createHistogram(metricNames.queueWait, { unit: 'ms', description: 'Time a queued run waited in the run queue before a worker started it' }),
-    }
+    this.#instruments = createInstruments(meter)
   }
 
   /** Runs being traced now (for tests and diagnostics). */
@@ -200,13 +143,12 @@ export class OtelObserver implements RuntimeObserver {
       [A.agentName]: agentName,
       [A.conversationId]: event.sessionId,
       [A.providerName]: provider,
-      [A.system]: provider,
       [A.requestModel]: model,
       [A.runId]: event.runId,
     }
     if (event.parentRunId) spanAttributes[A.parentRunId] = event.parentRunId
     if (resumed) spanAttributes[A.resumedFromStep] = resumed.fromStep
-    if (this.#captureContent && event.type === 'run.started') spanAttributes[A.inputMessages] = safeJson(event.input)
+    if (this.#captureContent && event.type === 'run.started') spanAttributes[A.inputMessages] = safeJson(inputMessages(event.input))
     const span = this.#tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL, attributes: spanAttributes, links, startTime: event.timestamp }, this.#parentOf(event, agentName, identity))
     this.#runs.set(event.runId, {
       runId: event.runId,
@@ -277,8 +219,9 @@ export class OtelObserver implements RuntimeObserver {
         attributes: {
           [A.operationName]: 'chat',
           [A.providerName]: run.provider,
-          [A.system]: run.provider,
           [A.requestModel]: run.model,
+          // Every model call of the kernel streams (`LanguageModel.stream`).
+          [A.requestStream]: true,
           [A.agentName]: run.agentName,
           [A.conversationId]: run.sessionId,
           [A.step]: event.step,
@@ -374,6 +317,25 @@ export class OtelObserver implements RuntimeObserver {
     this.#instruments.tokenUsage.record(output, { ...metricAttributes, [A.tokenType]: 'output' })
   }
 
+  /**
+   * Ends the chat span of a model call that failed (the run ended while the model had not answered): error status
+   * and `error.type`, a duration point with `error.type`, and no token usage (the conventions forbid it then).
+   */
+  #failChat(run: RunTrace, endTime: number, errorType: string, message: string): void {
+    const chat = run.chat!
+    run.chat = undefined
+    chat.span.setAttribute(A.errorType, errorType)
+    chat.span.setStatus({ code: SpanStatusCode.ERROR, message })
+    chat.span.end(endTime)
+    if (!this.#metrics) return
+    this.#instruments.operationDuration.record(Math.max(0, endTime - chat.startTime) / 1000, {
+      [A.operationName]: 'chat',
+      [A.providerName]: run.provider,
+      [A.requestModel]: run.model,
+      [A.errorType]: errorType,
+    })
+  }
+
   #describeChat(run: RunTrace, chat: ChatState, endTime: number, finishReason: string | undefined, usageAfter: Usage, input: number, output: number): void {
     const { span } = chat
     const cached = (usageAfter.cachedInputTokens ?? 0) - (chat.usageBefore.cachedInputTokens ?? 0)
@@ -386,7 +348,7 @@ export class OtelObserver implements RuntimeObserver {
     if (reasoning) span.setAttribute(A.reasoningTokens, reasoning)
     if (cost) span.setAttribute(A.costUsd, cost)
     if (finishReason) span.setAttribute(A.finishReasons, [finishReason])
-    if (this.#captureContent && chat.text) span.setAttribute(A.outputMessages, safeJson([{ role: 'assistant', parts: [{ type: 'text', content: this.#redact(chat.text) }] }]))
+    if (this.#captureContent && (chat.text || finishReason)) span.setAttribute(A.outputMessages, safeJson(outputMessages(this.#redact(chat.text), finishReason ?? 'stop')))
     span.end(endTime)
   }
 
@@ -394,6 +356,10 @@ export class OtelObserver implements RuntimeObserver {
     const run = this.#runs.get(event.runId)
     if (!run) return
     this.#runs.delete(event.runId)
+    // A run that ended while its model had not answered (no output end seen): that model call failed.
+    if (run.chat && run.chat.endTime === undefined && event.finishReason !== 'awaiting_approval') {
+      this.#failChat(run, event.timestamp, event.type === 'run.failed' ? event.error.code : event.finishReason, event.type === 'run.failed' ? event.error.message : `the run ended (${event.finishReason}) during the model call`)
+    }
     // A suspended step's model call ends here (its `step.finished` comes after the resume runs its tools).
     if (run.chat) this.#endChat(run, run.chat.endTime ?? event.timestamp, event.finishReason === 'awaiting_approval' ? 'tool-calls' : undefined, event.usage)
     for (const [callId, tool] of run.tools) {
@@ -415,7 +381,7 @@ export class OtelObserver implements RuntimeObserver {
       span.setAttribute(A.errorType, event.error.code)
       span.setStatus({ code: SpanStatusCode.ERROR, message: event.error.message })
     } else if (this.#captureContent && event.text) {
-      span.setAttribute(A.outputMessages, safeJson([{ role: 'assistant', parts: [{ type: 'text', content: event.text }] }]))
+      span.setAttribute(A.outputMessages, safeJson(outputMessages(event.text, event.finishReason)))
     }
     span.end(event.timestamp)
     if (!this.#metrics) return
@@ -433,13 +399,5 @@ export class OtelObserver implements RuntimeObserver {
   #remember_(runId: string, known: KnownRun): void {
     this.#known.set(runId, known)
     if (this.#known.size > this.#remember) this.#known.delete(this.#known.keys().next().value!)
-  }
-}
-
-function safeJson(value: unknown): string {
-  try {
-    return JSON.stringify(value) ?? ''
-  } catch {
-    return String(value)
   }
 }

@@ -55,7 +55,6 @@ describe('otelPlugin', () => {
         'gen_ai.agent.name': 'cashier',
         'gen_ai.conversation.id': 'ses_otel',
         'gen_ai.provider.name': 'openai',
-        'gen_ai.system': 'openai',
         'gen_ai.request.model': 'gpt-4o-mini',
         'spindle.run.id': first.runId,
       })
@@ -182,7 +181,7 @@ describe('otelPlugin', () => {
     await runtime.run({ agent: { name: 'a', model, tools: { echo, boom } }, input: 'say hi' })
     const all = spans()
     const [run] = byName(all, 'invoke_agent a')
-    expect(JSON.parse(run!.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', content: 'say hi' }])
+    expect(JSON.parse(run!.attributes['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'say hi' }] }])
     expect(run!.attributes['gen_ai.output.messages']).toContain('All done.')
     const [echoSpan] = byName(all, 'execute_tool echo')
     expect(JSON.parse(echoSpan!.attributes['gen_ai.tool.call.arguments'] as string)).toEqual({ v: 'hi' })

@@ -66,7 +66,9 @@ describe('redaction in telemetry', () => {
     expect(text).not.toContain(split)
     expect(text).not.toContain(envSecret)
     const chat = all.find((span) => span.attributes['gen_ai.operation.name'] === 'chat')!
-    expect(JSON.parse(chat.attributes['gen_ai.output.messages'] as string)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'your key is [REDACTED], the payments one [REDACTED]' }] }])
+    expect(JSON.parse(chat.attributes['gen_ai.output.messages'] as string)).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'your key is [REDACTED], the payments one [REDACTED]' }], finish_reason: 'stop' },
+    ])
   })
 
   it('with redaction turned off (extensions.redactor = false) the chat span keeps the text as streamed', async () => {
