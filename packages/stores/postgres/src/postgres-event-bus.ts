@@ -225,7 +225,7 @@ export class PostgresEventBus implements EventBus {
 
   /** Reads the log of every run with a gap (serialized with the notifications, so a run's events stay in order). */
   async #pollGaps(): Promise<void> {
-    for (const [runId, through] of [...this.#gaps]) {
+    for (const [runId, through] of this.#gaps) {
       if (this.#subscribers.size === 0) this.#gaps.delete(runId)
       else await this.#fillGap(runId, through)
     }
