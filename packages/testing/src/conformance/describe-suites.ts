@@ -91,7 +91,9 @@ const titles: { [K in keyof Stores]: string } = {
 
 /**
  * Registers all six conformance suites against a store bundle. `create` must return fresh, empty stores on
- * every call; `cleanup` receives every bundle `create` and `createSecondConnection` returned.
+ * every call; `cleanup` receives every bundle `create` and `createSecondConnection` returned. Generic over your
+ * bundle's type: `cleanup` and `createSecondConnection` receive it as `create` returned it (no cast), and `create`
+ * and `createSecondConnection` may each return it directly or in a promise.
  * `skip` keys are check ids (`'artifact.large'`) or prefixes (`'embedding'`), with the reason as value.
  *
  * @example
@@ -100,14 +102,14 @@ const titles: { [K in keyof Stores]: string } = {
  *   createSecondConnection: (stores) => sqliteStores({ path: pathOf(stores) }),
  * })
  */
-export function describeStores(name: string, options: StoreSuiteOptions<Stores>): void {
+export function describeStores<B extends Stores>(name: string, options: StoreSuiteOptions<B>): void {
   for (const kind of Object.keys(storeConformanceRules) as Array<keyof Stores>) {
     const checks = storeConformanceRules[kind] as ConformanceChecks<Stores[typeof kind]>
     registerChecks(
       `${name}: ${titles[kind]} conformance`,
       checks,
       options,
-      (stores: Stores) => stores[kind],
+      (stores: B) => stores[kind],
       kind === 'artifacts' || kind === 'sessions' ? artifactTimeoutMs : undefined,
     )
   }

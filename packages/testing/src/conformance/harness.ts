@@ -27,8 +27,8 @@ export interface StoreSuiteOptions<S> {
    * the check that ran the rule (`… (check run.list.newest-first — skip it with that id)`).
    */
   skip?: Record<string, string>
-  /** Opens a second connection to the data of `store`; enables the `*.two-connections` checks. */
-  createSecondConnection?: (store: S) => Promise<S>
+  /** Opens a second connection to the data of `store` (synchronously or not, like `create`); enables the `*.two-connections` checks. */
+  createSecondConnection?: (store: S) => S | Promise<S>
 }
 
 /** Checks whose id ends with this need `createSecondConnection`. */
