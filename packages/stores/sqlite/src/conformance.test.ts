@@ -14,8 +14,8 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }))
 describeStores('store-sqlite', {
   create: () => sqliteStores({ path: join(directory, `stores-${++counter}.db`) }),
   // A second sqliteStores on the same file: its own better-sqlite3 connection.
-  createSecondConnection: async (stores) => sqliteStores({ path: (stores as SqliteStores).database.name }),
-  cleanup: (stores) => (stores as SqliteStores).close(),
+  createSecondConnection: (stores) => sqliteStores({ path: stores.database.name }),
+  cleanup: (stores) => stores.close(),
 })
 
 // The embedding suite again with the JavaScript scorer, so the path used where sqlite-vec cannot load stays conformant.
