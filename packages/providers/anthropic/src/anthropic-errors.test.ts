@@ -361,9 +361,9 @@ describe('@spindle/anthropic credentials in the base URL', () => {
     const model = createAnthropic({ apiKey, baseURL: `${server.baseURL}?gateway_key=query-secret-4e5f`, retry: { maxRetries: 0 } })('claude-sonnet-5')
     expectScrubbed(await failure(model.stream(ask)), 'query-secret-4e5f')
     const port = new URL(server.baseURL).port
-    const withPassword = createAnthropic({ apiKey, baseURL: `http://gateway:url-password-8c1d@127.0.0.1:${port}`, retry: { maxRetries: 0 } })('claude-sonnet-5')
-    const error = await failure(withPassword.stream(ask))
-    expect(error).toMatchObject({ code: 'provider' })
-    expect(`${error.message} ${String(error.cause?.message)} ${JSON.stringify(error)}`).not.toContain('url-password-8c1d')
+    // Credentials before the host are refused at creation (fetch would refuse every request), without quoting them.
+    const withPassword = () => createAnthropic({ apiKey, baseURL: `http://gateway:url-password-8c1d@127.0.0.1:${port}`, retry: { maxRetries: 0 } })
+    expect(withPassword).toThrow(/carries credentials before its host/)
+    expect(withPassword).not.toThrow(/url-password-8c1d/)
   })
 })

@@ -8,8 +8,9 @@ import type {
   ChatCompletionMessageToolCall,
 } from 'openai/resources/chat/completions'
 import { mergeProviderOptions } from '../convert/merge-provider-options.js'
-import { fileUrl, isStrictCompatible, toolArgumentsText, toolResultText } from '../convert/shared-content.js'
+import { fileUrl, isStrictCompatible, toolArgumentsText } from '../convert/shared-content.js'
 import { isReasoningModel } from '../model-traits.js'
+import { pushToolResults } from './chat-tool-results.js'
 
 export interface ChatConversionOptions {
   provider: string
@@ -89,9 +90,7 @@ function convertMessages(messages: ModelMessage[], provider: string, reasoning: 
         break
       }
       case 'tool':
-        for (const toolResult of message.content) {
-          result.push({ role: 'tool', tool_call_id: toolResult.toolCallId, content: toolResultText(toolResult.result, toolResult.isError) })
-        }
+        pushToolResults(result, message.content)
         break
     }
   }

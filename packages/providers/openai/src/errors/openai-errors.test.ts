@@ -303,13 +303,11 @@ describe('credentials in the base URL', () => {
     return parts.join('\n')
   }
 
-  it('keeps a password in the base URL out of the error and its whole cause chain (fetch refuses such a URL)', async () => {
+  it('refuses a password in the base URL at creation (fetch would refuse every request), without quoting it', () => {
     const port = new URL(server.url).port
-    const provider = createOpenAI({ apiKey: 'sk-x-123456', baseURL: `http://gateway:url-password-8c1d@127.0.0.1:${port}/v1`, maxRetries: 0 })
-    const collected = await collectStream(provider.chat('gpt-test').stream(request))
-    expect(collected.error).toMatchObject({ code: 'provider', isRetryable: true })
-    expect(chain(collected.error)).toContain('Request cannot be constructed from a URL that includes credentials')
-    expect(chain(collected.error)).not.toContain('url-password-8c1d')
+    const create = () => createOpenAI({ apiKey: 'sk-x-123456', baseURL: `http://gateway:url-password-8c1d@127.0.0.1:${port}/v1`, maxRetries: 0 })
+    expect(create).toThrow(/carries credentials before its host/)
+    expect(create).not.toThrow(/url-password-8c1d/)
   })
 
   it('scrubs query-string values of the base URL that a server echoes', async () => {

@@ -1,8 +1,9 @@
 // Converts a Spindle ModelRequest into Responses API parameters (input items, tools, tool choice,
 // structured output, limits). Stateless by default (`store: false`): Spindle owns the conversation.
-import type { ModelMessage, ModelRequest } from '@spindle/core'
-import type { ResponseCreateParamsStreaming, ResponseInputItem, Tool } from 'openai/resources/responses/responses'
+import type { JsonValue, ModelMessage, ModelRequest } from '@spindle/core'
+import type { ResponseCreateParamsStreaming, ResponseFunctionCallOutputItemList, ResponseInputItem, Tool } from 'openai/resources/responses/responses'
 import { mergeProviderOptions } from '../convert/merge-provider-options.js'
+import { toolResultParts } from '../convert/tool-result-content.js'
 import { fileUrl, isStrictCompatible, toolArgumentsText, toolResultText } from '../convert/shared-content.js'
 import { isReasoningModel } from '../model-traits.js'
 import { decodeReasoningSignature } from './reasoning-signature.js'
@@ -107,10 +108,23 @@ function convertMessages(messages: ModelMessage[], provider: string, reasoning: 
       }
       case 'tool':
         for (const result of message.content) {
-          input.push({ type: 'function_call_output', call_id: result.toolCallId, output: toolResultText(result.result, result.isError) })
+          input.push({ type: 'function_call_output', call_id: result.toolCallId, output: functionCallOutput(result.result, result.isError) })
         }
         break
     }
   }
   return input
+}
+
+/**
+ * A tool result as `function_call_output.output`: text, or, when it holds images (see `toolResultParts`), a list of
+ * `input_text` and `input_image` items so the model sees the images.
+ */
+function functionCallOutput(result: JsonValue, isError: boolean | undefined): string | ResponseFunctionCallOutputItemList {
+  const parts = toolResultParts(result)
+  if (!parts) return toolResultText(result, isError)
+  const items: ResponseFunctionCallOutputItemList = parts.map((part) =>
+    part.type === 'text' ? { type: 'input_text', text: part.text } : { type: 'input_image', image_url: `data:${part.mediaType};base64,${part.data}`, detail: 'auto' },
+  )
+  return isError ? [{ type: 'input_text', text: 'Error:' }, ...items] : items
 }
