@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { eventLogProblems } from '@spindle/core'
 import { type ChildPlayground, startChildPlayground } from '../test-support/child-playground.js'
 import { startTestPlayground, type TestPlayground } from '../test-support/test-playground.js'
 
@@ -50,7 +51,7 @@ async function restart(dataDir: string): Promise<TestPlayground> {
 async function resumesToTheEnd(playground: TestPlayground, runId: string): Promise<void> {
   expect((await playground.call('POST', `/api/runs/${runId}/resume`, {})).status).toBe(202)
   const done = await playground.waitForRun(runId, (detail) => detail.run.status === 'completed')
-  expect(done.events.map((event: { seq: number }) => event.seq)).toEqual(done.events.map((_: unknown, index: number) => index + 1))
+  expect(eventLogProblems(done.events, { finished: true })).toEqual([])
   expect(done.events.filter((event: { type: string }) => event.type === 'run.resumed')).toHaveLength(1)
   const text: string = done.events.at(-1).text
   expect(text.match(/Once upon a time/g)).toHaveLength(1)

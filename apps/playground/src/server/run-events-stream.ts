@@ -1,14 +1,12 @@
-// SSE for one run: catch up from the run's event log and this process's unlogged events after `Last-Event-ID`, then
-// live from the bus. Live events run ahead of the log (it is written per step); they are sent at once, and the SSE
-// `id` is the highest seq below which the client has every event *and the log holds them*: a reconnect, to this
-// process or to the one that replaced it after a crash, resumes from a point that is still true, and the client
-// drops what it holds above it (events of a dead process are never logged: a resume emits others with their seqs).
-// Gaps (a `lagged` bus) are filled from the log and the buffer.
+// SSE for one run, by the kernel's rule for event numbers: a seq only grows and never changes meaning, and the
+// numbers a crash discarded are declared by the `run.resumed` that follows them. So the SSE id is simply the seq
+// of the event sent: a reconnect (`Last-Event-ID`) resumes after it, from the run's log, then from this process's
+// events not logged yet (the kernel logs a step's events at its end), then live. A gap in the live events (a
+// `lagged` bus, a subscriber that attached mid-step) is filled from the log and the buffer, in order.
 import type { AgentEvent, AgentRuntime, LaggedEvent } from '@spindle/core'
 import type { Context } from 'hono'
 import { streamSSE } from 'hono/streaming'
-import type { DurableNotice, LiveEventBuffer } from './live-event-buffer.js'
-import type { ResetNotice } from './run-fence.js'
+import type { LiveEventBuffer } from './live-event-buffer.js'
 
 const gapPollMs = 100
 const heartbeatMs = 15_000
@@ -19,51 +17,49 @@ export function runEventsStream(c: Context, runtime: AgentRuntime, buffer: LiveE
     stream.onAbort(() => abort.abort())
     // Subscribe before reading the log and the buffer so nothing falls between them.
     const live = runtime.subscribe({ runId, capacity: 2048, signal: abort.signal })[Symbol.asyncIterator]()
-    /** The client has every event up to here. */
-    let watermark = Math.max(0, after)
-    /** The run's log holds every event up to here. */
-    let logged = 0
-    /** The last SSE id sent (what the client sends back on reconnect). */
-    let sentId = watermark
-    const ahead = new Set<number>()
+    /** The client has every event up to here (or knows it discarded). */
+    let sent = Math.max(0, after)
+    /** Events heard live above a gap, waiting for the log or the buffer to fill it. */
+    const ahead = new Map<number, AgentEvent>()
     let lastWrite = Date.now()
-    const idNow = () => Math.min(watermark, logged)
 
-    const write = async (event: string, data: unknown) => {
-      sentId = idNow()
+    const write = async (event: AgentEvent) => {
+      sent = event.seq
       lastWrite = Date.now()
-      await stream.writeSSE({ id: String(sentId), event, data: JSON.stringify(data) })
+      await stream.writeSSE({ id: String(event.seq), event: 'agent', data: JSON.stringify(event) })
     }
-    const send = async (event: AgentEvent) => {
-      if (event.seq <= watermark || ahead.has(event.seq)) return
-      ahead.add(event.seq)
-      while (ahead.delete(watermark + 1)) watermark++
-      await write('agent', event)
+    /** Sends `event` if it is the next one; holds it if a gap comes first. */
+    const offer = async (event: AgentEvent) => {
+      if (event.seq <= sent) return
+      if (!follows(event, sent)) {
+        ahead.set(event.seq, event)
+        return
+      }
+      await write(event)
+      for (let next = nextAhead(); next !== undefined; next = nextAhead()) await write(next)
+    }
+    const nextAhead = (): AgentEvent | undefined => {
+      for (const [seq, event] of ahead) {
+        if (seq <= sent) ahead.delete(seq)
+        else if (follows(event, sent)) {
+          ahead.delete(seq)
+          return event
+        }
+      }
+      return undefined
     }
     const catchUp = async () => {
       // The buffer first: what leaves it during the log read is in the log by then.
       const unlogged = buffer.events(runId)
-      const events = await runtime.runs.listEvents(runId, { after: watermark })
-      logged = Math.max(logged, events.at(-1)?.seq ?? 0)
-      for (const event of events) await send(event)
-      for (const event of unlogged) await send(event)
+      for (const event of await runtime.runs.listEvents(runId, { after: sent })) await offer(event)
+      for (const event of unlogged) await offer(event)
     }
 
-    if (watermark > 0) {
-      const [atId] = await runtime.runs.listEvents(runId, { after: watermark - 1, limit: 1 })
-      if (atId?.seq === watermark) logged = watermark
-      else {
-        // The log does not reach the client's id (not one this server sent): it starts again from the log's end.
-        watermark = logged = (await runtime.runs.listEvents(runId)).at(-1)?.seq ?? 0
-        await write('reset', { seq: watermark })
-      }
-    }
     await catchUp()
     let pending: Promise<IteratorResult<AgentEvent | LaggedEvent>> | undefined
     while (!abort.signal.aborted) {
       pending ??= live.next()
-      const wait = ahead.size ? gapPollMs : heartbeatMs
-      const timer = sleep(wait)
+      const timer = sleep(ahead.size ? gapPollMs : heartbeatMs)
       const next = await Promise.race([pending, timer.promise])
       timer.cancel()
       if (abort.signal.aborted) break
@@ -77,21 +73,18 @@ export function runEventsStream(c: Context, runtime: AgentRuntime, buffer: LiveE
       }
       pending = undefined
       if (next.done) break
-      const event = next.value as AgentEvent | LaggedEvent | ResetNotice | DurableNotice
+      const event = next.value as AgentEvent | LaggedEvent | { type: `playground.${string}` }
       if (event.type === 'lagged') await catchUp()
-      else if (event.type === 'playground.durable') {
-        // The log caught up: a new id tells the client (and its next reconnect) that its events up to it are kept.
-        logged = Math.max(logged, event.seq)
-        if (idNow() > sentId) await write('durable', { through: idNow() })
-      } else if (event.type === 'playground.reset') {
-        // The run was killed: what was never logged will be emitted again, with the same seqs.
-        watermark = Math.min(watermark, event.seq)
-        logged = Math.min(logged, event.seq)
-        ahead.clear()
-        await write('reset', { seq: event.seq })
-      } else await send(event)
+      // The playground's own notices (a log write, a kill) change nothing here: numbers keep their meaning.
+      else if (!event.type.startsWith('playground.')) await offer(event as AgentEvent)
     }
   })
+}
+
+/** Whether `event` comes right after `last`: the next seq, or the `run.resumed` declaring the numbers between discarded. */
+function follows(event: AgentEvent, last: number): boolean {
+  if (event.seq === last + 1) return true
+  return event.type === 'run.resumed' && event.discarded !== undefined && event.discarded.from <= last + 1 && event.discarded.to >= event.seq - 1
 }
 
 function sleep(ms: number): { promise: Promise<undefined>; cancel: () => void } {

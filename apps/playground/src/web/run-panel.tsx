@@ -205,11 +205,24 @@ function EventLog(props: { events: AgentEvent[] }) {
             <span className="time">+{duration(timestamp - start)}</span>
             <span className={`type type-${type.split('.')[0]}`}>{type}</span>
             <span className="payload">{shortJson(rest, 120)}</span>
+            {discardedNote(event) && (
+              <span className="discarded" data-testid="discarded-note">
+                {discardedNote(event)}
+              </span>
+            )}
           </li>
         )
       })}
     </ol>
   )
+}
+
+/** A resume's declaration of the numbers a crash discarded (events shown live, then dropped: the step is redone). */
+function discardedNote(event: AgentEvent): string | undefined {
+  const range = (event as { type: string; discarded?: { from: number; to: number } }).type === 'run.resumed' ? (event as { discarded?: { from: number; to: number } }).discarded : undefined
+  if (!range) return undefined
+  const count = range.to - range.from + 1
+  return `${count} event number${count === 1 ? '' : 's'} (${range.from}–${range.to}) discarded by a crash, the step is redone`
 }
 
 function Snapshots(props: { detail: RunDetail; onFork(version: number): void }) {

@@ -1,6 +1,6 @@
-// Follows one run over SSE: events kept by seq (de-duplicated, ordered). The server's SSE id says up to where its
-// log holds what this page has: on every (re)connection the events above it are dropped (the server sends them
-// again, or, if it died and another took over, its replacements), and a kill's `reset` drops those above its seq.
+// Follows one run over SSE: events kept by seq (de-duplicated, ordered). A seq never changes meaning: the SSE id is
+// the seq, a reconnect resumes after it, and a `run.resumed` that declares numbers discarded (a crash's live events
+// its log never got) drops the ones this page holds in that range — the interrupted step is redone with new numbers.
 import { useEffect, useState } from 'react'
 import type { AgentEvent } from './types'
 
@@ -15,8 +15,7 @@ export function useRunEvents(runId: string | undefined): RunEventsState {
     setState({ events: [], connected: false })
     if (!runId) return
     const bySeq = new Map<number, AgentEvent>()
-    // The last SSE id received: the one the browser sends back (Last-Event-ID) when it reconnects.
-    let logged = 0
+    const discarded: Array<{ from: number; to: number }> = []
     let frame = 0
     const publish = () => {
       frame = 0
@@ -25,30 +24,19 @@ export function useRunEvents(runId: string | undefined): RunEventsState {
     const schedule = () => {
       if (!frame) frame = requestAnimationFrame(publish)
     }
-    const dropAbove = (seq: number) => {
-      for (const key of bySeq.keys()) if (key > seq) bySeq.delete(key)
-      schedule()
-    }
-    const remember = (message: MessageEvent) => {
-      const id = Number(message.lastEventId)
-      if (message.lastEventId !== '' && Number.isInteger(id)) logged = id
-    }
     const source = new EventSource(`/api/runs/${encodeURIComponent(runId)}/events`)
-    source.addEventListener('open', () => {
-      dropAbove(logged)
-      setState((previous) => ({ ...previous, connected: true }))
-    })
+    source.addEventListener('open', () => setState((previous) => ({ ...previous, connected: true })))
     source.addEventListener('error', () => setState((previous) => ({ ...previous, connected: false })))
     source.addEventListener('agent', (message) => {
-      remember(message as MessageEvent)
       const event = JSON.parse((message as MessageEvent).data) as AgentEvent
+      if (discarded.some((range) => event.seq >= range.from && event.seq <= range.to)) return
+      const range = (event as { type: string; discarded?: { from: number; to: number } }).type === 'run.resumed' ? (event as { discarded?: { from: number; to: number } }).discarded : undefined
+      if (range) {
+        discarded.push(range)
+        for (const seq of bySeq.keys()) if (seq >= range.from && seq <= range.to) bySeq.delete(seq)
+      }
       bySeq.set(event.seq, event)
       schedule()
-    })
-    source.addEventListener('durable', (message) => remember(message as MessageEvent))
-    source.addEventListener('reset', (message) => {
-      remember(message as MessageEvent)
-      dropAbove((JSON.parse((message as MessageEvent).data) as { seq: number }).seq)
     })
     return () => {
       source.close()
