@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto'
 import { readArtifactBytes, type ArtifactStore } from '@spindle/core'
 import { expect } from 'vitest'
+import { artifactCopyOutRules } from './copy-out-rules.js'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
 import { expectBytes, expectExactJson, tick, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
@@ -198,4 +199,5 @@ export const artifactStoreRules: ConformanceChecks<ArtifactStore> = {
       expectBytes(await readArtifactBytes(store, id), original)
     })
   },
+  ...artifactCopyOutRules,
 }

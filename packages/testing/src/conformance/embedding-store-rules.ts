@@ -1,6 +1,7 @@
 // Conformance checks of EmbeddingStore, spec v1: upsert, cosine top-k, ties, filters, minScore, namespaces, dimensions.
 import { SpindleError, type EmbeddingMatch, type EmbeddingStore } from '@spindle/core'
 import { expect } from 'vitest'
+import { embeddingCopyOutRules } from './copy-out-rules.js'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
 import { expectExactJson, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
@@ -187,4 +188,5 @@ export const embeddingStoreRules: ConformanceChecks<EmbeddingStore> = {
       expect(record?.metadata).toEqual({ tags: ['a'] })
     })
   },
+  ...embeddingCopyOutRules,
 }

@@ -1,6 +1,7 @@
 // Conformance checks of ExecutionStore, spec v1: the tool-call journal's start / finish rules.
 import type { ExecutionStore, NewExecution } from '@spindle/core'
 import { expect } from 'vitest'
+import { executionCopyOutRules } from './copy-out-rules.js'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
 import { expectExactJson, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
@@ -143,4 +144,5 @@ export const executionStoreRules: ConformanceChecks<ExecutionStore> = {
       expect((await store.get('r:1:c'))?.args).toEqual({ list: ['a'] })
     })
   },
+  ...executionCopyOutRules,
 }

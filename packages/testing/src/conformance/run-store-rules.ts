@@ -1,6 +1,7 @@
 // Conformance checks of RunStore, spec v1: run records, idempotency keys, listing, and the per-run event log.
 import type { AgentEvent, RunStore } from '@spindle/core'
 import { expect } from 'vitest'
+import { runCopyOutRules } from './copy-out-rules.js'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
 import { runStatusRules } from './run-status-rules.js'
@@ -409,4 +410,5 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
   },
 
   ...runStatusRules,
+  ...runCopyOutRules,
 }

@@ -1,6 +1,7 @@
 // Conformance checks of SessionStore, spec v1: records, the gap-free log, listing, cascades, fencing.
 import type { SessionStore } from '@spindle/core'
 import { expect } from 'vitest'
+import { sessionCopyOutRules } from './copy-out-rules.js'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
 import { tick, userEntry } from './samples.js'
@@ -210,4 +211,5 @@ export const sessionStoreRules: ConformanceChecks<SessionStore> = {
   },
 
   ...sessionStoreConcurrencyRules,
+  ...sessionCopyOutRules,
 }

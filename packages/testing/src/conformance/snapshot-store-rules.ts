@@ -1,6 +1,7 @@
 // Conformance checks of SnapshotStore, spec v1: versions per run, latest, replace, list order, delete.
 import type { RunSnapshot, SnapshotStore } from '@spindle/core'
 import { expect } from 'vitest'
+import { snapshotCopyOutRules } from './copy-out-rules.js'
 import type { ConformanceChecks } from './harness.js'
 import { rule } from './rule.js'
 import { expectExactJson, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
@@ -84,4 +85,5 @@ export const snapshotStoreRules: ConformanceChecks<SnapshotStore> = {
       expect((await store.latest('r'))?.state).toEqual({ list: ['a'] })
     })
   },
+  ...snapshotCopyOutRules,
 }
