@@ -46,6 +46,7 @@ export type {
   ModelCapabilities,
   ModelFinishReason,
   ModelRequest,
+  ModelResponseInfo,
   StreamPart,
   ToolChoice,
   ToolSpecification,

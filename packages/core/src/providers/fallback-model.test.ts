@@ -77,6 +77,7 @@ describe('fallbackModel', () => {
     const { parts, error } = await run(fallbackModel([first, second]))
     expect(error).toBeUndefined()
     expect(parts).toEqual([
+      { type: 'response-metadata', provider: second.provider, modelId: second.modelId },
       { type: 'text-delta', delta: 'ok' },
       { type: 'finish', finishReason: 'stop' },
     ])
@@ -92,7 +93,9 @@ describe('fallbackModel', () => {
     const { parts, error } = await run(fallbackModel([first, second]))
     expect(error).toBeUndefined()
     expect(second.calls).toBe(1)
+    // The link that answered is named first; its own metadata follows (and may name the model more exactly).
     expect(parts).toEqual([
+      { type: 'response-metadata', provider: second.provider, modelId: second.modelId },
       { type: 'response-metadata', id: 'resp_b' },
       { type: 'text-delta', delta: 'from b' },
       { type: 'finish', finishReason: 'stop' },

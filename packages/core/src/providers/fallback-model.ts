@@ -3,6 +3,14 @@ import { ConfigurationError, ProviderError } from '../errors/errors.js'
 import { SpindleError } from '../errors/spindle-error.js'
 import type { LanguageModel, ModelCallOptions, ModelRequest, StreamPart } from '../spec/language-model.js'
 
+/**
+ * A LanguageModel that tries `models` in order, moving to the next only when one fails before producing any output
+ * (a retryable error, or a provider error). The stream says which link answered (a `response-metadata` part with its
+ * provider and model id, so `step.finished.response` and traces name it, not the chain).
+ *
+ * @example
+ * const model = fallbackModel([openai('gpt-4o'), anthropic('claude-sonnet-4-5')])
+ */
 export function fallbackModel(models: LanguageModel[]): LanguageModel {
   const first = models[0]
   if (!first) throw new ConfigurationError('[spindle/core] a fallback chain needs at least one model')
@@ -26,6 +34,7 @@ export function fallbackModel(models: LanguageModel[]): LanguageModel {
               continue
             }
             if (part.type === 'error' && !produced) throw part.error
+            if (!produced) yield answeredBy(model)
             produced = true
             if (held.length) {
               yield* held
@@ -33,6 +42,7 @@ export function fallbackModel(models: LanguageModel[]): LanguageModel {
             }
             yield part
           }
+          if (!produced) yield answeredBy(model)
           yield* held
           return
         } catch (error) {
@@ -44,4 +54,9 @@ export function fallbackModel(models: LanguageModel[]): LanguageModel {
       throw new ProviderError('[spindle/core] every model of the fallback chain failed', { cause: lastError })
     },
   }
+}
+
+/** The link of the chain that answered: said before its own response metadata, which may name the model more exactly. */
+function answeredBy(model: LanguageModel): StreamPart {
+  return { type: 'response-metadata', provider: model.provider, modelId: model.modelId }
 }

@@ -5,7 +5,7 @@ import { SpindleError } from '../errors/spindle-error.js'
 import type { RuntimePolicy } from '../policy/runtime-policy.js'
 import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
 import type { JsonValue } from '../spec/json.js'
-import type { LanguageModel, ModelFinishReason, ModelRequest } from '../spec/language-model.js'
+import type { LanguageModel, ModelFinishReason, ModelRequest, ModelResponseInfo } from '../spec/language-model.js'
 import type { AssistantMessage, Usage } from '../spec/messages.js'
 import type { PendingCall } from './run-state.js'
 import { isAborted } from './is-aborted.js'
@@ -17,6 +17,8 @@ export interface ModelStepResult {
   toolCalls: PendingCall[]
   finishReason: ModelFinishReason
   usage: Usage | undefined
+  /** Who answered, when the provider said (its `response-metadata` parts, merged). */
+  response?: ModelResponseInfo
 }
 
 export interface ModelStepOptions {
@@ -158,6 +160,7 @@ async function streamOnce(
     // Map). Created with the first block: an empty array grown by push reserves 17 slots.
     let segments: Segment[] | undefined
     let callCount = 0
+    let response: ModelResponseInfo | undefined
     for await (const part of model.stream(request, { signal: options.signal })) {
       switch (part.type) {
         case 'text-delta': {
@@ -203,6 +206,9 @@ async function streamOnce(
         }
         case 'usage':
           usage = part.usage
+          break
+        case 'response-metadata':
+          response = mergeResponseInfo(response, part)
           break
         case 'finish':
           finishReason = part.finishReason
@@ -256,11 +262,22 @@ async function streamOnce(
       content[index] = { type: 'tool-call', toolCallId: callId, toolName: segment.name, args: pending.args }
       emit({ type: 'tool.call', step, callId, toolName: segment.name, args: pending.args, runId: '', sessionId: '', seq: 0, timestamp: 0 })
     }
-    return { message: { role: 'assistant', content }, text, toolCalls, finishReason, usage }
+    const result: ModelStepResult = { message: { role: 'assistant', content }, text, toolCalls, finishReason, usage }
+    if (response !== undefined) result.response = response
+    return result
 
   } catch (error) {
     return retryOrThrow(model, request, options, attempt, error, produced)
   }
+}
+
+/** `response-metadata` parts add up: a later part's fields win, absent fields keep what an earlier part said. */
+function mergeResponseInfo(into: ModelResponseInfo | undefined, part: ModelResponseInfo): ModelResponseInfo {
+  const merged: ModelResponseInfo = { ...into }
+  if (part.id !== undefined) merged.id = part.id
+  if (part.provider !== undefined) merged.provider = part.provider
+  if (part.modelId !== undefined) merged.modelId = part.modelId
+  return merged
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -13,7 +13,7 @@ import { listedForApproval, type RuntimePolicy } from '../policy/runtime-policy.
 import type { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { EventBus } from '../spec/event-bus.js'
 import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
-import type { LanguageModel } from '../spec/language-model.js'
+import type { LanguageModel, ModelResponseInfo } from '../spec/language-model.js'
 import type { ModelMessage, ToolResultPart, Usage } from '../spec/messages.js'
 import type { FinishReason, RunPatch } from '../spec/run-store.js'
 import { runStatusOf } from '../spec/run-status.js'
@@ -392,6 +392,7 @@ export class RunExecution {
 
   #modelAnswered(result: ModelStepResult, toolCalls: PendingCall[], usage: Usage | undefined): Next {
     const next = this.#advance({ type: 'model', finishReason: result.finishReason, text: result.text, toolCalls, usage })
+    this.#response = result.response
     if (next.action !== 'run-tools') this.#stepFinished(this.#modelStepNumber, result.finishReason, this.#modelStepStarted)
     return next
   }
@@ -486,8 +487,17 @@ export class RunExecution {
     return usage
   }
 
+  /** Who answered the step's model call (its provider's response metadata), told by the step's `step.finished`. */
+  #response: ModelResponseInfo | undefined
+
   #stepFinished(step: number, finishReason: string, started: number): void {
-    this.emit({ type: 'step.finished', step, usage: this.state.usage, finishReason, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
+    const response = this.#response
+    this.#response = undefined
+    if (response === undefined) {
+      this.emit({ type: 'step.finished', step, usage: this.state.usage, finishReason, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
+      return
+    }
+    this.emit({ type: 'step.finished', step, usage: this.state.usage, finishReason, durationMs: performance.now() - started, response, runId: '', sessionId: '', seq: 0, timestamp: 0 })
   }
 
   /** Marks calls that need a human decision (tool flag, policy names / effect classes, or predicates). */

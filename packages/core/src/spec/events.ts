@@ -1,5 +1,6 @@
 // AgentEvent: the discriminated union every run emits, lossless per run and broadcast to subscribers.
 import type { JsonValue } from './json.js'
+import type { ModelResponseInfo } from './language-model.js'
 import type { Usage } from './messages.js'
 import type { FinishReason } from './run-store.js'
 import type { RunError } from './run-error.js'
@@ -42,7 +43,12 @@ export type AgentEventPayload =
   /** The compaction strategy failed (its error redacted); truncation was used instead. `circuitOpen`: it is bypassed for a while. */
   | { type: 'compaction.failed'; step: number; strategy: string; error: { code: string; message: string }; circuitOpen: boolean }
   | { type: 'snapshot.saved'; step: number; version: number }
-  | { type: 'step.finished'; step: number; usage: Usage; finishReason: string; durationMs: number }
+  /**
+   * A step's end. `response`: the model call's response as its provider reported it (response id, the provider and
+   * model that answered, which may differ from the requested ones, e.g. in a fallback chain or behind an alias);
+   * absent when the provider reported none, or for a step whose model call happened before a resume.
+   */
+  | { type: 'step.finished'; step: number; usage: Usage; finishReason: string; durationMs: number; response?: ModelResponseInfo }
   /** `error`: why a run that did not reach its answer stopped (`timeout`, a `policy` such as a doom loop), as on its record. */
   | { type: 'run.finished'; finishReason: FinishReason; text: string; usage: Usage; steps: number; error?: RunError }
   | { type: 'run.failed'; finishReason: 'error'; error: RunError; usage: Usage; steps: number }

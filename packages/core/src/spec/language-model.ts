@@ -43,6 +43,16 @@ export interface ModelRequest {
 
 export type ModelFinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other'
 
+/** Who answered a model call, as its provider reported it (`response-metadata` stream parts, merged). */
+export interface ModelResponseInfo {
+  /** The provider's id of the response. */
+  id?: string
+  /** The provider that answered (a fallback chain's link, not `fallback`). */
+  provider?: string
+  /** The model that answered, as the provider named it (may differ from the requested id: aliases, snapshots). */
+  modelId?: string
+}
+
 export type StreamPart =
   | { type: 'text-delta'; delta: string }
   | { type: 'reasoning-delta'; delta: string; signature?: string; redacted?: string }
@@ -50,7 +60,8 @@ export type StreamPart =
   | { type: 'tool-call-delta'; id: string; argsDelta: string }
   | { type: 'tool-call-end'; id: string }
   | { type: 'usage'; usage: Usage }
-  | { type: 'response-metadata'; id?: string; modelId?: string }
+  /** Who answered: the response id, and the provider and model as the provider reported them (a fallback chain names the link that answered). */
+  | { type: 'response-metadata'; id?: string; modelId?: string; provider?: string }
   | { type: 'finish'; finishReason: ModelFinishReason; usage?: Usage; rawFinishReason?: string }
   | { type: 'error'; error: unknown }
 

@@ -4,7 +4,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http'
 import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base'
-import { AgentRuntime, Extensions, mockModel, ProviderError } from '@spindle/core'
+import { AgentRuntime, Extensions, fallbackModel, mockModel, ProviderError, type LanguageModel, type StreamPart } from '@spindle/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { telemetry } from './__tests__/telemetry.js'
 
@@ -43,7 +43,7 @@ describe('GenAI semantic conventions over OTLP/HTTP', () => {
   })
   afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())))
 
-  async function traced(model: ReturnType<typeof mockModel>, captureContent = false) {
+  async function traced(model: LanguageModel, captureContent = false) {
     received.length = 0
     const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url }) as never)] })
     const { histograms, plugin } = telemetry()
@@ -111,5 +111,40 @@ describe('GenAI semantic conventions over OTLP/HTTP', () => {
     expect(JSON.parse(agent['gen_ai.output.messages'] as string)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'Autumn moon' }], finish_reason: 'stop' }])
     const chat = attributesOf('chat gpt-4o')
     expect(JSON.parse(chat['gen_ai.output.messages'] as string)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'Autumn moon' }], finish_reason: 'stop' }])
+  })
+
+  it('gen_ai.response.model is the model the provider says answered, not the requested one', async () => {
+    // A provider answering an alias with a dated snapshot reports it in its response metadata.
+    const aliased: LanguageModel = {
+      specificationVersion: 'v1',
+      provider: 'openai',
+      modelId: 'gpt-4o',
+      capabilities: {},
+      async *stream(): AsyncIterable<StreamPart> {
+        yield { type: 'response-metadata', id: 'resp_1', modelId: 'gpt-4o-2024-08-06' }
+        yield { type: 'text-delta', delta: 'Autumn moon' }
+        yield { type: 'finish', finishReason: 'stop', usage: { inputTokens: 4, outputTokens: 2 } }
+      },
+    }
+    const { histograms } = await traced(aliased)
+    const chat = attributesOf('chat gpt-4o')
+    expect(chat['gen_ai.request.model']).toBe('gpt-4o')
+    expect(chat['gen_ai.response.model']).toBe('gpt-4o-2024-08-06')
+    const metrics = await histograms()
+    expect(metrics.get('gen_ai.client.operation.duration')!.dataPoints[0]!.attributes['gen_ai.response.model']).toBe('gpt-4o-2024-08-06')
+  })
+
+  it('a fallback chain: the chat span names the provider and model that answered, not the chain', async () => {
+    const down = mockModel([{ error: new ProviderError('[test] overloaded', { isRetryable: true }) }], { provider: 'openai', modelId: 'gpt-4o' })
+    const backup = mockModel([{ text: 'Autumn moon', usage: { inputTokens: 4, outputTokens: 2 } }], { provider: 'anthropic', modelId: 'claude-backup' })
+    const { output, histograms } = await traced(fallbackModel([down, backup]))
+    expect(output.text).toBe('Autumn moon')
+    const chat = attributesOf('chat claude-backup')
+    expect(chat['gen_ai.provider.name']).toBe('anthropic')
+    expect(chat['gen_ai.request.model']).toBe('claude-backup')
+    expect(chat['gen_ai.response.model']).toBe('claude-backup')
+    expect(received.map((span) => span.name).filter((name) => name.includes('>'))).toEqual([])
+    const point = (await histograms()).get('gen_ai.client.operation.duration')!.dataPoints[0]!
+    expect(point.attributes['gen_ai.provider.name']).toBe('anthropic')
   })
 })

@@ -15,7 +15,8 @@ import {
   trace,
   type Tracer,
 } from '@opentelemetry/api'
-import { createRedactor, type AgentEvent, type AgentEventOf, type Redactor, type RuntimeObserver, type Usage } from '@spindle/core'
+import { createRedactor, type AgentEvent, type AgentEventOf, type Redactor, type ModelResponseInfo, type RuntimeObserver, type Usage } from '@spindle/core'
+import { answeringModel } from './answering-model.js'
 import { attributes as A } from './gen-ai-attributes.js'
 import { inputMessages, outputMessages } from './gen-ai-messages.js'
 import { createInstruments, type Instruments } from './otel-instruments.js'
@@ -298,20 +299,25 @@ export class OtelObserver implements RuntimeObserver {
   #stepFinished(event: AgentEventOf<'step.finished'>): void {
     const run = this.#runs.get(event.runId)
     if (!run) return
-    if (run.chat && run.chat.step === event.step) this.#endChat(run, run.chat.endTime ?? event.timestamp, event.finishReason, event.usage)
+    if (run.chat && run.chat.step === event.step) this.#endChat(run, run.chat.endTime ?? event.timestamp, event.finishReason, event.usage, event.response)
     else run.usage = event.usage
   }
 
   /** Ends the step's chat span with the usage of this model call (the difference of the run's running totals). */
-  #endChat(run: RunTrace, endTime: number, finishReason: string | undefined, usageAfter: Usage): void {
+  #endChat(run: RunTrace, endTime: number, finishReason: string | undefined, usageAfter: Usage, response?: ModelResponseInfo): void {
     const chat = run.chat!
     run.chat = undefined
     run.usage = usageAfter
     const input = usageAfter.inputTokens - chat.usageBefore.inputTokens
     const output = usageAfter.outputTokens - chat.usageBefore.outputTokens
-    if (run.recording) this.#describeChat(run, chat, endTime, finishReason, usageAfter, input, output)
+    const answered = answeringModel(run.provider, run.model, response)
+    if (run.recording) {
+      if (answered.requestModel !== run.model) chat.span.updateName(`chat ${answered.requestModel}`)
+      chat.span.setAttributes({ [A.providerName]: answered.provider, [A.requestModel]: answered.requestModel, [A.responseModel]: answered.responseModel })
+      this.#describeChat(run, chat, endTime, finishReason, usageAfter, input, output)
+    }
     if (!this.#metrics) return
-    const metricAttributes: Attributes = { [A.operationName]: 'chat', [A.providerName]: run.provider, [A.requestModel]: run.model, [A.responseModel]: run.model }
+    const metricAttributes: Attributes = { [A.operationName]: 'chat', [A.providerName]: answered.provider, [A.requestModel]: answered.requestModel, [A.responseModel]: answered.responseModel }
     this.#instruments.operationDuration.record(Math.max(0, endTime - chat.startTime) / 1000, metricAttributes)
     this.#instruments.tokenUsage.record(input, { ...metricAttributes, [A.tokenType]: 'input' })
     this.#instruments.tokenUsage.record(output, { ...metricAttributes, [A.tokenType]: 'output' })
@@ -341,7 +347,6 @@ export class OtelObserver implements RuntimeObserver {
     const cached = (usageAfter.cachedInputTokens ?? 0) - (chat.usageBefore.cachedInputTokens ?? 0)
     const reasoning = (usageAfter.reasoningTokens ?? 0) - (chat.usageBefore.reasoningTokens ?? 0)
     const cost = (usageAfter.costUsd ?? 0) - (chat.usageBefore.costUsd ?? 0)
-    span.setAttribute(A.responseModel, run.model)
     span.setAttribute(A.inputTokens, input)
     span.setAttribute(A.outputTokens, output)
     if (cached) span.setAttribute(A.cachedInputTokens, cached)
