@@ -119,7 +119,7 @@ describe('GenAI semantic conventions over OTLP/HTTP', () => {
       specificationVersion: 'v1',
       provider: 'openai',
       modelId: 'gpt-4o',
-      capabilities: {},
+      capabilities: mockModel([]).capabilities,
       async *stream(): AsyncIterable<StreamPart> {
         yield { type: 'response-metadata', id: 'resp_1', modelId: 'gpt-4o-2024-08-06' }
         yield { type: 'text-delta', delta: 'Autumn moon' }

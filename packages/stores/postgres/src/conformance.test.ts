@@ -29,6 +29,6 @@ function postgresSuite<S>(): StoreSuiteOptions<S> {
 }
 
 describePostgres('store-postgres', () => {
-  describeStores('postgres', postgresSuite())
+  describeStores('postgres', postgresSuite<PostgresStores>())
   describeStoreBatch('postgres', postgresSuite())
 })
