@@ -60,7 +60,7 @@ export async function main(options: { databasePath?: string; turnMs?: number; lo
   try {
     log(`durable team demo on ${databasePath} — kill it any time and run it again\n`)
     // Both runs a killed process left (the concierge's and the travel agent's) are continued.
-    const { resumed, failed } = await runtime.recover({ agents: [concierge, travel] })
+    const { resumed, failed } = await (await runtime.recover({ agents: [concierge, travel] })).done
     for (const { runId, error } of failed) log(`run ${runId} could not be resumed: ${error instanceof Error ? error.message : String(error)}\n`)
     let output = resumed.find((candidate) => candidate.sessionId === sessionId)
     output ??= await runtime.run({ agent: concierge, sessionId, idempotencyKey, input: 'Please book my trip to Lisbon.' })

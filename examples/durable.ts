@@ -116,7 +116,7 @@ export async function main(options: DurableOptions = {}): Promise<RunOutput> {
   })()
   try {
     log(`durable demo on ${databasePath} — kill it (Ctrl-C) any time and run it again\n`)
-    const { resumed, failed } = await runtime.recover({ agents: [agent] })
+    const { resumed, failed } = await (await runtime.recover({ agents: [agent] })).done
     for (const { runId, error } of failed) log(`run ${runId} could not be resumed: ${error instanceof Error ? error.message : String(error)}\n`)
     let output = resumed[0]
     if (!output) {

@@ -157,6 +157,7 @@ export { createRuntimeTool, type RuntimeToolContext, type RuntimeToolDefinition 
 
 // The kernel: runtime, policy, gate, events, context, compaction, tool execution.
 export { AgentRuntime, type AgentRuntimeOptions, type RecoverResult, type RunStream, type SubscribeFilter } from './runtime/agent-runtime.js'
+export type { RecoverOptions, RecoverOutcome, RecoverProgress } from './runtime/recover-runs.js'
 export type { AgentSpec, ApprovalDecision, ModelReference, ResumeOptions, RunOutput, RunRequest } from './runtime/run-request.js'
 export { runRequestSchema } from './runtime/run-request.js'
 export { type AdmissionHook, admitRequest } from './runtime/admission.js'

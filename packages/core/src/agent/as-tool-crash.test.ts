@@ -79,7 +79,7 @@ describe('Agent.asTool after a crash', () => {
     const { stores, parent, sub, second } = await crashed(fixture)
     expect(effects).toEqual([1])
     const { lead, helper } = agents()
-    const { resumed } = await second.recover({ agents: [lead, helper] })
+    const { resumed } = await (await second.recover({ agents: [lead, helper] })).done
     const leadOutput = resumed.find((output) => output.runId === parent)!
     expect(leadOutput).toMatchObject({ finishReason: 'stop', text: 'lead done' })
     // The lead's call answered with the sub-run's answer (not "outcome unknown"), once.
@@ -97,7 +97,7 @@ describe('Agent.asTool after a crash', () => {
     const fixture = setup({ hangAt: 2 })
     const { effects, agents } = fixture
     const { stores, parent, sub, second } = await crashed(fixture)
-    const { resumed, busy } = await second.recover({ agents: [agents().lead] })
+    const { resumed, busy } = await (await second.recover({ agents: [agents().lead] })).done
     expect(busy).toEqual([])
     expect(resumed.map((output) => output.runId)).toEqual([parent])
     expect(resumed[0]!.messages.find((message) => message.role === 'tool')?.content[0]).toMatchObject({ toolCallId: 'h1', result: 'both booked' })

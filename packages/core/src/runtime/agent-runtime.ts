@@ -42,6 +42,7 @@ import { endNotRecorded, RunExecution, runExecutionDeps, runExecutionInit, type 
 import { InProcessRunQueue } from './in-process-run-queue.js'
 import type { RunQueue } from '../spec/run-queue.js'
 import { outputFromStore } from './output-from-store.js'
+import { recoverRuns, type RecoverOptions, type RecoverResult } from './recover-runs.js'
 
 export interface AgentRuntimeOptions {
   /** Hooks that may reject a request before anything is written (rate limits, moderation). */
@@ -74,20 +75,7 @@ interface ActiveRun {
  * const runtime = new AgentRuntime(new Extensions(), { maxSteps: 8 })
  * const output = await runtime.run({ agent: { name: 'helper', model: mockModel([{ text: 'Hi!' }]) }, input: 'Hello' })
  */
-/** What `recover()` did with the runs a dead process left. */
-export interface RecoverResult {
-  resumed: RunOutput[]
-  /** Marked `interrupted` (`mode: 'interrupt'`). */
-  interrupted: string[]
-  /**
-   * Still refused once the others were tried: their session's last run awaits approval, or a live process holds it —
-   * including a run another process (recovering at the same moment) claimed first: that process continues it, and
-   * nothing was written for it here (with `mode: 'interrupt'` too).
-   */
-  busy: string[]
-  /** Not resumed, with why (left as they were; `resume(runId, { agent })` may continue them). */
-  failed: Array<{ runId: string; error: unknown }>
-}
+export type { RecoverResult } from './recover-runs.js'
 
 export class AgentRuntime {
   readonly extensions: Extensions
@@ -107,6 +95,8 @@ export class AgentRuntime {
   readonly #decisions = new Map<string, Promise<void>>()
   /** Starts of runs with an idempotency key, per session and key, while they start. */
   readonly #inFlight = new Map<string, Promise<RunOutput>>()
+  /** Per run being recovered, told once this process has claimed it. */
+  readonly #onClaimed = new Map<string, () => void>()
   readonly #readArtifact: Tool | undefined
   #compaction: CompactionService | undefined
 
@@ -388,61 +378,25 @@ export class AgentRuntime {
    * and listed in `failed` with its error; the others are recovered all the same. Two processes may recover at the
    * same moment: each run is claimed with a compare-and-set (`RunStore.claimRun`) before anything is written for it,
    * so exactly one continues it; the other lists it in `busy` (not in `failed`) and does not try it again.
+   * Runs are resumed `concurrency` at a time (default 4; one per session at a time), and `recover()` returns once
+   * the first ones are claimed: await the result's `done` for every run's output (`onProgress` reports each run).
    */
-  async recover(options: { mode?: 'resume' | 'interrupt'; agents?: AgentSpec[] } = {}): Promise<RecoverResult> {
+  async recover(options: RecoverOptions = {}): Promise<RecoverResult> {
     await this.extensions.ready()
-    const now = Date.now()
-    // Queued runs are recovered too when the queue lived in this process's memory (it died with it).
-    const statuses: RunRecord['status'][] = this.extensions.queue ? ['running'] : ['running', 'queued']
-    let stale = (await this.runs.listRuns({ status: statuses, limit: 1000 })).filter(
-      (run) => !this.#active.has(run.id) && (!run.lease || run.lease.expiresAt <= now || run.lease.owner === this.ownerId),
-    )
-    const resumed: RunOutput[] = []
-    const interrupted: string[] = []
-    if (options.mode === 'interrupt') {
-      // Claimed like a resume: a run another process has resumed since the list was read is left to it (in `busy`).
-      const taken: string[] = []
-      for (const run of stale) {
-        try {
-          await this.#claim(run, { status: 'interrupted', lease: undefined })
-          interrupted.push(run.id)
-        } catch (error) {
-          if (!isLostClaim(error)) throw error
-          taken.push(run.id)
-        }
-      }
-      return { resumed, interrupted, busy: taken, failed: [] }
-    }
-    // A sub-run (`agent.asTool()`) whose caller is recovered too is left to the caller: the caller's call continues
-    // it, with the agent the call gives it (which `agents` need not list).
-    const staleIds = new Set(stale.map((run) => run.id))
-    stale = stale.filter((run) => {
-      const parent = run.request.parentRunId
-      return typeof parent !== 'string' || !staleIds.has(parent)
+    return recoverRuns(options, {
+      stale: async () => {
+        const now = Date.now()
+        // Queued runs are recovered too when the queue lived in this process's memory (it died with it).
+        const statuses: RunRecord['status'][] = this.extensions.queue ? ['running'] : ['running', 'queued']
+        const runs = await this.runs.listRuns({ status: statuses, limit: 1000 })
+        return runs.filter((run) => !this.#active.has(run.id) && (!run.lease || run.lease.expiresAt <= now || run.lease.owner === this.ownerId))
+      },
+      claim: (run, patch) => this.#claim(run, patch),
+      resume: (run, agent, onClaimed) => {
+        this.#onClaimed.set(run.id, onClaimed)
+        return this.resume(run.id, { agent }).finally(() => this.#onClaimed.delete(run.id))
+      },
     })
-    const failed: RecoverResult['failed'] = []
-    // Runs another process claimed first (it recovers them too, at the same moment): it continues them; not retried.
-    const taken: string[] = []
-    // Passes until one resumes nothing: the run a session's log ends with goes first, then the ones it held back.
-    for (let progressed = true; stale.length && progressed; ) {
-      progressed = false
-      const refused: RunRecord[] = []
-      for (const run of stale) {
-        const name = (run.request.agent as JsonObject | undefined)?.name
-        const agent = options.agents?.find((candidate) => candidate.name === name)
-        try {
-          resumed.push(await this.resume(run.id, { agent }))
-          progressed = true
-        } catch (error) {
-          // One run that cannot be resumed (its agent cannot be rebuilt, a store failed) does not stop the others.
-          if (isLostClaim(error)) taken.push(run.id)
-          else if (error instanceof SessionBusyError) refused.push(run)
-          else failed.push({ runId: run.id, error })
-        }
-      }
-      stale = refused
-    }
-    return { resumed, interrupted, busy: [...stale.map((run) => run.id), ...taken], failed }
   }
 
   /**
@@ -669,6 +623,7 @@ export class AgentRuntime {
         lease: { owner: this.ownerId, expiresAt: Date.now() + policy.leaseMs },
         ...(run.status === 'queued' ? { startedAt: Date.now() } : {}),
       })
+      this.#onClaimed.get(runId)?.()
       this.#agents.set(runId, agent)
       const previous = await this.sessions.listEntries(run.sessionId, { after: state.firstSeq - 1, before: state.lastSeq + 1 })
       const messages = previous.filter((entry) => entry.runId === runId && entry.kind === 'message').map((entry) => (entry as { message: ModelMessage }).message)
@@ -939,11 +894,6 @@ function serializeRequest(request: RunRequest, input: ModelMessage[], model: Lan
     ...(request.resourceId ? { resourceId: request.resourceId } : {}),
     ...(request.parentRunId ? { parentRunId: request.parentRunId } : {}),
   }
-}
-
-/** A `SessionBusyError` from `#claim`: another process claimed the run first (nothing was written). */
-function isLostClaim(error: unknown): boolean {
-  return error instanceof SessionBusyError && error.details?.claimed === true
 }
 
 function linkSignals(controller: AbortController, signals: Array<AbortSignal | undefined>): () => void {

@@ -35,7 +35,7 @@ async function crashAndResume(trigger: Parameters<typeof dieAfter>[1], script: P
   expect(run?.status).toBe('running')
   const model = mockModel(script)
   const second = new AgentRuntime(new Extensions().setStores(stores))
-  const { resumed } = await second.recover({ agents: [{ name: 'writer', model }] })
+  const { resumed } = await (await second.recover({ agents: [{ name: 'writer', model }] })).done
   const events = await stores.runs.listEvents(run!.id)
   const entries = await stores.sessions.listEntries('s')
   return { output: resumed[0]!, events, entries, model, run: (await stores.runs.getRun(run!.id))! }

@@ -18,7 +18,7 @@ it('a run whose agent cannot be rebuilt is listed in failed, with its error, and
   state.dead = false
   const second = new AgentRuntime(new Extensions().setStores(stores))
   // Only "known" is given: "renamed" uses a tool that is in no registry.
-  const { resumed, failed, busy } = await second.recover({ agents: [agent('known')] })
+  const { resumed, failed, busy } = await (await second.recover({ agents: [agent('known')] })).done
   expect(resumed.map((output) => output.text)).toEqual(['known done'])
   expect(busy).toEqual([])
   const [renamed] = await stores.runs.listRuns({ sessionId: 'b' })

@@ -155,7 +155,7 @@ describe('resume after a crash', () => {
     void dead.run({ agent: { name: 'writer', model: hanging }, input: 'write', sessionId: 'r' }).catch(() => {})
     await new Promise((resolve) => setTimeout(resolve, 20))
     const fresh = new AgentRuntime(new Extensions().setStores(stores))
-    const { resumed } = await fresh.recover({ agents: [{ name: 'writer', model: mockModel([{ text: 'recovered' }]) }] })
+    const { resumed } = await (await fresh.recover({ agents: [{ name: 'writer', model: mockModel([{ text: 'recovered' }]) }] })).done
     expect(resumed.map((output) => output.text)).toEqual(['recovered'])
     await dead.cancel(resumed[0]!.runId)
   })

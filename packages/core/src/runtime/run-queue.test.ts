@@ -49,7 +49,7 @@ describe('run queue', () => {
     const statuses = await Promise.all(ids.map(async (id) => (await runtime.runs.getRun(id))?.status))
     expect(statuses).toEqual(['completed', 'queued', 'queued', 'queued'])
     // A restarted worker process would recover the queued runs of an in-memory queue.
-    const { resumed } = await runtime.recover({ agents: [agent] })
+    const { resumed } = await (await runtime.recover({ agents: [agent] })).done
     expect(resumed.map((output) => output.text)).toEqual(['done', 'done', 'done'])
   })
 

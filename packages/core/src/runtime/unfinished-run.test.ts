@@ -106,7 +106,7 @@ it('recover() resumes the run its session ends with first, then the queued run i
     { name: 'y', model: mockModel([{ text: 'y answer' }]), tools: { hang } },
     { name: 'q', model: mockModel([{ text: 'q answer' }]) },
   ]
-  const { resumed, busy } = await new AgentRuntime(new Extensions().setStores(stores)).recover({ agents })
+  const { resumed, busy } = await (await new AgentRuntime(new Extensions().setStores(stores)).recover({ agents })).done
   expect(resumed.map((output) => [output.runId, output.text])).toEqual([
     [y!.id, 'y answer'],
     [queued, 'q answer'],

@@ -112,7 +112,7 @@ export function describeResumeRace(name: string, backend: () => ResumeRaceBacken
       const race = await backend()
       const { runId, ledger, agent, reader } = await crashedRun(race, 's')
       const [a, b] = await twoProcesses(race)
-      const results = await Promise.all([a.recover({ agents: [agent()] }), b.recover({ agents: [agent()] })])
+      const results = await Promise.all([a.recover({ agents: [agent()] }), b.recover({ agents: [agent()] })].map(async (started) => (await started).done))
       expect(await toolResultsPerCall(reader, 's')).toEqual({ p1: 1 })
       expect(results.flatMap((result) => result.failed)).toEqual([])
       expect(results.flatMap((result) => result.resumed.map((output) => output.runId))).toEqual([runId])

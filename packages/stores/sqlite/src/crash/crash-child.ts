@@ -156,7 +156,7 @@ void progress
 announce('READY')
 let recovered = 0
 for (const giveUp = Date.now() + config.leaseMs * 5; ; ) {
-  recovered += (await runtime.recover({ agents: [agent] })).resumed.length
+  recovered += (await (await runtime.recover({ agents: [agent] })).done).resumed.length
   if (!(await runtime.runs.listRuns({ status: 'running', limit: 1 })).length) break
   if (Date.now() > giveUp) throw new Error('runs are still running after recover() and their leases expired')
   await new Promise((resolve) => setTimeout(resolve, 100))
