@@ -268,7 +268,7 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
       await tick()
     }
     const ids = async (options?: Parameters<RunStore['listRuns']>[0]) => (await store.listRuns(options)).map((r) => r.id)
-    await rule('run.list.order', 'listRuns must return newest first (ORDER BY createdAt DESC, id)', async () => {
+    await rule('run.list.order', 'listRuns must return newest first (ORDER BY createdAt DESC, id DESC: equal times by id, highest first, in code-unit order)', async () => {
       expect(await ids()).toEqual(['r-d', 'r-c', 'r-b', 'r-a'])
     })
     await rule('run.list.filters', 'listRuns must filter by sessionId and by status (one status or any of an array)', async () => {

@@ -63,7 +63,7 @@ export const sessionStoreRules: ConformanceChecks<SessionStore> = {
       await store.createSession({ id, resourceId: index % 2 === 0 ? 'even' : 'odd' })
       await tick()
     }
-    await rule('session.list.order', 'listSessions must return newest first (ORDER BY updatedAt DESC, id)', async () => {
+    await rule('session.list.order', 'listSessions must return newest first (ORDER BY updatedAt DESC, id DESC: equal times by id, highest first, in code-unit order)', async () => {
       expect((await store.listSessions()).map((s) => s.id)).toEqual(['s-d', 's-c', 's-b', 's-a'])
     })
     await rule('session.list.filter', 'listSessions({ resourceId }) must return only that resource’s sessions', async () => {
