@@ -2,6 +2,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { eventLogProblems, type AgentEvent } from '@spindle/core'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { appRoot } from '../server/config.js'
@@ -127,7 +128,7 @@ suite(skipReason ? `playground e2e (skipped: ${skipReason})` : 'playground e2e i
 
   it('kills a running run and resumes it to the end', async () => {
     await newSession()
-    await send('Tell me a long story')
+    const runId = await send('Tell me a long story')
     await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 20)
     await page.getByRole('button', { name: 'Kill' }).click()
     await runStatus().filter({ hasText: 'interrupted' }).waitFor()
@@ -142,8 +143,13 @@ suite(skipReason ? `playground e2e (skipped: ${skipReason})` : 'playground e2e i
     expect(await page.locator('.messages .status', { hasText: 'Run interrupted' }).count()).toBe(0)
     expect(await page.locator('.status', { hasText: 'Resumed from step' }).count()).toBe(1)
     expect((await assistantText()).match(/Once upon a time/g)).toHaveLength(1)
-    const seqs = await eventSeqs()
-    expect(seqs).toEqual(seqs.map((_, index) => index + 1))
+    // The page holds exactly the stored log: numbers only grow, and the hole the kill left is the range run.resumed declares.
+    const logged = (await page.evaluate(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).events, runId)) as AgentEvent[]
+    expect(eventLogProblems(logged, { finished: true })).toEqual([])
+    expect(await eventSeqs()).toEqual(logged.map((event) => event.seq))
+    // The events the page showed live before the kill and the log never got are declared, and the page says so.
+    const resumed = logged.find((event) => event.type === 'run.resumed') as { discarded?: { from: number; to: number } } | undefined
+    if (resumed?.discarded) expect(await page.getByTestId('discarded-note').innerText()).toContain('discarded by a crash')
     await page.getByRole('button', { name: /^snapshots/ }).click()
     await page.getByTestId('snapshots').getByRole('button', { name: 'View' }).last().click()
     await screenshot('kill-resume-snapshots')
