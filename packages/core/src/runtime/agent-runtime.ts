@@ -1,5 +1,4 @@
 // AgentRuntime: the public face of the kernel — run, stream, resume, subscribe, cancel, approve, recover.
-import { randomUUID } from 'node:crypto'
 import { CompactionService } from '../compaction/compaction-service.js'
 import { truncateCompaction } from '../compaction/truncate-compaction.js'
 import { compactionBreaker } from '../compaction/compaction-breaker.js'
@@ -42,12 +41,17 @@ import { endNotRecorded, RunExecution, runExecutionDeps, runExecutionInit, type 
 import { InProcessRunQueue } from './in-process-run-queue.js'
 import type { RunQueue } from '../spec/run-queue.js'
 import { outputFromStore } from './output-from-store.js'
+import { defaultOwnerId, leaseIsFree } from './owner-identity.js'
 import { recoverRuns, type RecoverOptions, type RecoverResult } from './recover-runs.js'
 
 export interface AgentRuntimeOptions {
   /** Hooks that may reject a request before anything is written (rate limits, moderation). */
   admission?: AdmissionHook[]
-  /** This process's identity in run leases (default: a random id). */
+  /**
+   * This process's identity in run leases (default: host, pid and process start time, so a run left by a dead process
+   * of this host is taken back at once instead of after its lease). A runtime with a custom id takes back the runs
+   * of that id at once; never give one id to two live processes.
+   */
   ownerId?: string
   tokenizer?: Tokenizer
   /** Sessions whose context window is kept in memory between runs. */
@@ -104,7 +108,7 @@ export class AgentRuntime {
     this.extensions = extensions
     this.policy = createRuntimePolicy(policy as RuntimePolicyInput)
     this.#options = options
-    this.ownerId = options.ownerId ?? `runtime_${randomUUID()}`
+    this.ownerId = options.ownerId ?? defaultOwnerId()
     this.tools = new ToolRuntime(extensions.tools)
     this.#defaultStores = memoryStores()
     this.#readArtifact = options.readArtifact === false ? undefined : readArtifactTool(options.readArtifact || {})
@@ -389,7 +393,7 @@ export class AgentRuntime {
         // Queued runs are recovered too when the queue lived in this process's memory (it died with it).
         const statuses: RunRecord['status'][] = this.extensions.queue ? ['running'] : ['running', 'queued']
         const runs = await this.runs.listRuns({ status: statuses, limit: 1000 })
-        return runs.filter((run) => !this.#active.has(run.id) && (!run.lease || run.lease.expiresAt <= now || run.lease.owner === this.ownerId))
+        return runs.filter((run) => !this.#active.has(run.id) && (leaseIsFree(run.lease, now) || run.lease?.owner === this.ownerId))
       },
       claim: (run, patch) => this.#claim(run, patch),
       resume: (run, agent, onClaimed) => {
@@ -556,7 +560,7 @@ export class AgentRuntime {
     const run = known ?? (await this.runs.getRun(runId))
     if (!run) throw new NotFoundError(`[spindle/core] no run "${runId}" to resume`)
     if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') return this.#existing(run)
-    if (run.status === 'running' && run.lease && run.lease.owner !== this.ownerId && run.lease.expiresAt > Date.now()) {
+    if (run.status === 'running' && run.lease && run.lease.owner !== this.ownerId && !leaseIsFree(run.lease)) {
       throw new SessionBusyError(`[spindle/core] run "${runId}" is held by ${run.lease.owner} until ${new Date(run.lease.expiresAt).toISOString()}; resume it after its lease expires`)
     }
     let agent = options.agent ?? this.#agents.get(runId) ?? (cancelOnly ? this.#agentToCancel(run) : this.#agentFromRecord(run))
@@ -870,7 +874,7 @@ export class AgentRuntime {
     let delay = 25
     while (current && (current.status === 'running' || current.status === 'queued')) {
       // Left running by a process that died (its lease expired): nobody will finish it unless this call does.
-      if (current.status === 'running' && (!current.lease || current.lease.expiresAt <= Date.now())) return this.resume(current.id, agent ? { agent } : {})
+      if (current.status === 'running' && leaseIsFree(current.lease)) return this.resume(current.id, agent ? { agent } : {})
       await new Promise((resolve) => setTimeout(resolve, delay))
       delay = Math.min(1_000, delay * 2)
       const local = this.#active.get(run.id)
