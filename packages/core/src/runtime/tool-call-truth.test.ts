@@ -3,7 +3,7 @@
 // is capped like a result, and a call is answered exactly once (found by a QA pass on the kernel).
 import { expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, defineTool, Extensions, handoff, InProcessEventBus, memoryStores, mockModel, type AgentEvent, type EventBus, type ModelMessage } from '../index.js'
+import { AgentRuntime, defineTool, Extensions, handoff, InProcessEventBus, maxJournalMessageLength, memoryStores, mockModel, type AgentEvent, type EventBus, type ModelMessage } from '../index.js'
 
 async function sessionMessages(runtime: AgentRuntime, sessionId: string): Promise<ModelMessage[]> {
   return (await runtime.sessions.listEntries(sessionId)).flatMap((entry) => (entry.kind === 'message' ? [entry.message] : []))
@@ -80,7 +80,7 @@ it('an artifact store outage while keeping a huge result still reports the call 
   expect((await stores.executions.get(`${output.runId}:1:c1`))?.status).toBe('succeeded')
 })
 
-it('a huge error message is capped before it enters the context (the journal keeps it whole)', async () => {
+it('a huge error message is capped before it enters the context, and bounded in the journal', async () => {
   const big = defineTool({
     name: 'big',
     description: 'b',
@@ -94,7 +94,10 @@ it('a huge error message is capped before it enters the context (the journal kee
   const output = await runtime.run({ agent: { name: 'a', model, tools: { big } }, input: 'go' })
   expect(output.finishReason).toBe('stop')
   expect(JSON.stringify(model.calls[1]!.messages).length).toBeLessThan(64_000)
-  expect((await runtime.executions.get(`${output.runId}:1:c1`))?.error?.message).toHaveLength(500_001)
+  const stored = (await runtime.executions.get(`${output.runId}:1:c1`))?.error?.message ?? ''
+  expect(stored.length).toBeLessThanOrEqual(maxJournalMessageLength)
+  expect(stored).toMatch(/^Eeee/)
+  expect(stored).toContain('of 500,001 characters cut')
 })
 
 it('an approval check that throws asks a human instead of leaving the call unanswered', async () => {
