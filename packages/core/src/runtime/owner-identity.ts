@@ -3,8 +3,8 @@
 // The default id names this process: `runtime@<host>/<pid>/<start>`, where <start> is, on Linux, the boot id, the
 // pid namespace and the process's start time (from /proc), and elsewhere a random nonce. A lease held by such an id
 // is free at once — before it expires — when its owner is provably gone: same host and same pid namespace, and the
-// pid is dead (ESRCH), or alive with another start time (the pid was reused), or the owner ran in an earlier boot.
-// Anything not provable (another host or namespace, a custom id, a random nonce, an unreadable /proc) waits for the
+// pid is dead (ESRCH), or alive with another start time (the pid was reused), in this same boot. Anything not provable
+// (another host, another boot or namespace, a custom id, a random nonce, an unreadable /proc) waits for the
 // lease to expire, as before: two live processes never both own a run.
 import { randomUUID } from 'node:crypto'
 import { readFileSync, readlinkSync } from 'node:fs'
@@ -64,8 +64,9 @@ export function ownerIsGone(owner: string): boolean {
   if (!parsed || parsed.host !== ownHost || parsed.start.startsWith('nonce-') || ownStart.startsWith('nonce-')) return false
   const [boot, namespace, ticks] = parsed.start.split('.')
   if (!boot || !namespace || !ticks) return false
-  // An earlier boot of this machine: every process of it is gone (another namespace's too).
-  if (boot !== bootId) return true
+  // Another boot id: an earlier boot of this machine, or another machine that has the same host name (a cloned image,
+  // a default name such as localhost). They cannot be told apart, so nothing is proven: the lease runs out.
+  if (boot !== bootId) return false
   // Another pid namespace (another container on this host): its pids mean nothing here.
   if (namespace !== pidNamespace) return false
   if (parsed.pid === process.pid) return ticks !== ownTicks
