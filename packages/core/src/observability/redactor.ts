@@ -81,6 +81,12 @@ const urlUserName = String.raw`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:]{0,256}:`
 const urlPassword = String.raw`[^\s/?#@:]{1,512}(?=@)`
 
 /**
+ * A URL's password still going at the end of streamed text (no `@` yet): the password pattern cannot be decided
+ * before its `@`, which may come up to 512 characters later, past a long word's cut.
+ */
+const urlPasswordAtEnd = new RegExp(String.raw`://[^\s/?#@:]{0,256}:([^\s/?#@:]{1,512})$`)
+
+/**
  * The built-in secret patterns: OpenAI / Anthropic keys, bearer tokens, Authorization header values and the
  * password in a URL (`postgres://app:[REDACTED]@db`). Like every pattern, each replaces its whole match;
  * `Authorization: ` and a URL's user name stay because they sit in a lookbehind.
@@ -182,7 +188,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     const value = env[name]
     if (value && value.length >= minimumSecretLength) literals.add(value)
   }
-  const sourcePatterns = [...(options.defaultPatterns === false ? [] : defaultSecretPatterns), ...(options.patterns ?? [])]
+  const watchUrlPasswords = options.defaultPatterns !== false
+  const sourcePatterns = [...(watchUrlPasswords ? defaultSecretPatterns : []), ...(options.patterns ?? [])]
   // Longest literals first, so that a secret containing another is replaced whole.
   const sortedLiterals = [...literals].sort((a, b) => b.length - a.length)
   const { patterns, detector } = compiledMatchers(sortedLiterals, sourcePatterns)
@@ -240,8 +247,12 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     const from = context.length
     // Where the part to send ends: a match starting before it is replaced whole (and sent through its end).
     const limit = whole.length - Math.max(0, Math.min(lookahead, text.length))
-    if (whole.length < shortestSecret || !detector || !detector.test(whole)) return { text: whole.slice(from, limit), open: false, sent: limit - from }
-    const ranges: Array<[number, number]> = []
+    // At a cut, a URL's password that starts before it and is still going is hidden through the end (it cannot be
+    // told from a long word yet, and what went out could not be taken back): `open`, so the rest of it is dropped.
+    const pending = lookahead > 0 && watchUrlPasswords ? urlPasswordAtEnd.exec(whole) : null
+    const pendingStart = pending ? whole.length - pending[1]!.length : limit
+    const ranges: Array<[number, number]> = pendingStart < limit ? [[Math.max(from, pendingStart), whole.length]] : []
+    if (ranges.length === 0 && (whole.length < shortestSecret || !detector || !detector.test(whole))) return { text: whole.slice(from, limit), open: false, sent: limit - from }
     for (const literal of sortedLiterals) {
       for (let at = whole.indexOf(literal); at >= 0; at = whole.indexOf(literal, at + literal.length)) if (at + literal.length > from) ranges.push([at, at + literal.length])
     }

@@ -136,6 +136,29 @@ describe('StreamRedaction', () => {
     expect(out).toBe('see [REDACTED] and more')
   })
 
+  it("never lets out a URL's password longer than the hold-back, streamed unbroken one character at a time", () => {
+    // The password pattern needs the `@` in view; a cut comes after 256 held characters, before the `@` of these.
+    for (const length of [150, 191, 193, 200, 255, 257, 300, 511, 700]) {
+      const secret = Array.from({ length }, (_, i) => 'Ab3_x-Z9~q'[i % 10]).join('')
+      const redaction = new StreamRedaction(createRedactor({ env: {} }))
+      let out = ''
+      let maxHeld = 0
+      for (const char of `use postgres://app:${secret}@db.internal:5432/main now`) {
+        out += redaction.push(char)
+        maxHeld = Math.max(maxHeld, redaction.heldLength)
+      }
+      out += redaction.flush()
+      expect(out, `password of ${length}`).toBe('use postgres://app:[REDACTED]@db.internal:5432/main now')
+      expect(maxHeld).toBeLessThanOrEqual(maxHoldBack + 1)
+    }
+  })
+
+  it('does not hide a long word after a URL that has no password in progress', () => {
+    const word = 'w'.repeat(600)
+    const out = stream(`see https://example.com:8443/${word} end`, 1, new StreamRedaction(createRedactor({ env: {} }))).join('')
+    expect(out).toBe(`see https://example.com:8443/${word} end`)
+  })
+
   it('works with a redactor that has only redact() (a custom one): whole words are redacted', () => {
     const base = createRedactor({ env: {} })
     const sent = stream(`a ${key} b`, 3, new StreamRedaction({ ...base, redactAppended: undefined, secretChars: undefined }))
