@@ -63,6 +63,10 @@ export function plan(text: string): ToolCall[] {
   const file = text.match(/([\w.-]+\.[a-z0-9]{1,5})\b/i)?.[1]
   const run = text.match(/^\s*run\s+(?:code\s*:?\s*)?([\s\S]+)$/i)
   if (run) return [{ name: 'run_code', args: { code: run[1]!.replace(/^`+|`+$/g, '') } }]
+  // The multi-agent demo (demo-sub-agents.ts): a sub-run through a tool, and a handoff.
+  const delegated = text.match(/^\s*(?:research|delegate|ask the researcher)\s*:?\s*([\s\S]+)$/i)?.[1]
+  if (delegated) return [{ name: 'ask_researcher', args: { prompt: delegated.trim() } }]
+  if (/\bhand (?:it |this |me )?over\b/.test(lower)) return [{ name: 'transfer_to_accountant', args: { reason: text.trim() } }]
   if (/\b(delete|remove)\b/.test(lower)) return [{ name: 'delete_file', args: { path: file ?? 'todo.txt' } }]
   if (/\b(write|create)\b/.test(lower)) {
     const content = quoted ?? text.match(/\bwith\s+([\s\S]+)$/i)?.[1] ?? 'Hello from Spindle!'

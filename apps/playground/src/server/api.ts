@@ -4,6 +4,7 @@ import { type RunRecord, type RunStatus, type SessionRecord, SpindleError } from
 import { Hono } from 'hono'
 import { z } from 'zod'
 import type { Spindle } from './compose-spindle.js'
+import { createDebuggerApi } from './debugger-api.js'
 import type { RunManager } from './run-manager.js'
 import { BodyTooLargeError, readBodyText } from './request-body.js'
 import { runEventsStream } from './run-events-stream.js'
@@ -240,6 +241,9 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
     const input = await body(c.req.raw, z.object({ version: z.number().int().min(0) }).strict())
     return c.json(await manager.fork(run.id, input.version), 201)
   })
+
+  // The debugger's routes (model calls, run file, run tree, agents, session overview): debugger-api.ts.
+  api.route('/', createDebuggerApi(spindle))
 
   api.all('*', (c) => c.json({ error: { code: 'not_found', message: `[spindle/playground] no API route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404))
   return api

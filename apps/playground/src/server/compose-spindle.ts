@@ -3,9 +3,11 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { AgentRuntime, type AgentSpec, ConfigurationError, Extensions, InProcessEventBus, type Stores, type Tool } from '@spindle/core'
 import { demoModel, demoModelId, demoModelLabel } from '../demo/demo-model.js'
+import { demoSubAgentTools } from '../demo/demo-sub-agents.js'
 import { demoTools } from '../demo/demo-tools.js'
 import type { PlaygroundConfig } from './config.js'
 import { LiveEventBuffer } from './live-event-buffer.js'
+import { ModelCallRecorder } from './model-call-recorder.js'
 import { watchOrphanedRuns } from './orphaned-runs.js'
 import { RunFence } from './run-fence.js'
 
@@ -28,6 +30,8 @@ export interface Spindle {
   storeKind: 'sqlite' | 'postgres'
   models: ModelOption[]
   tools: Record<string, Tool>
+  /** Every model call's exact request and raw response (the debugger's "what the model saw"). */
+  modelCalls: ModelCallRecorder
   sandbox: string
   agentFor(modelId: string): AgentSpec
   close(): Promise<void>
@@ -61,9 +65,11 @@ export async function composeSpindle(config: PlaygroundConfig): Promise<Spindle>
     models.push({ id: `anthropic:${config.anthropic.model}`, label: `Anthropic — ${config.anthropic.model}`, demo: false })
   }
   await extensions.ready()
+  const modelCalls = new ModelCallRecorder()
+  modelCalls.install(extensions)
 
   const sandbox = join(config.dataDir, 'sandbox')
-  const tools = demoTools({ sandbox, notesFile: join(config.dataDir, 'notes.json') })
+  const tools = { ...demoTools({ sandbox, notesFile: join(config.dataDir, 'notes.json') }), ...demoSubAgentTools() }
   const leaseMs = config.leaseMs ?? 15_000
   const runtime = new AgentRuntime(extensions, { maxSteps: 8, leaseMs })
   // Runs left `running` by a process that died are shown as interrupted, ready to resume: at once when their lease
@@ -79,6 +85,7 @@ export async function composeSpindle(config: PlaygroundConfig): Promise<Spindle>
     storeKind,
     models,
     tools,
+    modelCalls,
     sandbox,
     agentFor(modelId) {
       if (!models.some((model) => model.id === modelId)) {

@@ -2,6 +2,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { api, ApiFailure, onReachableAgain, unreachableMessage } from './api'
 import { Chat } from './chat'
+import { DebuggerLauncher } from './panels/debugger-drawer'
 import { readRoute, type Route, writeRoute } from './route'
 import { RunPanel } from './run-panel'
 import { Sidebar } from './sidebar'
@@ -224,6 +225,7 @@ export function App() {
         </label>
         {pickedModel?.demo && <span className="badge demo" data-testid="demo-label">Demo model — scripted, offline</span>}
         <span className="badge subtle">stores: {config?.store ?? '…'}</span>
+        <DebuggerLauncher runId={route.runId} sessionId={route.sessionId} events={events} onOpenRun={(sessionId, runId) => setRoute({ sessionId, runId })} />
       </header>
       {error && (
         <div className="error-banner" role="alert">
