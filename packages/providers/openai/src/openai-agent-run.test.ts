@@ -135,6 +135,8 @@ describe('AgentRuntime with @spindle/openai', () => {
     const output = await runtime.run({ agent: { name: 'writer', model: provider.responses('gpt-test') }, input: 'Write' })
     expect(output.finishReason).toBe('error')
     expect(output.error?.message).toMatch(/first-chunk timeout/)
+    // It answered too late, it was reached: a timeout, not an unreachable provider.
+    expect(output.error).toMatchObject({ code: 'provider_timeout', retryable: true, provider: 'openai' })
     expect(server.requests).toHaveLength(2)
   })
 

@@ -132,7 +132,8 @@ function timeoutError(stop: NonNullable<Stop>, timeouts: StreamTimeouts, errors:
   if (stop.kind === 'first-chunk') {
     return new ProviderError(
       `[spindle/${provider}] no response within ${timeouts.firstChunkMs} ms (first-chunk timeout); raise timeouts.firstChunkMs for slow models`,
-      { isRetryable: true, provider, attempts },
+      // The reason tells a run's error `provider_timeout` (it answered too late) from `provider_unreachable`.
+      { isRetryable: true, provider, attempts, details: { reason: 'first_chunk_timeout' } },
     )
   }
   return new StreamInterruptedError(
