@@ -67,6 +67,7 @@ export function plan(text: string): ToolCall[] {
   const delegated = text.match(/^\s*(?:research|delegate|ask the researcher)\s*:?\s*([\s\S]+)$/i)?.[1]
   if (delegated) return [{ name: 'ask_researcher', args: { prompt: delegated.trim() } }]
   if (/\bhand (?:it |this |me )?over\b/.test(lower)) return [{ name: 'transfer_to_accountant', args: { reason: text.trim() } }]
+  if (/\bruntime state\b|\bwho am i\b/.test(lower)) return [{ name: 'runtime_state', args: {} }]
   if (/\b(delete|remove)\b/.test(lower)) return [{ name: 'delete_file', args: { path: file ?? 'todo.txt' } }]
   if (/\b(write|create)\b/.test(lower)) {
     const content = quoted ?? text.match(/\bwith\s+([\s\S]+)$/i)?.[1] ?? 'Hello from Spindle!'
@@ -106,6 +107,8 @@ function describe(part: ToolResultPart): string {
       return `Wrote ${result.path ?? 'the file'} (${result.bytes ?? result.size ?? '?'} bytes).`
     case 'delete_file':
       return result.deleted ? `Deleted ${result.path}.` : `Nothing deleted: ${result.reason ?? 'no such file'}.`
+    case 'runtime_state':
+      return `The runtime state holds: ${Object.entries(result.values ?? {}).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(', ') || '(nothing)'}.`
     case 'run_code':
       return `The code returned ${JSON.stringify(result.result)}${result.logs?.length ? ` and printed:\n${result.logs.join('\n')}` : ''}.`
     default:

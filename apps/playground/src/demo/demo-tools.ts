@@ -7,6 +7,7 @@ import { codeTool } from '@spindle/tools-code'
 import { deleteConfined, fileToolSet } from '@spindle/tools-fs'
 import { z } from 'zod'
 import { evaluateExpression } from './calculator.js'
+import { runtimeStateTool } from './runtime-state-tool.js'
 
 export const calculatorTool = defineTool({
   name: 'calculator',
@@ -81,5 +82,6 @@ export function demoTools(options: { sandbox: string; notesFile: string }): Reco
     ...fileToolSet({ root: options.sandbox }),
     delete_file: deleteFileTool(options.sandbox),
     run_code: codeTool({ timeLimitMs: 2000 }),
+    runtime_state: runtimeStateTool,
   }
 }

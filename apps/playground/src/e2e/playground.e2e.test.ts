@@ -53,7 +53,7 @@ suite(skipReason ? `playground e2e (skipped: ${skipReason})` : 'playground e2e i
 
   it('sends a message, streams the answer, and shows the tool call in the timeline', async () => {
     expect(page.url()).not.toContain('token=')
-    expect(await page.getByTestId('demo-label').innerText()).toBe('Demo model — scripted, offline')
+    expect(await page.getByTestId('demo-label').innerText()).toBe('no API key needed')
     await send('What is 12 * (3 + 4)?')
     await page.locator('[data-testid=assistant]', { hasText: '12 * (3 + 4) = 84' }).waitFor()
     await page.locator('[data-testid=timeline-tool]', { hasText: 'calculator' }).waitFor()

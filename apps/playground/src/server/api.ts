@@ -5,6 +5,7 @@ import { Hono } from 'hono'
 import { z } from 'zod'
 import type { Spindle } from './compose-spindle.js'
 import { createDebuggerApi } from './debugger-api.js'
+import { createReplayApi } from './replay-api.js'
 import type { RunManager } from './run-manager.js'
 import { BodyTooLargeError, readBodyText } from './request-body.js'
 import { runEventsStream } from './run-events-stream.js'
@@ -32,7 +33,8 @@ export class ApiError extends Error {
   }
 }
 
-async function body<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
+/** Reads a JSON request body and validates it with `schema` (413 when too large, 400 when not JSON or invalid). */
+export async function body<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
   let text: string
   try {
     text = await readBodyText(request, maxBodyBytes)
@@ -125,8 +127,15 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
 
   api.get('/sessions', async (c) => {
     const { q, limit } = query(c.req.url, listQuery)
-    const sessions = await runtime.sessions.listSessions({ limit: q ? 500 : limit })
-    return c.json({ sessions: sessions.filter((session) => matches(q, session.id, session.title, session.metadata)).slice(0, limit) })
+    const [sessions, suspended, interrupted] = await Promise.all([
+      runtime.sessions.listSessions({ limit: q ? 500 : limit }),
+      runtime.runs.listRuns({ status: 'suspended', limit: 500 }),
+      runtime.runs.listRuns({ status: 'interrupted', limit: 500 }),
+    ])
+    // A session whose run waits for a decision or a resume is flagged in the list (`attention`).
+    const attention = new Map<string, string>([...interrupted.map((run) => [run.sessionId, 'interrupted'] as const), ...suspended.map((run) => [run.sessionId, 'awaiting approval'] as const)])
+    const listed = sessions.filter((session) => matches(q, session.id, session.title, session.metadata)).slice(0, limit)
+    return c.json({ sessions: listed.map((session) => ({ ...session, attention: attention.get(session.id) })) })
   })
 
   api.post('/sessions', async (c) => {
@@ -244,6 +253,8 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
 
   // The debugger's routes (model calls, run file, run tree, agents, session overview): debugger-api.ts.
   api.route('/', createDebuggerApi(spindle))
+  // Edit and replay, retry a failed run, and diffs (snapshots, fork vs parent): replay-api.ts.
+  api.route('/', createReplayApi(spindle, manager))
 
   api.all('*', (c) => c.json({ error: { code: 'not_found', message: `[spindle/playground] no API route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404))
   return api

@@ -1,10 +1,11 @@
 // RunManager: starts runs in the background and answers at once; approve, resume, cancel, kill and fork.
 import { randomUUID } from 'node:crypto'
-import { type AgentEvent, NotFoundError, type RunOutput, SessionBusyError, SpindleError } from '@spindle/core'
+import { type AgentEvent, type ModelMessage, NotFoundError, type RunOutput, RuntimeStore, SessionBusyError, SpindleError } from '@spindle/core'
 import type { Spindle } from './compose-spindle.js'
 import { forkEntries } from './fork-entries.js'
 import type { QueuedMessageFile, SavedQueuedMessage } from './queued-message-file.js'
 import { RunStateConflictError } from './run-state-conflict-error.js'
+import { runtimeStateOf } from './runtime-state.js'
 import { newSessionId } from './session-id.js'
 import { sessionTitle } from './session-title.js'
 
@@ -89,13 +90,18 @@ export class RunManager {
     return this.#spindle.runtime
   }
 
-  /** `ticket` and `queuedAt`: a message taken back after a restart keeps its own. */
-  async start(input: { sessionId?: string; text: string; model: string; ticket?: string; queuedAt?: number }): Promise<StartedRun> {
+  /**
+   * `ticket` and `queuedAt`: a message taken back after a restart keeps its own. `messages`: the run's input instead of
+   * `text` (a replay's edited messages; `text` then names it in the queue). Every run gets a RuntimeStore holding its
+   * session's runtime state (see `runtimeStateOf`).
+   */
+  async start(input: { sessionId?: string; text: string; messages?: ModelMessage[]; model: string; ticket?: string; queuedAt?: number }): Promise<StartedRun> {
     const agent = this.#spindle.agentFor(input.model)
     const sessionId = input.sessionId ?? newSessionId()
     const session = await this.#runtime.sessions.getSession(sessionId)
     if (!session) await this.#runtime.sessions.createSession({ id: sessionId, title: sessionTitle(input.text), metadata: {} })
     else if (!session.title) await this.#runtime.sessions.updateSession(sessionId, { title: sessionTitle(input.text) })
+    const runtimeState = runtimeStateOf(session?.metadata)
     const ticket = input.ticket ?? `msg_${randomUUID()}`
     // Listed (and saved) until the run starts (its record then carries the ticket) or the message gives up.
     const pending: PendingMessage = { sessionId, ticket, text: input.text, model: input.model, queuedAt: input.queuedAt ?? Date.now() }
@@ -140,7 +146,8 @@ export class RunManager {
           // the message waits here, as it would in the gate's queue, until that run is resumed or cancelled.
           for (let wait = 250; ; wait = Math.min(wait * 2, 2000)) {
             // The stream is lossless with back-pressure: keep reading it, or the run would wait for us.
-            const stream = this.#runtime.stream({ agent, input: input.text, sessionId, metadata: { model: input.model, ticket }, signal: stopped })
+            const runtime = new RuntimeStore({ defaults: structuredClone(runtimeState) })
+            const stream = this.#runtime.stream({ agent, input: input.messages ?? input.text, sessionId, runtime, metadata: { model: input.model, ticket }, signal: stopped })
             try {
               for await (const event of stream) {
                 unlist()
@@ -261,6 +268,7 @@ export class RunManager {
         })
       }
     }
+    const runtimeState = runtimeStateOf((await this.#runtime.sessions.getSession(run.sessionId))?.metadata)
     // Checked again after the reads above: a concurrent call may have claimed the run meanwhile.
     if (resuming()) return
     const model = String((run.request.agent as { model?: string } | undefined)?.model ?? (run.metadata.model as string | undefined) ?? '')
@@ -270,7 +278,7 @@ export class RunManager {
     let failure: unknown
     this.#track(
       this.#runtime
-        .resume(runId, { agent, signal: this.#shutdown.signal })
+        .resume(runId, { agent, runtime: new RuntimeStore({ defaults: runtimeState }), signal: this.#shutdown.signal })
         .catch((error: unknown) => {
           failure = error ?? new Error('resume failed')
           this.errors.set(runId, error instanceof Error ? error.message : String(error))
@@ -332,7 +340,7 @@ export class RunManager {
     const forked = await this.#runtime.sessions.createSession({
       id: newSessionId(),
       title: `${source?.title ?? 'Session'} (fork @ step ${Number(snapshot.state.step ?? 0)})`,
-      metadata: { forkedFrom: { sessionId: snapshot.sessionId, runId, version, lastSeq } },
+      metadata: { forkedFrom: { sessionId: snapshot.sessionId, runId, version, lastSeq, step: Number(snapshot.state.step ?? 0) }, runtimeState: runtimeStateOf(source?.metadata) },
     })
     // Calls the snapshot left unanswered (awaiting approval) are answered "not executed": a valid history for providers.
     const { entries: copies, notRun } = forkEntries(entries)

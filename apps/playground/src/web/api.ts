@@ -14,6 +14,14 @@ export const unreachableMessage = 'The playground server is not reachable (stopp
 let unreachable = false
 const reachableListeners = new Set<() => void>()
 
+const unreachableListeners = new Set<() => void>()
+
+/** Calls `listener` each time a request gets no answer (the server is stopped or restarting); returns the unsubscribe function. */
+export function onUnreachable(listener: () => void): () => void {
+  unreachableListeners.add(listener)
+  return () => unreachableListeners.delete(listener)
+}
+
 /** Calls `listener` each time the server answers again after it did not; returns the unsubscribe function. */
 export function onReachableAgain(listener: () => void): () => void {
   reachableListeners.add(listener)
@@ -32,6 +40,7 @@ export async function api<T>(path: string, init: { method?: string; body?: unkno
   } catch {
     // No answer at all (the browser's own words would be a bare "Failed to fetch").
     unreachable = true
+    for (const listener of unreachableListeners) listener()
     throw new ApiFailure(0, unreachableMessage)
   }
   if (unreachable) {

@@ -2,6 +2,10 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { api, ApiFailure, onReachableAgain, unreachableMessage } from './api'
 import { Chat } from './chat'
+import { ForkDiff } from './diff-view'
+import { ForkBanner, useForkOrigin } from './fork-banner'
+import { ReplayEditor } from './replay-editor'
+import { useReachable } from './use-reachable'
 import { DebuggerLauncher } from './panels/debugger-drawer'
 import { readRoute, type Route, writeRoute } from './route'
 import { RunPanel } from './run-panel'
@@ -24,6 +28,11 @@ export function App() {
   // The session's runs, for how each earlier run ended (a cancelled or failed one says so in the conversation).
   const [sessionRuns, setSessionRuns] = useState<{ sessionId?: string; runs: RunSummary[] }>({ runs: [] })
   const [detail, setDetail] = useState<RunDetail>()
+  const reachable = useReachable()
+  // The snapshot whose state the replay editor shows (closed when undefined), and the fork-vs-parent comparison.
+  const [replayFrom, setReplayFrom] = useState<number>()
+  const [comparing, setComparing] = useState(false)
+  const forkOrigin = useForkOrigin(route.sessionId, refresh)
   const { events, connected } = useRunEvents(route.runId)
   // The route as of now, for answers that arrive after the user may have moved on.
   const routeNow = useRef(route)
@@ -190,6 +199,23 @@ export function App() {
     }
   }
 
+  /** Shows a run started elsewhere than the page's session (a replay, a retry): its session, then its run. */
+  const openStarted = (started: StartedRun) => {
+    setReplayFrom(undefined)
+    setRoute(started.runId ? { sessionId: started.sessionId, runId: started.runId } : { sessionId: started.sessionId })
+    setRefresh((value) => value + 1)
+  }
+
+  const retry = async () => {
+    if (!route.runId) return
+    setError(undefined)
+    try {
+      openStarted(await api<StartedRun>(`/runs/${encodeURIComponent(route.runId)}/retry`, { body: { model } }))
+    } catch (failure) {
+      fail((failure as Error).message)
+    }
+  }
+
   const fork = async (version: number) => {
     if (!route.runId) return
     try {
@@ -223,7 +249,11 @@ export function App() {
             ))}
           </select>
         </label>
-        {pickedModel?.demo && <span className="badge demo" data-testid="demo-label">Demo model — scripted, offline</span>}
+        {pickedModel?.demo && (
+          <span className="badge demo" data-testid="demo-label" title="The demo model answers from a script: no API key, no network">
+            no API key needed
+          </span>
+        )}
         <span className="badge subtle">stores: {config?.store ?? '…'}</span>
         <DebuggerLauncher runId={route.runId} sessionId={route.sessionId} events={events} onOpenRun={(sessionId, runId) => setRoute({ sessionId, runId })} />
       </header>
@@ -242,8 +272,26 @@ export function App() {
           onRun={(sessionId, runId) => setRoute({ sessionId, runId })}
           onError={fail}
         />
-        <Chat entries={entries} runs={runs} runId={route.runId} runStatus={status} events={events} busy={busy} queued={queue.queued} onWithdraw={withdraw} maxChars={messageChars} onSend={send} />
-        <RunPanel detail={shown} events={events} connected={connected} model={selectedModel} onAction={act} onDecision={decide} onFork={fork} />
+        <Chat
+          banner={forkOrigin && <ForkBanner origin={forkOrigin} onCompare={() => setComparing(true)} onOpen={(sessionId) => setRoute({ sessionId })} />}
+          entries={entries} runs={runs} runId={route.runId} runStatus={status} events={events} busy={busy} queued={queue.queued} onWithdraw={withdraw} maxChars={messageChars} onSend={send} />
+        <RunPanel
+          detail={shown}
+          events={events}
+          connected={connected}
+          model={selectedModel}
+          onAction={act}
+          onDecision={decide}
+          onFork={fork}
+          onEditReplay={setReplayFrom}
+          onRetry={retry}
+          onError={fail}
+          reachable={reachable}
+        />
+        {replayFrom !== undefined && route.runId && config && (
+          <ReplayEditor runId={route.runId} version={replayFrom} models={config.models} model={detail?.run.model ?? model} onClose={() => setReplayFrom(undefined)} onStarted={openStarted} />
+        )}
+        {comparing && route.sessionId && <ForkDiff sessionId={route.sessionId} onClose={() => setComparing(false)} onError={fail} />}
       </div>
     </div>
   )

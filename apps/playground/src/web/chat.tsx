@@ -1,5 +1,5 @@
 // The conversation: persisted messages of earlier runs, and the live transcript of the selected run.
-import { useEffect, useRef, useState } from 'react'
+import { type ReactNode, useEffect, useRef, useState } from 'react'
 import { runOutcome, transcript, type TranscriptItem } from './derive'
 import { duration, shortJson } from './format'
 import type { AgentEvent, ModelMessage, RunSummary, SessionEntry } from './types'
@@ -21,6 +21,8 @@ export function Chat(props: {
   maxChars: number
   /** Resolves true when the message was taken; the text is kept otherwise. */
   onSend(text: string): Promise<boolean>
+  /** Shown above the conversation (a fork's origin, with its comparison). */
+  banner?: ReactNode
 }) {
   const [text, setText] = useState('')
   const [sending, setSending] = useState(false)
@@ -69,6 +71,7 @@ export function Chat(props: {
 
   return (
     <main className="chat">
+      {props.banner}
       <div className="messages" data-testid="messages" ref={list}>
         {!groups.length && !live.length && (
           <div className="welcome">
@@ -152,11 +155,23 @@ function Items(props: { items: TranscriptItem[] }) {
           <details key={item.key} className={`tool-chip tool-${item.status.replace(' ', '-')}`} data-testid="tool-chip">
             <summary>
               <span className="tool-name">{item.toolName}</span> <span className="args">{shortJson(item.args, 60)}</span>
-              <span className="tool-status">{item.status === 'cancelled' ? 'cancelled · not run' : item.status}{item.durationMs !== undefined ? ` · ${duration(item.durationMs)}` : ''}</span>
+              {/* A denied call never ran: no duration. */}
+              <span className="tool-status">{item.status === 'cancelled' ? 'cancelled · not run' : item.status}{item.durationMs !== undefined && item.status !== 'denied' ? ` · ${duration(item.durationMs)}` : ''}</span>
             </summary>
+            <div className="kv">Arguments</div>
             <pre>{JSON.stringify(item.args, null, 2)}</pre>
-            {item.result !== undefined && <pre className="result">{JSON.stringify(item.result, null, 2)}</pre>}
-            {item.error && <pre className="result error">{item.error}</pre>}
+            {item.result !== undefined && (
+              <>
+                <div className="kv">Result</div>
+                <pre className="result">{JSON.stringify(item.result, null, 2)}</pre>
+              </>
+            )}
+            {item.error && (
+              <>
+                <div className="kv">{item.status === 'denied' ? 'Denied' : 'Error'}</div>
+                <pre className="result error">{item.error}</pre>
+              </>
+            )}
           </details>
         )
       })}

@@ -118,7 +118,7 @@ export function runOutcome(run: Pick<RunSummary, 'status' | 'finishReason' | 'er
     case 'failed':
       return { kind: 'status', key, text: run.error ? `Run failed (${run.error.code}): ${run.error.message}` : 'Run failed', tone: 'error' }
     case 'interrupted':
-      return { kind: 'status', key, text: 'Run interrupted (killed, or its server stopped): resume or cancel it; a message sent meanwhile waits', tone: 'warn' }
+      return { kind: 'status', key, text: 'Run interrupted (killed, or its server stopped): the step in progress was discarded and will be redone on Resume; resume or cancel it; a message sent meanwhile waits', tone: 'warn' }
     case 'suspended':
       return { kind: 'status', key, text: 'Waiting for your approval: open the run to decide', tone: 'warn' }
     default:
@@ -157,11 +157,16 @@ export interface TimelineTool {
 
 export interface TimelineStep {
   step: number
+  /** When the step (last) started: its bar starts here. */
   at: number
+  /** When the step first started: its place in the timeline's time order. */
+  firstAt: number
   durationMs?: number
   usage?: Usage
   delta?: Usage
   finishReason?: string
+  /** How a step that never finished ended: the run failed, or was cancelled, during it. */
+  outcome?: 'failed' | 'cancelled'
   textChars: number
   tools: TimelineTool[]
 }
@@ -171,7 +176,8 @@ export interface Timeline {
   steps: TimelineStep[]
   marks: Array<{ at: number; label: string; tone: 'info' | 'warn' | 'error' }>
   usage?: Usage
-  finished?: { reason: string; at: number }
+  /** The run's end: `ok` for a final answer, `error` for a failure, `warn` for any other reason. */
+  finished?: { reason: string; at: number; tone: 'ok' | 'warn' | 'error' }
 }
 
 export function timeline(events: AgentEvent[]): Timeline {
@@ -182,16 +188,22 @@ export function timeline(events: AgentEvent[]): Timeline {
   const stepOf = (step: number, at: number) => {
     let entry = steps.get(step)
     if (!entry) {
-      entry = { step, at, textChars: 0, tools: [] }
+      entry = { step, at, firstAt: at, textChars: 0, tools: [] }
       steps.set(step, entry)
       result.steps.push(entry)
     }
     return entry
   }
   const closing = closingResumes(events)
-  const end = (finishReason: string) => {
+  const end = (finishReason: string, at: number) => {
     for (const tool of toolByCall.values()) {
       if (tool.result === undefined && tool.error === undefined) tool.notRun = finishReason === 'cancelled' ? 'cancelled' : 'not run'
+    }
+    // A step still going when the run ended ends with it: failed, or cancelled, at that time (not "streaming…").
+    for (const step of result.steps) {
+      if (step.finishReason !== undefined || step.outcome !== undefined) continue
+      step.outcome = finishReason === 'error' ? 'failed' : 'cancelled'
+      step.durationMs = (step.durationMs ?? 0) + Math.max(0, at - step.at)
     }
   }
   for (const event of events) {
@@ -248,14 +260,13 @@ export function timeline(events: AgentEvent[]): Timeline {
         break
       case 'run.finished':
         result.usage = event.usage
-        result.finished = { reason: event.finishReason, at: event.timestamp }
-        if (event.finishReason !== 'awaiting_approval') end(event.finishReason)
+        result.finished = { reason: event.finishReason, at: event.timestamp, tone: event.finishReason === 'stop' ? 'ok' : 'warn' }
+        if (event.finishReason !== 'awaiting_approval') end(event.finishReason, event.timestamp)
         break
       case 'run.failed':
-        end('error')
+        end('error', event.timestamp)
         result.usage = event.usage
-        result.finished = { reason: `error: ${event.error.message}`, at: event.timestamp }
-        result.marks.push({ at: event.timestamp, label: event.error.message, tone: 'error' })
+        result.finished = { reason: `failed (${event.error.code}): ${event.error.message}`, at: event.timestamp, tone: 'error' }
         break
     }
   }

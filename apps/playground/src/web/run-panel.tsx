@@ -1,7 +1,9 @@
 // The run inspector: status, gate, controls, approval prompt, timeline, raw events, snapshots, journal.
 import { useLayoutEffect, useRef, useState } from 'react'
 import { pendingApprovals, timeline } from './derive'
-import { clock, cost, duration, json, shortId, shortJson, tokens } from './format'
+import { cost, duration, json, shortId, shortJson, tokens } from './format'
+import { SnapshotsTab } from './snapshots-tab'
+import { TimelineView } from './timeline-view'
 import type { AgentEvent, ModelOption, RunDetail } from './types'
 
 type Tab = 'timeline' | 'events' | 'snapshots' | 'journal'
@@ -15,6 +17,13 @@ export function RunPanel(props: {
   /** Resolves true once the server took the decision. */
   onDecision(callId: string, approved: boolean, reason?: string): Promise<boolean>
   onFork(version: number): void
+  /** Opens the editor of the state at a snapshot, to replay from there. */
+  onEditReplay(version: number): void
+  /** Starts a failed run again from its last good snapshot (a new session). */
+  onRetry(): Promise<void>
+  onError(message: string): void
+  /** False while the server does not answer: the controls wait for it. */
+  reachable: boolean
 }) {
   const [tab, setTab] = useState<Tab>('timeline')
   // One control request at a time: a double click must not send a second one (refused, it would show an error).
@@ -26,6 +35,15 @@ export function RunPanel(props: {
   const approvals = run.status === 'suspended' ? pendingApprovals(events) : []
   const view = timeline(events)
   const usage = view.usage ?? run.usage
+  // The session is busy while a run holds its gate, and also while this run waits for a decision or a resume (its
+  // gate is free then, but a message sent waits all the same).
+  const gateState = gate.holder ? 'running' : run.status === 'suspended' ? 'awaiting approval' : run.status === 'interrupted' ? 'interrupted' : 'idle'
+  const gateTitle = gate.holder
+    ? `held by ${gate.holder}`
+    : gateState === 'idle'
+      ? 'no run holds the session'
+      : `no run holds the gate, but this run ${gateState === 'interrupted' ? 'is interrupted' : 'awaits approval'}: a message sent now waits until it is ${gateState === 'interrupted' ? 'resumed or cancelled' : 'decided'}`
+  const offline = props.reachable ? '' : ' (the server does not answer: wait for it)'
   return (
     <section className="panel" data-testid="run-panel">
       <header className="run-header">
@@ -33,27 +51,36 @@ export function RunPanel(props: {
           <strong title={run.id}>{shortId(run.id)}</strong>
           <span className={`badge status-${run.status}`} data-testid="run-status">{run.status}</span>
           {run.finishReason && <span className="badge subtle">{run.finishReason}</span>}
-          <span className={`badge gate ${gate.holder ? 'busy' : ''}`} data-testid="gate-state" title={gate.holder ? `held by ${gate.holder}` : 'no run holds the session'}>
-            gate: {gate.holder ? 'running' : 'idle'}{gate.queued ? ` · ${gate.queued} queued` : ''}
+          <span className={`badge gate ${gateState !== 'idle' ? 'busy' : ''}`} data-testid="gate-state" title={gateTitle}>
+            gate: {gateState}
+            {gate.queued ? ` · ${gate.queued} queued` : ''}
           </span>
           <span className={`dot ${props.connected ? 'on' : ''}`} title={props.connected ? 'live' : 'disconnected'} />
         </div>
         <div className="run-stats">
           <span>{run.model}</span>
           <span>{tokens(usage)}</span>
-          <span title={props.model?.pricing?.note}>{cost(usage, props.model)}</span>
+          <span>
+            {cost(usage, props.model)}
+            {props.model?.pricing?.note && usage.costUsd === undefined ? <span className="price-note"> ({props.model.pricing.note})</span> : null}
+          </span>
           <span>{view.steps.length} step(s)</span>
         </div>
         <div className="controls">
-          <button onClick={() => act(() => props.onAction('cancel'))} disabled={acting || (run.status !== 'running' && run.status !== 'suspended' && run.status !== 'interrupted')} title="End the run now (final: finish reason cancelled)">
+          <button onClick={() => act(() => props.onAction('cancel'))} disabled={acting || !props.reachable || (run.status !== 'running' && run.status !== 'suspended' && run.status !== 'interrupted')} title={`End the run now (final: finish reason cancelled)${offline}`}>
             Cancel
           </button>
-          <button className="danger" onClick={() => act(() => props.onAction('kill'))} disabled={acting || run.status !== 'running'} title="Kill the run like a crashed process: it stops where it is and can be resumed">
+          <button className="danger" onClick={() => act(() => props.onAction('kill'))} disabled={acting || !props.reachable || run.status !== 'running'} title={`Kill the run like a crashed process: it stops where it is and can be resumed${offline}`}>
             Kill
           </button>
-          <button className="primary" onClick={() => act(() => props.onAction('resume'))} disabled={acting || !(run.status === 'interrupted' || (run.status === 'suspended' && !approvals.length))} title="Continue from the last snapshot">
+          <button className="primary" onClick={() => act(() => props.onAction('resume'))} disabled={acting || !props.reachable || !(run.status === 'interrupted' || (run.status === 'suspended' && !approvals.length))} title={`Continue from the last snapshot${offline}`}>
             Resume
           </button>
+          {run.status === 'failed' && (
+            <button className="primary" onClick={() => act(props.onRetry)} disabled={acting || !props.reachable} title={`Run again from the failed run's last good snapshot, with the model picked above (a new session; this run stays as it is)${offline}`}>
+              Retry
+            </button>
+          )}
         </div>
         {(run.error || detail.backgroundError) && <div className="error-line">{run.error ? `${run.error.code}: ${run.error.message}` : detail.backgroundError}</div>}
       </header>
@@ -69,9 +96,9 @@ export function RunPanel(props: {
         ))}
       </div>
       <div className="tab-body">
-        {tab === 'timeline' && <TimelineView view={view} model={props.model} />}
+        {tab === 'timeline' && <TimelineView view={view} model={props.model} live={run.status === 'running' || run.status === 'queued'} interrupted={run.status === 'interrupted'} />}
         {tab === 'events' && <EventLog events={events} />}
-        {tab === 'snapshots' && <Snapshots detail={detail} onFork={props.onFork} />}
+        {tab === 'snapshots' && <SnapshotsTab detail={detail} onFork={props.onFork} onEditReplay={props.onEditReplay} onError={props.onError} />}
         {tab === 'journal' && <Journal detail={detail} />}
       </div>
     </section>
@@ -137,62 +164,6 @@ function Approval(props: { call: { callId: string; toolName: string; args: unkno
   )
 }
 
-function TimelineView(props: { view: ReturnType<typeof timeline>; model?: ModelOption }) {
-  const { view } = props
-  const start = view.startedAt ?? 0
-  const end = view.finished?.at ?? Math.max(start, ...view.steps.map((step) => step.at + (step.durationMs ?? 0)))
-  const span = Math.max(1, end - start)
-  return (
-    <div className="timeline" data-testid="timeline">
-      {view.marks.map((mark, index) => (
-        <div key={index} className={`mark ${mark.tone}`}>
-          +{duration(mark.at - start)} · {mark.label}
-        </div>
-      ))}
-      {view.steps.map((step) => (
-        <div key={step.step} className="step">
-          <div className="step-head">
-            <span className="step-name">Step {step.step} · model call</span>
-            <span>{step.finishReason ?? 'streaming…'}</span>
-            <span>{duration(step.durationMs)}</span>
-            <span>{step.delta ? tokens(step.delta) : ''}</span>
-            <span>{step.delta ? cost(step.delta, props.model) : ''}</span>
-          </div>
-          <div className="bar-track">
-            <div className="bar" style={{ left: `${((step.at - start) / span) * 100}%`, width: `${Math.max(0.5, ((step.durationMs ?? end - step.at) / span) * 100)}%` }} />
-          </div>
-          {step.textChars > 0 && <div className="step-text">{step.textChars} characters of text</div>}
-          {step.tools.map((tool) => (
-            <details key={tool.callId} className="tool-row" data-testid="timeline-tool">
-              <summary>
-                <span className="tool-name">{tool.toolName}</span>
-                <span className="args">{shortJson(tool.args, 48)}</span>
-                <span>{tool.approval ? 'approval · ' : ''}{tool.denied ? 'denied' : tool.error ? 'error' : tool.result !== undefined ? (tool.reused ? 'reused' : 'ok') : tool.notRun === 'cancelled' ? 'cancelled · not run' : (tool.notRun ?? 'pending')}</span>
-                <span>{duration(tool.durationMs)}</span>
-              </summary>
-              <div className="kv">args</div>
-              <pre>{json(tool.args)}</pre>
-              {tool.result !== undefined && (
-                <>
-                  <div className="kv">result</div>
-                  <pre>{json(tool.result)}</pre>
-                </>
-              )}
-              {tool.error && <pre className="error">{tool.error}</pre>}
-            </details>
-          ))}
-        </div>
-      ))}
-      {view.finished && (
-        <div className="mark done">
-          +{duration(view.finished.at - start)} · finished: {view.finished.reason}
-        </div>
-      )}
-      {!view.steps.length && <div className="empty">No steps yet.</div>}
-    </div>
-  )
-}
-
 function EventLog(props: { events: AgentEvent[] }) {
   const start = props.events[0]?.timestamp ?? 0
   return (
@@ -223,34 +194,6 @@ function discardedNote(event: AgentEvent): string | undefined {
   if (!range) return undefined
   const count = range.to - range.from + 1
   return `${count} event number${count === 1 ? '' : 's'} (${range.from}–${range.to}) discarded by a crash, the step is redone`
-}
-
-function Snapshots(props: { detail: RunDetail; onFork(version: number): void }) {
-  const [open, setOpen] = useState<number>()
-  return (
-    <div className="snapshots" data-testid="snapshots">
-      {props.detail.snapshots.map((snapshot) => {
-        const state = snapshot.state as Record<string, unknown>
-        return (
-          <div key={snapshot.version} className="snapshot">
-            <div className="snapshot-head">
-              <strong>v{snapshot.version}</strong>
-              <span>step {String(state.step)}</span>
-              <span>phase {String(state.phase)}</span>
-              <span>log ≤ {String(state.lastSeq)}</span>
-              <span>{clock(snapshot.createdAt)}</span>
-              <button onClick={() => setOpen(open === snapshot.version ? undefined : snapshot.version)}>{open === snapshot.version ? 'Hide' : 'View'}</button>
-              <button className="primary" onClick={() => props.onFork(snapshot.version)} title="A new session with the messages up to this step">
-                Fork from this step
-              </button>
-            </div>
-            {open === snapshot.version && <pre>{json(snapshot.state)}</pre>}
-          </div>
-        )
-      })}
-      {!props.detail.snapshots.length && <div className="empty">No snapshots yet.</div>}
-    </div>
-  )
 }
 
 function Journal(props: { detail: RunDetail }) {

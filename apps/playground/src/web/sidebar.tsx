@@ -4,6 +4,9 @@ import { api } from './api'
 import { clock, inputText, shortId } from './format'
 import type { RunSummary, SessionRecord } from './types'
 
+/** A session as the list shows it: `attention` when its run awaits approval or is interrupted. */
+type ListedSession = SessionRecord & { attention?: 'awaiting approval' | 'interrupted' }
+
 export function Sidebar(props: {
   sessionId?: string
   runId?: string
@@ -14,12 +17,12 @@ export function Sidebar(props: {
 }) {
   const [tab, setTab] = useState<'sessions' | 'runs'>('sessions')
   const [search, setSearch] = useState('')
-  const [sessions, setSessions] = useState<SessionRecord[]>([])
+  const [sessions, setSessions] = useState<ListedSession[]>([])
   const [runs, setRuns] = useState<RunSummary[]>([])
   useEffect(() => {
     const handle = setTimeout(() => {
       const q = search ? `?q=${encodeURIComponent(search)}` : ''
-      if (tab === 'sessions') api<{ sessions: SessionRecord[] }>(`/sessions${q}`).then((data) => setSessions(data.sessions), (error) => props.onError(error.message))
+      if (tab === 'sessions') api<{ sessions: ListedSession[] }>(`/sessions${q}`).then((data) => setSessions(data.sessions), (error) => props.onError(error.message))
       else api<{ runs: RunSummary[] }>(`/runs${q}`).then((data) => setRuns(data.runs), (error) => props.onError(error.message))
     }, search ? 150 : 0)
     return () => clearTimeout(handle)
@@ -45,6 +48,7 @@ export function Sidebar(props: {
                 <div className="title" dir="auto">{session.title || shortId(session.id)}</div>
                 <div className="meta">
                   {clock(session.updatedAt)} · {session.lastSeq} entries{session.metadata?.forkedFrom ? ' · fork' : ''}
+                  {session.attention && <span className={`badge attention status-${session.attention === 'interrupted' ? 'interrupted' : 'suspended'}`}>{session.attention}</span>}
                 </div>
               </button>
             </li>
