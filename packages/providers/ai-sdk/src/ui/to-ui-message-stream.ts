@@ -99,7 +99,8 @@ export class UIMessageChunkMapper {
   }
 
   #finish(out: UIMessageChunk[], reason: string): UIMessageChunk[] {
-    this.#finished = true
+    // A run suspended for approval goes on when resumed: a catch-up from its log maps the resumed events too.
+    this.#finished = reason !== 'awaiting_approval'
     const metadata = { ...this.#currentMetadata(), finishReason: reason }
     out.push({ type: 'finish', finishReason: finishReasons[reason] ?? 'other', messageMetadata: metadata })
     return out
