@@ -153,7 +153,7 @@ export type {
 export { createRuntime, withRuntime } from './runtime-store/with-runtime.js'
 export { RUNTIME_CONTEXT_FIELD, type RuntimeContextField } from './runtime-store/runtime-context-field.js'
 export { createRuntimeResourceRegistry, registerRuntimeResource } from './runtime-store/resource-registry.js'
-export { createRuntimeTool, type RuntimeToolContext, type RuntimeToolDefinition } from './runtime-store/create-runtime-tool.js'
+export { createRuntimeTool, type RuntimeToolContext, type RuntimeToolDefinition } from './tools/create-runtime-tool.js'
 
 // The kernel: runtime, policy, gate, events, context, compaction, tool execution.
 export { AgentRuntime, type AgentRuntimeOptions, type RecoverResult, type RunStream, type SubscribeFilter } from './runtime/agent-runtime.js'

@@ -4,7 +4,7 @@ import { AbortedError, AdmissionError, DisposedValueError } from '../errors/erro
 import { Extensions } from '../extensions/extensions.js'
 import { mockModel } from '../providers/mock-model.js'
 import { AgentRuntime } from '../runtime/agent-runtime.js'
-import { createRuntimeTool } from '../runtime-store/create-runtime-tool.js'
+import { createRuntimeTool } from '../tools/create-runtime-tool.js'
 import { createRuntimeResourceRegistry } from '../runtime-store/resource-registry.js'
 import { deleter } from '../test-support/approval-tools.js'
 import { RuntimeStore } from '../runtime-store/runtime-store.js'

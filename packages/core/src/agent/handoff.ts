@@ -5,6 +5,8 @@ import { defineTool } from '../tools/define-tool.js'
 import type { Tool } from '../tools/tool.js'
 import { sanitizeToolName } from '../tools/tool-name.js'
 
+export { findHandoffTarget } from '../runtime/handoff-target.js'
+
 export interface HandoffOptions {
   /** The name the model calls (default `transfer_to_<agent>`). */
   name?: string
@@ -28,23 +30,4 @@ export function handoff(target: AgentSpec, options: HandoffOptions = {}): Tool<z
     execute: ({ reason }) => ({ handoff: target.name, ...(reason ? { reason } : {}) }),
   })
   return Object.freeze({ ...tool, handoff: target })
-}
-
-/** Finds an agent by name among the handoff targets reachable from `agent` (breadth first). */
-export function findHandoffTarget(agent: AgentSpec, name: string): AgentSpec | undefined {
-  const seen = new Set<AgentSpec>([agent])
-  const queue: AgentSpec[] = [agent]
-  while (queue.length) {
-    const current = queue.shift()!
-    if (current.name === name) return current
-    const tools = current.tools ? (Array.isArray(current.tools) ? current.tools : Object.values(current.tools)) : []
-    for (const tool of tools as Tool[]) {
-      const target = tool.handoff as AgentSpec | undefined
-      if (target && !seen.has(target)) {
-        seen.add(target)
-        queue.push(target)
-      }
-    }
-  }
-  return undefined
 }

@@ -6,7 +6,7 @@ import { historyAdapter } from './builtin-adapters.js'
 import { ContextAdapterError } from '../errors/context-adapter-error.js'
 import { SpindleError } from '../errors/spindle-error.js'
 import { countMessageTokens, estimateTokenizer, type Tokenizer } from './tokenizer.js'
-import { asPromise } from '../runtime/as-promise.js'
+import { asPromise } from '../util/as-promise.js'
 
 export interface ContextPipelineOptions {
   /**

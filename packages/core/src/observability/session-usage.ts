@@ -1,5 +1,5 @@
 // Per-session usage totals: the sum of the usage recorded on every run of a session.
-import { addUsage, emptyUsage } from '../runtime/run-state.js'
+import { addUsage, emptyUsage } from '../util/usage.js'
 import type { Usage } from '../spec/messages.js'
 import type { RunStore } from '../spec/run-store.js'
 

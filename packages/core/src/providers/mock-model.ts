@@ -4,7 +4,7 @@ import { SpindleError } from '../errors/spindle-error.js'
 import type { JsonValue } from '../spec/json.js'
 import type { LanguageModel, ModelCallOptions, ModelCapabilities, ModelFinishReason, ModelRequest, StreamPart } from '../spec/language-model.js'
 import type { Usage } from '../spec/messages.js'
-import { sizedArray } from '../runtime/sized-array.js'
+import { sizedArray } from '../util/sized-array.js'
 
 export interface MockTurn {
   text?: string

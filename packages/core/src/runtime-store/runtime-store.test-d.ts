@@ -1,7 +1,7 @@
 import { describe, expectTypeOf, it } from 'vitest'
 import { z } from 'zod'
 import type { Tool, ToolExecutionContext } from '../tools/tool.js'
-import { createRuntimeTool } from './create-runtime-tool.js'
+import { createRuntimeTool } from '../tools/create-runtime-tool.js'
 import { registerRuntimeResource } from './resource-registry.js'
 import { RuntimeStore } from './runtime-store.js'
 import { createRuntime, withRuntime } from './with-runtime.js'

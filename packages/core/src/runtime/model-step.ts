@@ -8,8 +8,8 @@ import type { JsonValue } from '../spec/json.js'
 import type { LanguageModel, ModelFinishReason, ModelRequest, ModelResponseInfo } from '../spec/language-model.js'
 import type { AssistantMessage, Usage } from '../spec/messages.js'
 import type { PendingCall } from './run-state.js'
-import { isAborted } from './is-aborted.js'
-import { sizedArray } from './sized-array.js'
+import { isAborted } from '../util/is-aborted.js'
+import { sizedArray } from '../util/sized-array.js'
 
 export interface ModelStepResult {
   message: AssistantMessage

@@ -1,62 +1,11 @@
-// RunState: everything needed to continue a run, small and JSON-serializable (the snapshot payload).
-import type { JsonValue } from '../spec/json.js'
-import type { ModelMessage, Usage } from '../spec/messages.js'
-import type { FinishReason } from '../spec/run-store.js'
-import type { RunError } from '../spec/run-error.js'
+// RunState helpers: copies that keep one object shape, the answer rebuilt from the log, the initial state.
+// The types themselves are the snapshot payload's, in spec/run-state.ts.
+import type { ModelMessage } from '../spec/messages.js'
+import type { RunState } from '../spec/run-state.js'
+import { emptyUsage } from '../util/usage.js'
 
-export interface PendingCall {
-  callId: string
-  /** The name the model called. */
-  toolName: string
-  /** Parsed arguments, or the raw text when `argsError` is set. */
-  args: JsonValue
-  argsError?: string
-  /** `required` suspends the run until `approve()`; the decision is recorded with a hash of the arguments. */
-  approval?: 'required' | 'approved' | 'denied'
-  argsHash?: string
-  reason?: string
-}
-
-export interface RunState {
-  version: 1
-  runId: string
-  sessionId: string
-  /** Model calls completed. */
-  step: number
-  phase: 'model' | 'tools' | 'done'
-  toolCalls: number
-  usage: Usage
-  /** Tool calls of the last assistant message, not yet answered by a tool message. */
-  pending: PendingCall[]
-  lengthContinuations: number
-  /** The final answer so far (length continuations append to it). */
-  text: string
-  lastCallSignature?: string
-  repeatCount: number
-  /**
-   * Doom-loop cycles (A, B, A, B…): the signatures of the two steps before the last, and for a cycle of two and of
-   * three calls how many steps in a row repeated the step two (three) before them.
-   */
-  callSignature2?: string
-  callSignature3?: string
-  cycleRun2?: number
-  cycleRun3?: number
-  finishReason?: FinishReason
-  error?: RunError
-  /** The agent running the run, when a handoff moved it away from the agent it started with. */
-  agent?: string
-  /** Last event seq emitted. */
-  eventSeq: number
-  /**
-   * The highest event seq this run may have delivered live (reserved durably before delivery): a resume continues
-   * above it and declares what its log lacks below it as discarded. Absent in snapshots written before it existed.
-   */
-  reservedSeq?: number
-  /** First session-log seq written by this run. */
-  firstSeq: number
-  /** Last session-log seq this state accounts for. */
-  lastSeq: number
-}
+export type { PendingCall, RunState } from '../spec/run-state.js'
+export { addUsage, emptyUsage } from '../util/usage.js'
 
 /**
  * A copy of the state with `patch` applied. Every field is written out (optional ones as undefined), so all
@@ -119,26 +68,7 @@ export function answerText(messages: readonly ModelMessage[]): string {
   return text
 }
 
-export function emptyUsage(): Usage {
-  return { inputTokens: 0, outputTokens: 0 }
-}
-
-export function addUsage(total: Usage, step: Usage | undefined): Usage {
-  if (!step) return total
-  const sum: Usage = {
-    inputTokens: total.inputTokens + (step.inputTokens ?? 0),
-    outputTokens: total.outputTokens + (step.outputTokens ?? 0),
-  }
-  const cached = (total.cachedInputTokens ?? 0) + (step.cachedInputTokens ?? 0)
-  if (cached) sum.cachedInputTokens = cached
-  const reasoning = (total.reasoningTokens ?? 0) + (step.reasoningTokens ?? 0)
-  if (reasoning) sum.reasoningTokens = reasoning
-  const cost = (total.costUsd ?? 0) + (step.costUsd ?? 0)
-  if (cost) sum.costUsd = cost
-  sum.totalTokens = sum.inputTokens + sum.outputTokens
-  return sum
-}
-
+/** The state of a run about to take its first step; its session entries start at `firstSeq`. */
 export function initialRunState(runId: string, sessionId: string, firstSeq: number): RunState {
   return {
     version: 1,

@@ -1,10 +1,10 @@
 // StepWriter: a run's store writes, queued and committed together — one atomic StoreBatch call when the
 // registered stores share one (two commits per durable step), else one store call per write, in order.
-import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '../spec/store-batch.js'
+import type { StoreBatch, StoreWrite, StoreWriteResult } from '../spec/store-batch.js'
 import type { Stores } from '../spec/stores.js'
-import { asPromise } from './as-promise.js'
-import { sizedArray } from './sized-array.js'
-import { type SynchronousBatch, writeNow } from '../stores/memory/memory-write.js'
+import { asPromise } from '../util/as-promise.js'
+import { sizedArray } from '../util/sized-array.js'
+import { applyStoreWrite } from '../util/apply-store-write.js'
 
 type Done = ((result: StoreWriteResult) => void) | undefined
 
@@ -22,13 +22,15 @@ export class StepWriter {
   #done: Done[] = []
   #size = 0
 
-  /** The batch, when it applies writes synchronously (the memory stores'): a commit then needs no async round. */
-  readonly #now: SynchronousBatch | undefined
+  /** The batch, when it offers `writeSync` (the memory stores'): a commit then needs no async round. */
+  readonly #now: StoreBatch | undefined
+  /** Which results of a synchronous commit are read: one object per writer, updated per commit (see StoreBatch.writeSync). */
+  readonly #wanted: { slots: readonly unknown[]; count: number; rest: boolean } = { slots: [], count: 0, rest: true }
 
   constructor(stores: Stores, batch: StoreBatch | undefined) {
     this.#stores = stores
     this.batch = batch
-    this.#now = batch !== undefined && typeof (batch as Partial<SynchronousBatch>)[writeNow] === 'function' ? (batch as unknown as SynchronousBatch) : undefined
+    this.#now = batch !== undefined && typeof batch.writeSync === 'function' ? batch : undefined
   }
 
   /** A copy of the queued writes (not yet committed). */
@@ -110,14 +112,19 @@ export class StepWriter {
   #tickets = 0
 
   /** A commit through a synchronous batch; undefined when the batch cannot take these writes synchronously (then the async path runs). */
-  #commitSync(batch: SynchronousBatch, writes: readonly StoreWrite[], keepOnFailure: boolean, resultsWanted: boolean): StoreWriteResult[] | undefined {
+  #commitSync(batch: StoreBatch, writes: readonly StoreWrite[], keepOnFailure: boolean, resultsWanted: boolean): StoreWriteResult[] | undefined {
     const size = this.#size
     if (!size && !writes.length) return []
     const all = this.#withQueued(writes)
     let results: StoreWriteResult[] | undefined
     try {
       // Only the results someone reads are built: a queued write's when it has a callback, and the others' if wanted.
-      results = batch[writeNow](all, this.#done, size, resultsWanted)
+      const wanted = this.#wanted
+      wanted.slots = this.#done
+      wanted.count = size
+      wanted.rest = resultsWanted
+      results = batch.writeSync!(all, wanted)
+      wanted.slots = noSlots
     } catch (error) {
       // The batch wrote nothing: the queued writes stay queued only if asked (as in the async path).
       if (!keepOnFailure) this.#clearQueue()
@@ -174,6 +181,9 @@ export class StepWriter {
   }
 }
 
+/** What `#wanted.slots` holds between commits (nothing of a commit stays referenced). */
+const noSlots: readonly unknown[] = Object.freeze([])
+
 /** What a commit returns when its caller does not read the results. */
 const unread: StoreWriteResult[] = Object.freeze([]) as unknown as StoreWriteResult[]
 
@@ -181,28 +191,4 @@ const unread: StoreWriteResult[] = Object.freeze([]) as unknown as StoreWriteRes
 function settle(done: Done[], results: StoreWriteResult[]): StoreWriteResult[] {
   for (let index = 0; index < done.length; index++) done[index]?.(results[index]!)
   return done.length ? results.slice(done.length) : results
-}
-
-/**
- * One write through the single-store method it stands for: what a run does without a batch, and what a batch's
- * results must equal.
- *
- * @example
- * const [entry] = (await applyStoreWrite(stores, { type: 'session.append', sessionId, entries })) as SessionEntry[]
- */
-export function applyStoreWrite(stores: BatchedStores, write: StoreWrite): Promise<StoreWriteResult> {
-  switch (write.type) {
-    case 'session.append':
-      return stores.sessions.append(write.sessionId, write.entries, write.fence === undefined ? {} : { fence: write.fence })
-    case 'execution.start':
-      return stores.executions.start(write.execution)
-    case 'execution.finish':
-      return stores.executions.finish(write.key, write.outcome)
-    case 'run.events':
-      return stores.runs.appendEvents(write.runId, write.events) as Promise<undefined>
-    case 'run.update':
-      return stores.runs.updateRun(write.runId, write.patch)
-    case 'snapshot.save':
-      return stores.snapshots.save(write.snapshot) as Promise<undefined>
-  }
 }

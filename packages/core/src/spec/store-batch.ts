@@ -57,6 +57,22 @@ export interface StoreBatch {
    * `NotFoundError`…). Results are in the order of `writes`.
    */
   write(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]>
+  /**
+   * Optional capability: the same writes applied synchronously (all or nothing, the same results and errors as
+   * `write()`), for a backend that can (an in-memory one). The kernel then commits a step without an async round.
+   * Returns undefined when it cannot apply these writes synchronously (the kernel then calls `write()`); a
+   * synchronous throw means nothing was written. `wanted` says whose results the caller reads: write `i`'s, for
+   * `i < wanted.count`, when `wanted.slots[i]` is not undefined, and the writes from `wanted.count` on when
+   * `wanted.rest`; a batch may leave the others' results undefined. Without `wanted`, every result is read.
+   */
+  writeSync?(writes: readonly StoreWrite[], wanted?: StoreWriteResultsWanted): StoreWriteResult[] | undefined
+}
+
+/** Which results of a `writeSync()` call are read (see `StoreBatch.writeSync`). */
+export interface StoreWriteResultsWanted {
+  readonly slots: readonly unknown[]
+  readonly count: number
+  readonly rest: boolean
 }
 
 /**

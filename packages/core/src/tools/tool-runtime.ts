@@ -2,9 +2,8 @@
 // abort, bounded parallelism, results in call order, oversized output kept as an artifact.
 import { SpindleError } from '../errors/spindle-error.js'
 import { ToolArgumentsError, ToolTimeoutError } from '../errors/errors.js'
-import type { RuntimePolicy } from '../policy/runtime-policy.js'
 import type { RuntimeStore } from '../runtime-store/runtime-store.js'
-import type { PendingCall } from '../runtime/run-state.js'
+import type { PendingCall } from '../spec/run-state.js'
 import type { ArtifactStore } from '../spec/artifact-store.js'
 import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
 import type { ExecutionOutcome, ExecutionRecord, NewExecution } from '../spec/execution-store.js'
@@ -12,11 +11,23 @@ import type { JsonValue } from '../spec/json.js'
 import { parseToolInput } from './define-tool.js'
 import type { Tool, ToolExecutionContext } from './tool.js'
 import type { ToolRegistry } from './tool-registry.js'
-import { isToolAllowed, ToolScope } from './tool-scope.js'
+import { isToolAllowed, type ToolPolicyLists, ToolScope } from './tool-scope.js'
 import { toJsonValue } from './to-json-value.js'
 import { truncateOutput } from './truncate-output.js'
-import { isAborted } from '../runtime/is-aborted.js'
-import { asPromise } from '../runtime/as-promise.js'
+import { isAborted } from '../util/is-aborted.js'
+import { asPromise } from '../util/as-promise.js'
+
+/**
+ * The runtime policy's fields a tool step reads (a `RuntimePolicy` has them all): declared here so that the tools
+ * layer does not import the policy module, which imports the tool types.
+ */
+export interface ToolCallPolicy {
+  maxParallelTools: number
+  toolTimeoutMs: number
+  maxToolOutputBytes: number
+  tools: ToolPolicyLists
+  onViolation: 'stop' | 'tool_error'
+}
 
 export interface ToolCallOutcome {
   callId: string
@@ -45,7 +56,7 @@ export interface ExecuteCallsInput {
   step: number
   calls: PendingCall[]
   scope: ToolScope
-  policy: RuntimePolicy
+  policy: ToolCallPolicy
   executions: ToolJournal
   artifacts: ArtifactStore
   runtime: RuntimeStore | undefined
@@ -454,7 +465,7 @@ class CallContext implements ToolExecutionContext {
 }
 
 /** The message that ends the run when a call broke the policy and `policy.onViolation` is `stop`. */
-function violationOf(outcome: ToolCallOutcome, policy: RuntimePolicy): string | undefined {
+function violationOf(outcome: ToolCallOutcome, policy: ToolCallPolicy): string | undefined {
   return outcome.error?.code === 'policy_violation' && policy.onViolation === 'stop' ? outcome.error.message : undefined
 }
 

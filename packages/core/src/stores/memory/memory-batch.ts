@@ -1,15 +1,16 @@
 // The memory stores' StoreBatch: applies each write in order through the stores' own logic and undoes the
 // applied ones when a later write fails, so a batch is all or nothing like a database transaction.
-import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '../../spec/store-batch.js'
-import { applyStoreWrite } from '../../runtime/step-writer.js'
-import { applyWrite, type BatchableMemoryStore, type SynchronousBatch, UndoLog, writeNow } from './memory-write.js'
+import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult, StoreWriteResultsWanted } from '../../spec/store-batch.js'
+import { applyStoreWrite } from '../../util/apply-store-write.js'
+import { applyWrite, type BatchableMemoryStore, UndoLog } from './memory-write.js'
 import { MemoryExecutionStore } from './memory-execution-store.js'
-import { sizedArray } from '../../runtime/sized-array.js'
+import { sizedArray } from '../../util/sized-array.js'
 import { MemoryRunStore } from './memory-run-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
 import { MemorySnapshotStore } from './memory-snapshot-store.js'
 
-export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
+/** The memory stores' batch, with the optional synchronous capability of the spec (`writeSync`). */
+export class MemoryStoreBatch implements StoreBatch {
   readonly specificationVersion = 'v1' as const
   readonly stores: BatchedStores
 
@@ -18,11 +19,11 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
   }
 
   async write(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
-    return this[writeNow](writes) ?? this.#writeThrough(writes)
+    return this.writeSync(writes) ?? this.#writeThrough(writes)
   }
 
   /** The writes applied synchronously through the stores' own logic (all or nothing), or undefined when a method was replaced. */
-  [writeNow](writes: readonly StoreWrite[], callbacks?: readonly unknown[], callbackCount = 0, restWanted = true): StoreWriteResult[] | undefined {
+  writeSync(writes: readonly StoreWrite[], wanted?: StoreWriteResultsWanted): StoreWriteResult[] | undefined {
     for (let index = 0; index < writes.length; index++) if (this.#store(writes[index]!) === undefined) return undefined
     // A write that throws has written nothing, so the last one needs no undo (nor does a batch of one write).
     const last = writes.length - 1
@@ -37,8 +38,8 @@ export class MemoryStoreBatch implements StoreBatch, SynchronousBatch {
     try {
       for (let index = 0; index <= last; index++) {
         const write = writes[index]!
-        const wanted = callbacks === undefined || (index < callbackCount ? callbacks[index] !== undefined : restWanted)
-        results[index] = this.#store(write)![applyWrite](write, wanted, index < last ? undo : undefined)
+        const read = wanted === undefined || (index < wanted.count ? wanted.slots[index] !== undefined : wanted.rest)
+        results[index] = this.#store(write)![applyWrite](write, read, index < last ? undo : undefined)
       }
     } catch (error) {
       undo?.rollback()

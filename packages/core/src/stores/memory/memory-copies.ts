@@ -7,7 +7,7 @@ import type { ModelMessage } from '../../spec/messages.js'
 import type { SessionEntry, SessionEntryInput } from '../../spec/session-store.js'
 import type { RunSnapshot } from '../../spec/snapshot-store.js'
 import { cloneValue } from '../clone-value.js'
-import { sizedArray } from '../../runtime/sized-array.js'
+import { sizedArray } from '../../util/sized-array.js'
 
 function isPlainObject(value: object): boolean {
   return Object.getPrototypeOf(value) === Object.prototype

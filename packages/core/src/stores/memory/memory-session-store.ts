@@ -1,7 +1,7 @@
 // In-memory SessionStore: sessions and their append-only log, gap-free sequence numbers and fencing.
 import { cloneValue } from '../clone-value.js'
 import { appendedEntry, storedEntries } from './memory-copies.js'
-import { sizedArray } from '../../runtime/sized-array.js'
+import { sizedArray } from '../../util/sized-array.js'
 import { timeOrderedId } from '../time-ordered-id.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
 import { applyWrite, type UndoLog, undoWrite } from './memory-write.js'

@@ -62,18 +62,3 @@ export class UndoLog {
     this.#size = 0
   }
 }
-
-/**
- * A batch that can apply writes synchronously: the results, or undefined when it cannot (a store method replaced
- * on its instance), and then `write()` runs them. The run's StepWriter uses it to commit without an async round
- * (internal to the kernel and the memory stores).
- */
-export const writeNow = Symbol('spindle.memory.writeNow')
-
-export interface SynchronousBatch {
-  /**
-   * `callbacks` (when given) says whose results are read: write i's, for i < `callbackCount`, when `callbacks[i]`
-   * is defined, and the writes from `callbackCount` on when `restWanted`. The others' results may be left undefined.
-   */
-  [writeNow](writes: readonly StoreWrite[], callbacks?: readonly unknown[], callbackCount?: number, restWanted?: boolean): StoreWriteResult[] | undefined
-}

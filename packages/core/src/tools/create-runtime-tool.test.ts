@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { RuntimeStoreError } from '../errors/errors.js'
-import type { ToolExecutionContext } from '../tools/tool.js'
+import type { ToolExecutionContext } from './tool.js'
 import { createRuntimeTool } from './create-runtime-tool.js'
-import { RUNTIME_CONTEXT_FIELD } from './runtime-context-field.js'
-import { RuntimeStore } from './runtime-store.js'
+import { RUNTIME_CONTEXT_FIELD } from '../runtime-store/runtime-context-field.js'
+import { RuntimeStore } from '../runtime-store/runtime-store.js'
 
 interface Workbook {
   sheets: Record<string, string[][]>

@@ -1,8 +1,8 @@
 // createRuntimeTool: a tool whose execute receives the request's RuntimeStore, and fails at once without one.
 import { RuntimeStoreError } from '../errors/errors.js'
-import { defineTool, type ToolDefinition } from '../tools/define-tool.js'
-import type { Tool, ToolExecutionContext } from '../tools/tool.js'
-import { RuntimeStore } from './runtime-store.js'
+import { defineTool, type ToolDefinition } from './define-tool.js'
+import type { Tool, ToolExecutionContext } from './tool.js'
+import { RuntimeStore } from '../runtime-store/runtime-store.js'
 
 /** The context a runtime tool's `execute` receives: the tool context with a guaranteed, typed `runtime`. */
 export interface RuntimeToolContext<State extends object = Record<string, unknown>> extends Omit<ToolExecutionContext, 'runtime'> {
