@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AgentRuntime, defineTool, Extensions, hashEmbedding, mockModel, type EmbeddingModel, type MockModel } from '@spindle/core'
+import { AgentRuntime, defineTool, Extensions, hashEmbedding, memoryStores, mockModel, type EmbeddingModel, type MockModel } from '@spindle/core'
 import { sqliteStores } from '@spindle/store-sqlite'
 import { afterAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
@@ -145,5 +145,22 @@ describe('semanticRecall', () => {
       await new AgentRuntime(withRecall).run({ agent: { name: 'a', model }, input: 'When did the first Lisbon tram line open?', sessionId })
       expect(systemOf(model)).toContain('eighteen seventy three')
     })
+  })
+
+  it('leaves nothing of an evicted session in the memory stores: its records and its index marker go with it', async () => {
+    const stores = memoryStores({ retention: { maxSessions: 1 } })
+    const extensions = new Extensions().setStores(stores).use(semanticRecall({ embeddingModel: hashEmbedding() }))
+    const runtime = new AgentRuntime(extensions)
+    const model = chatModel()
+    await runtime.run({ agent: { name: 'assistant', model }, input: 'My cat is called Bartholomew.', sessionId: 'old' })
+    const marker = 'spindle:recall:marker:old'
+    expect(await stores.embeddings.get(marker)).toMatchObject({ metadata: { sessionId: 'old' } })
+    expect(await stores.embeddings.get('old:1')).toBeDefined()
+
+    await runtime.run({ agent: { name: 'assistant', model }, input: 'Something else entirely.', sessionId: 'new' })
+    expect(await runtime.sessions.getSession('old')).toBeUndefined()
+    expect(await stores.embeddings.get('old:1')).toBeUndefined()
+    expect(await stores.embeddings.get(marker)).toBeUndefined()
+    expect(await stores.embeddings.get('spindle:recall:marker:new')).toBeDefined()
   })
 })

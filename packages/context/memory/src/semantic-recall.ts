@@ -114,7 +114,8 @@ export function semanticRecall(options: SemanticRecallOptions): SemanticRecall {
       )
     }
     current.indexedThrough = last.seq
-    await input.stores.embeddings.upsert([{ id: markerId(input.sessionId), vector: [1], namespace: markerNamespace, metadata: { seq: last.seq } }])
+    // `sessionId` too: a store that evicts a session's records (the memory stores' retention) takes the marker with them.
+    await input.stores.embeddings.upsert([{ id: markerId(input.sessionId), vector: [1], namespace: markerNamespace, metadata: { sessionId: input.sessionId, seq: last.seq } }])
   }
 
   async function recall(input: ContextBuildInput, current: SessionState): Promise<string | undefined> {
@@ -155,6 +156,7 @@ export function semanticRecall(options: SemanticRecallOptions): SemanticRecall {
   }
 
   const adapter: ContextAdapter = {
+    specificationVersion: 'v1',
     name,
     async apply(draft: ContextDraft, input: ContextBuildInput) {
       const current = await state(input)
