@@ -122,7 +122,7 @@ export function ReplayEditor(props: {
           {view && (
             <label className="edit-field">
               <span className="kv">Runtime state (RuntimeStore: what the tools read; not sent to the model)</span>
-              <textarea aria-label="Runtime state" className="mono" rows={5} value={values.runtimeState ?? stateText} onChange={(event) => setValues((current) => ({ ...current, runtimeState: event.target.value }))} />
+              <textarea aria-label="Runtime state" className="mono" rows={Math.min(10, (values.runtimeState ?? stateText).split('\n').length)} value={values.runtimeState ?? stateText} onChange={(event) => setValues((current) => ({ ...current, runtimeState: event.target.value }))} />
             </label>
           )}
           {problem && (
