@@ -83,6 +83,9 @@ export function ownerIsGone(owner: string): boolean {
 /**
  * Whether a run's lease no longer holds it: there is none, it expired at `now`, or its owner is provably dead
  * (`ownerIsGone`). A claim (compare-and-set on the lease read) still decides which process takes the run.
+ *
+ * @example
+ * if (run.status === 'running' && leaseIsFree(run.lease)) await runs.claimRun?.(run.id, { status: run.status, lease: run.lease }, { status: 'interrupted', lease: undefined })
  */
 export function leaseIsFree(lease: { owner: string; expiresAt: number } | undefined, now = Date.now()): boolean {
   return !lease || lease.expiresAt <= now || ownerIsGone(lease.owner)
