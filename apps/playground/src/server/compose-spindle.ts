@@ -64,6 +64,7 @@ export async function composeSpindle(config: PlaygroundConfig): Promise<Spindle>
     extensions.use(createAnthropic({ apiKey: config.anthropic.apiKey }))
     models.push({ id: `anthropic:${config.anthropic.model}`, label: `Anthropic — ${config.anthropic.model}`, demo: false })
   }
+  models.push(...(await (await import('./ai-sdk-models.js')).aiSdkModelsFromEnv(extensions)))
   await extensions.ready()
   const modelCalls = new ModelCallRecorder()
   modelCalls.install(extensions)
