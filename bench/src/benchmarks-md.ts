@@ -69,6 +69,12 @@ function targets(rows: ResultRow[]): string[] {
     'µs',
     (value) => value <= 1,
   )
+  line(
+    'ai-sdk: fromAiSdk ≤ 1 µs/chunk over the AI SDK model’s own stream',
+    rows.find((row) => row.suite === 'ai-sdk' && row.variant === 'fromAiSdk stream' && row.metric === 'overhead per chunk over the AI SDK stream')?.median,
+    'µs',
+    (value) => value <= 1,
+  )
   const noSdk = find(rows, 'observability', 'otelPlugin, no SDK registered', 100, 'cpu per step')
   const redacted = find(rows, 'observability', 'default (redaction on)', 100, 'cpu per step')
   // No overhead beyond noise: the no-SDK median is not above the default configuration's max over the same

@@ -18,6 +18,8 @@ type Suite = (config: BenchConfig, report: Report) => Promise<void>
 const suites: Record<string, () => Promise<Suite>> = {
   streaming: async () => (await import('./suites/streaming.js')).streamingSuite,
   events: async () => (await import('./suites/events.js')).eventsSuite,
+  // Before any peer too: its figures are per chunk, where a slower await would show most.
+  'ai-sdk': async () => (await import('./suites/ai-sdk.js')).aiSdkSuite,
   kernel: async () => (await import('./suites/kernel.js')).kernelSuite,
   durable: async () => (await import('./suites/durable.js')).durableSuite,
   context: async () => (await import('./suites/context.js')).contextSuite,
