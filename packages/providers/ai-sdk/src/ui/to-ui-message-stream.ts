@@ -140,9 +140,6 @@ export class UIMessageChunkMapper {
   }
 }
 
-/** Chunks mapped ahead of the reader: a reader asking for one then most often finds it queued. */
-const readAhead = 16
-
 /**
  * The UI message stream of a run: pass `runtime.stream(request)` (or the catch-up stream of `runEvents`).
  * Cancelling the returned stream stops reading the events (for `runtime.stream`, that cancels the run).
@@ -154,36 +151,32 @@ export function toUIMessageStream(events: AsyncIterable<AgentEvent | LaggedEvent
   const mapper = new UIMessageChunkMapper(options)
   const iterator = events[Symbol.asyncIterator]()
   const out: UIMessageChunk[] = []
-  return new ReadableStream<UIMessageChunk>(
-    {
-      async pull(controller) {
-        // Up to the high-water mark per call: a chunk the reader asks for is then most often queued already.
-        for (;;) {
-          let next: IteratorResult<AgentEvent | LaggedEvent>
-          try {
-            next = await iterator.next()
-          } catch (error) {
-            out.length = 0
-            mapper.end(out)
-            for (const chunk of out) controller.enqueue(chunk)
-            controller.enqueue({ type: 'error', errorText: error instanceof Error ? error.message : String(error) })
-            controller.close()
-            return
-          }
+  return new ReadableStream<UIMessageChunk>({
+    async pull(controller) {
+      for (;;) {
+        let next: IteratorResult<AgentEvent | LaggedEvent>
+        try {
+          next = await iterator.next()
+        } catch (error) {
           out.length = 0
-          if (next.done) mapper.end(out)
-          else mapper.map(next.value, out)
+          mapper.end(out)
           for (const chunk of out) controller.enqueue(chunk)
-          if (next.done) return controller.close()
-          if (out.length > 0 && (controller.desiredSize ?? 0) <= 0) return
+          controller.enqueue({ type: 'error', errorText: error instanceof Error ? error.message : String(error) })
+          controller.close()
+          return
         }
-      },
-      async cancel() {
-        await iterator.return?.()
-      },
+        out.length = 0
+        if (next.done) mapper.end(out)
+        else mapper.map(next.value, out)
+        for (const chunk of out) controller.enqueue(chunk)
+        if (next.done) return controller.close()
+        if (out.length > 0) return
+      }
     },
-    { highWaterMark: readAhead },
-  )
+    async cancel() {
+      await iterator.return?.()
+    },
+  })
 }
 
 /** The headers of a UI message stream response (`x-vercel-ai-ui-message-stream: v1`, no buffering). */
