@@ -22,6 +22,12 @@ export const runtimePolicySchema = z
     maxInputBytes: z.number().int().positive().default(1_000_000),
     /** Largest tool result (bytes of JSON) kept whole in the context; larger ones are truncated head-and-tail and kept whole as an artifact. */
     maxToolOutputBytes: z.number().int().positive().default(32_000),
+    /**
+     * Base64 bytes of the images one tool result sends to the model as images (default 5,000,000, Anthropic's
+     * per-image limit): they are not part of `maxToolOutputBytes`. Images past it, and other binary media, are
+     * stored as artifacts and named in a text note.
+     */
+    maxToolMediaBytes: z.number().int().positive().default(5_000_000),
     budget: z
       .object({
         maxInputTokens: z.number().int().positive().optional(),

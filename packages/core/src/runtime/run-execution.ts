@@ -32,7 +32,7 @@ import { runErrorOf } from './run-error-of.js'
 import { compactionFailed } from '../compaction/compaction-breaker.js'
 import { StepWriter } from './step-writer.js'
 import { sizedArray } from '../util/sized-array.js'
-import { truncateOutput } from '../tools/truncate-output.js'
+import { capJournaledOutput } from '../tools/tool-output-cap.js'
 import { findStoreBatch, type StoreWrite, type StoreWriteResult } from '../spec/store-batch.js'
 import type { ExecutionOutcome, NewExecution } from '../spec/execution-store.js'
 import type { ToolJournal } from '../tools/tool-runtime.js'
@@ -754,7 +754,7 @@ export class RunExecution {
         record = undefined
       }
       const base = { callId: call.callId, toolName: call.toolName, durationMs: 0, reused: true, executed: false }
-      if (record?.status === 'succeeded') outcomes.push({ ...base, result: truncateOutput(record.result ?? null, this.#deps.policy.maxToolOutputBytes).value, isError: false })
+      if (record?.status === 'succeeded') outcomes.push({ ...base, result: capJournaledOutput(record.result ?? null, this.#deps.policy), isError: false })
       else if (record?.status === 'failed') outcomes.push({ ...base, result: { error: record.error?.message ?? 'failed' }, isError: true })
       else if (record) outcomes.push({ ...base, result: { error: `Interrupted: ${reason} while this call ran; its effect is unknown. Check before retrying.` }, isError: true })
       else outcomes.push({ ...base, reused: false, result: { error: `Not executed: ${reason}.` }, isError: true })

@@ -14,6 +14,7 @@ import type { ToolRegistry } from './tool-registry.js'
 import { isToolAllowed, type ToolPolicyLists, ToolScope } from './tool-scope.js'
 import { toJsonValue } from './to-json-value.js'
 import { truncateOutput } from './truncate-output.js'
+import { capMediaToolOutput, defaultMaxToolMediaBytes } from './tool-output-cap.js'
 import { isAborted } from '../util/is-aborted.js'
 import { asPromise } from '../util/as-promise.js'
 
@@ -25,6 +26,8 @@ export interface ToolCallPolicy {
   maxParallelTools: number
   toolTimeoutMs: number
   maxToolOutputBytes: number
+  /** Base64 bytes of the images one result sends as images (default 5,000,000); see tool-output-cap.ts. */
+  maxToolMediaBytes?: number
   tools: ToolPolicyLists
   onViolation: 'stop' | 'tool_error'
 }
@@ -368,6 +371,15 @@ export class ToolRuntime {
     const allowed = tool.maxOutputBytes ?? input.policy.maxToolOutputBytes
     const maxBytes = input.contextMaxOutputBytes !== undefined && input.contextMaxOutputBytes < allowed ? input.contextMaxOutputBytes : allowed
     if (fitsUnserialized(result, maxBytes)) return result
+    // Images and other binary media stay out of the text cut (tool-output-cap.ts).
+    const media = capMediaToolOutput(result, {
+      maxBytes,
+      maxMediaBytes: input.policy.maxToolMediaBytes ?? defaultMaxToolMediaBytes,
+      artifacts: input.artifacts,
+      name: `${call.toolName}-${call.callId}`,
+      metadata: { runId: input.runId, callId: call.callId, tool: tool.id },
+    })
+    if (media !== undefined) return media
     const first = truncateOutput(result, maxBytes)
     if (!first.truncated) return result
     return this.#truncated(result, first.serialized, maxBytes, tool, call, input)
