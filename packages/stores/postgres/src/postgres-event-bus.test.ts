@@ -181,6 +181,19 @@ describePostgres('PostgresEventBus', () => {
     expect(notifies).toEqual([3])
   })
 
+  it("a run whose first notifications were never heard (its worker killed after its commit, before its NOTIFY) is delivered from its first logged event", async () => {
+    const { schema, bus } = setup()
+    const stores = postgresStores({ connectionString: databaseUrl, schema })
+    cleanups.push(() => stores.close())
+    const [publisher, receiver] = [await bus(), await bus()]
+    const received = take(receiver.subscribe(), 4)
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    // Logged by the killed worker, never notified; the resume's run.resumed is the first thing the subscriber hears.
+    await stores.runs.appendEvents('lost', [1, 2, 3].map((seq) => delta('lost', seq)))
+    publisher.publish({ type: 'run.resumed', fromStep: 1, discarded: { from: 4, to: 9 }, runId: 'lost', sessionId: 's', seq: 10, timestamp: Date.now() })
+    expect(seqs(await received)).toEqual([1, 2, 3, 10])
+  })
+
   it('a bus without subscribers neither parses nor fetches what it hears; once subscribed it delivers from then on', async () => {
     const { schema, bus } = setup()
     const publisher = await bus()
@@ -189,7 +202,8 @@ describePostgres('PostgresEventBus', () => {
     let fetches = 0
     const runs = new Proxy(stores.runs, {
       get(target, key, receiver) {
-        if (key === 'listEvents') return (...args: Parameters<typeof target.listEvents>) => (fetches++, target.listEvents(...args))
+        // Fetches by reference (one event); a read of the run's earlier log is no fetch of what was heard.
+        if (key === 'listEvents') return (...args: Parameters<typeof target.listEvents>) => (args[1]?.limit === 1 && fetches++, target.listEvents(...args))
         const value = Reflect.get(target, key, receiver) as unknown
         return typeof value === 'function' ? value.bind(target) : value
       },

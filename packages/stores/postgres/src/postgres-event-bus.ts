@@ -58,6 +58,8 @@ export class PostgresEventBus implements EventBus {
   #gapTimer: NodeJS.Timeout | undefined
   #ready: Promise<void> | undefined
   #closed = false
+  /** Since when this bus has had subscribers (a run started since then is delivered from its first event). */
+  #subscribedSince: number | undefined
 
   constructor(options: PostgresEventBusOptions = {}) {
     const { pool, owned } = resolvePool(options, 'PostgresEventBus')
@@ -142,8 +144,12 @@ export class PostgresEventBus implements EventBus {
   }
 
   subscribe(options: SubscribeOptions = {}): AsyncIterable<AgentEvent | LaggedEvent> {
-    const subscriber = new Subscriber(options, () => this.#subscribers.delete(subscriber))
+    const subscriber = new Subscriber(options, () => {
+      this.#subscribers.delete(subscriber)
+      if (this.#subscribers.size === 0) this.#subscribedSince = undefined
+    })
     if (!this.#closed) {
+      if (this.#subscribers.size === 0) this.#subscribedSince = Date.now()
       this.#subscribers.add(subscriber)
       this.ready().catch((error: unknown) => this.#onError(error))
     } else subscriber.end()
@@ -191,7 +197,18 @@ export class PostgresEventBus implements EventBus {
    * holds the event, or a `run.resumed` declares it discarded.
    */
   async #accept(event: AgentEvent): Promise<void> {
-    const last = this.#positions.get(event.runId)
+    let last = this.#positions.get(event.runId)
+    if (last === undefined && event.seq > 1) {
+      // The first event heard of a run is not its first: its start was not heard (published while the LISTEN
+      // connection was down, or by a worker killed before its NOTIFY went out though its commit landed). What the log
+      // holds before it comes first, so a subscriber never holds a run's later events without its earlier ones.
+      // Only a run that started while this bus had subscribers: one that started before is heard from then on.
+      const logged = await this.#runs.listEvents(event.runId, { after: 0 })
+      if (this.#subscribedSince !== undefined && logged.length > 0 && logged[0]!.timestamp >= this.#subscribedSince) {
+        for (const earlier of logged) if (earlier.seq < event.seq) this.#deliver(earlier)
+      }
+      last = this.#positions.get(event.runId)
+    }
     if (last === undefined || follows(event, last)) {
       if (this.#gaps.has(event.runId) && event.seq >= this.#gaps.get(event.runId)!) this.#gaps.delete(event.runId)
       return this.#deliver(event)

@@ -181,7 +181,7 @@ export async function runSoakCampaign(options: SoakCampaignOptions): Promise<Soa
 /** The runs still open and their jobs, for the timeout message. */
 async function describeStuck(monitor: pg.Pool, schema: string): Promise<string> {
   const { rows: runs } = await monitor.query(
-    `SELECT r.id, r.session_id, r.status, r.lease, j.state, j.retry_count, j.start_after, j.output
+    `SELECT r.id, r.session_id, r.status, r.lease_owner, r.lease_expires_at, j.state, j.retry_count, j.start_after, j.output
      FROM "${schema}".runs r LEFT JOIN "${schema}_queue".job j ON j.singleton_key = r.id
      WHERE r.status NOT IN ('completed', 'failed', 'cancelled')`,
   )
