@@ -7,7 +7,7 @@ export interface Point {
 
 const width = 320
 const height = 120
-const pad = { left: 44, right: 8, top: 8, bottom: 22 }
+const pad = { left: 54, right: 8, top: 8, bottom: 22 }
 
 function scale(values: number[], size: number, from: number): (value: number) => number {
   const min = Math.min(...values)
