@@ -29,7 +29,7 @@ describe('capMediaToolOutput', () => {
     const artifacts = new MemoryArtifactStore()
     const small = image(300)
     const audio = { type: 'audio', mimeType: 'audio/wav', data: randomBytes(3_000).toString('base64') }
-    const capped = (await capMediaToolOutput({ content: [small, image(2_000), audio] }, { maxBytes: 32_000, maxMediaBytes: 1_000, artifacts, name: 'cam', metadata: { runId: 'r' } })) as {
+    const capped = (await capMediaToolOutput({ content: [small, image(2_000), audio] }, { maxBytes: 1_000, maxMediaBytes: 1_000, artifacts, name: 'cam', metadata: { runId: 'r' } })) as {
       content: Array<{ type: string; text?: string }>
     }
     expect(capped.content[0]).toBe(small)
@@ -37,6 +37,13 @@ describe('capMediaToolOutput', () => {
     expect(capped.content[2]!.text).toMatch(/^\[audio\/wav of 3000 bytes not sent to the model \(binary media\); kept as artifact [0-9a-f]{64}\]$/)
     const id = /artifact ([0-9a-f]{64})/.exec(capped.content[2]!.text!)![1]!
     expect(await artifacts.head(id)).toMatchObject({ mediaType: 'audio/wav', size: 3_000, metadata: { runId: 'r' } })
+  })
+
+  it('keeps other binary media as they were while the result fits maxBytes (a small SVG stays the text it was)', () => {
+    const svg = { content: [{ type: 'image', mimeType: 'image/svg+xml', data: 'PHN2Zy8+' }] }
+    expect(capMediaToolOutput(svg, { maxBytes: 32_000, maxMediaBytes: 5_000_000 })).toBe(svg)
+    const withPhoto = { content: [svg.content[0]!, image(40_000)] }
+    expect(capMediaToolOutput(withPhoto, { maxBytes: 32_000, maxMediaBytes: 5_000_000 })).toBe(withPhoto)
   })
 
   it('a journaled result read again is capped the same way, synchronously, with nothing stored', () => {

@@ -50,13 +50,18 @@ export function capMediaToolOutput(result: JsonValue, options: CapMediaOptions):
   const textIndexes: number[] = []
   let textBytes = 0
   const texts = new Map<number, string>()
+  // Other binary media count as the text they were while the result fits; past the bound they go to artifacts.
+  const binary: Array<{ index: number; media: MediaItem; bytes: number }> = []
   items.forEach((item, index) => {
     const media = mediaOf(item)
-    if (media) {
-      if (media.image && media.data.length <= mediaBudget) mediaBudget -= media.data.length
-      else leftOut.push({ index, media })
-      return
+    if (media?.image && media.data.length <= mediaBudget) mediaBudget -= media.data.length
+    else if (media?.image) leftOut.push({ index, media })
+    else if (media) {
+      const bytes = Buffer.byteLength(JSON.stringify(item))
+      binary.push({ index, media, bytes })
+      textBytes += bytes
     }
+    if (media) return
     const text = isObject(item) && item.type === 'text' && typeof item.text === 'string' ? item.text : JSON.stringify(item)
     texts.set(index, text)
     textIndexes.push(index)
@@ -67,6 +72,13 @@ export function capMediaToolOutput(result: JsonValue, options: CapMediaOptions):
     texts.set(items.length, text)
     textIndexes.push(items.length)
     textBytes += Buffer.byteLength(text)
+  }
+  if (textBytes > options.maxBytes) {
+    for (const { index, media, bytes } of binary) {
+      leftOut.push({ index, media })
+      textBytes -= bytes
+    }
+    leftOut.sort((a, b) => a.index - b.index)
   }
   if (leftOut.length === 0 && textBytes <= options.maxBytes) return result
   const build = (notes: Map<number, string>): JsonValue => {
