@@ -30,7 +30,7 @@ async function send(text: string): Promise<void> {
 
 /** Waits until useChat is idle again (the answer ended or suspended). */
 async function untilReady(): Promise<void> {
-  await page.locator('[data-testid=status][data-status=ready]').waitFor()
+  await page.locator('[data-testid=status][data-status=ready]').waitFor({ state: 'attached' })
 }
 
 /** Records the assistant's text length at every DOM change, to see the answer arrive in pieces. */
@@ -50,7 +50,7 @@ suite(skipReason ? `react-chat e2e (skipped: ${skipReason})` : 'react-chat examp
   beforeAll(async () => {
     // Built once for the whole file; the server serves dist/web like `pnpm start` does.
     await build({ configFile: join(exampleRoot, 'vite.config.ts'), root: join(exampleRoot, 'src', 'web'), logLevel: 'error' })
-    server = await startChatServer({ databasePath: join(dataDir, 'chat.db'), webRoot: join(exampleRoot, 'dist', 'web'), port: 0, model: { chunkDelayMs: 30, chunkSize: 6 } })
+    server = await startChatServer({ databasePath: join(dataDir, 'chat.db'), webRoot: join(exampleRoot, 'dist', 'web'), port: 0, model: { chunkDelayMs: 60, chunkSize: 6 } })
     browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 900, height: 1000 } })
     await page.goto(server.url)
@@ -63,7 +63,7 @@ suite(skipReason ? `react-chat e2e (skipped: ${skipReason})` : 'react-chat examp
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it('streams an answer, renders the tool call, and completes the run once it is approved', async () => {
+  it('streams an answer, renders the tool call, and completes the run once it is approved', { timeout: 60_000 }, async () => {
     await recordTextLengths()
     await send('Please send an email to ada@example.com')
     const toolCall = page.locator('[data-testid=tool-call]').last()
@@ -86,7 +86,7 @@ suite(skipReason ? `react-chat e2e (skipped: ${skipReason})` : 'react-chat examp
     expect(run).toMatchObject({ status: 'completed', finishReason: 'stop' })
   })
 
-  it('a reload in the middle of an answer loses nothing: the whole answer shows once, the chat before it too', async () => {
+  it('a reload in the middle of an answer loses nothing: the whole answer shows once, the chat before it too', { timeout: 60_000 }, async () => {
     await send('Tell me a story')
     // Some of the story is on the page, not all of it; the run is still going on the server.
     await page.waitForFunction((start) => {
@@ -99,8 +99,14 @@ suite(skipReason ? `react-chat e2e (skipped: ${skipReason})` : 'react-chat examp
     const [running] = await server!.runtime.runs.listRuns({ limit: 1 })
     expect(running?.status).toBe('running')
 
+    const resumed: number[] = []
+    page.on('response', (response) => {
+      if (response.url().endsWith('/stream')) resumed.push(response.status())
+    })
     await page.reload()
     await assistantMessages().last().getByText(storyText).waitFor()
+    // useChat's resume found the run still going and replayed it (200; 204 would mean it had ended already).
+    expect(resumed).toEqual([200])
     await untilReady()
     expect(await lastAssistantText()).toBe(storyText)
     const body = await page.locator('main').innerText()

@@ -37,10 +37,9 @@ export function scriptedChatModel(options: ScriptedChatModelOptions = {}): Langu
       if (results.length > 0) return textTurn(results.map(describeResult).join('\n'))
       const to = text.match(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/)?.[0]
       if (/\b(e-?mail|send)\b/i.test(text)) {
+        const intro = 'I will send that email; the tool asks for your approval first.'
         return {
-          text: 'I will send that email; the tool asks for your approval first.',
-          chunkSize,
-          delayMs: chunkDelayMs * 4,
+          ...textTurn(intro),
           toolCalls: [{ name: 'send_email', args: { to: to ?? 'ada@example.com', subject: 'Hello from Spindle', body: 'Sent from the react-chat example.' } }],
         }
       }
