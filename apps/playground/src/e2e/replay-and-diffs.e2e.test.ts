@@ -137,4 +137,31 @@ suite(skipReason ? `playground edit, replay and diffs (skipped: ${skipReason})` 
     expect(await diff.locator('.diff-entries li').allInnerTexts()).toEqual([expect.stringMatching(/^assistant\s+calculator/i), expect.stringMatching(/^tool\s+→ calculator/i), expect.stringMatching(/^assistant\s+3 \* 3 = 9/i)])
     await screenshot(page, 'snapshot-diff')
   }, 60_000)
+
+  it('the replay editor and the fork diff fit a 1024×768 window: every field and button within reach', async () => {
+    await page.setViewportSize({ width: 1024, height: 768 })
+    try {
+      await editAt(1)
+      const within = async (testId: string) => {
+        const box = (await page.getByTestId(testId).boundingBox())!
+        expect(box.x).toBeGreaterThanOrEqual(0)
+        expect(box.y).toBeGreaterThanOrEqual(0)
+        expect(box.x + box.width).toBeLessThanOrEqual(1024)
+        expect(box.y + box.height).toBeLessThanOrEqual(768)
+      }
+      await within('replay-editor')
+      expect(await editor().getByRole('button', { name: 'Replay from here' }).isVisible()).toBe(true)
+      await screenshot(page, 'edit-and-replay-1024x768')
+      await editor().getByRole('button', { name: 'Replay from here' }).click()
+      await editor().waitFor({ state: 'detached' })
+      await runStatus().filter({ hasText: 'completed' }).waitFor({ timeout: 10_000 })
+      await page.getByRole('button', { name: 'Compare with parent' }).click()
+      await page.getByTestId('fork-diff').locator('.fork-row').nth(1).waitFor()
+      await within('fork-diff')
+      await screenshot(page, 'fork-diff-1024x768')
+      await page.getByTestId('fork-diff').getByRole('button', { name: 'Close' }).click()
+    } finally {
+      await page.setViewportSize({ width: 1440, height: 900 })
+    }
+  }, 60_000)
 })

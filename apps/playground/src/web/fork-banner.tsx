@@ -41,7 +41,9 @@ export function ForkBanner(props: { origin: ForkOrigin; onCompare(): void; onOpe
         </button>
         {origin.step !== undefined ? ` from step ${origin.step}` : ''}
       </span>
-      <button onClick={props.onCompare}>Compare with parent</button>
+      <button onClick={props.onCompare} style={{ whiteSpace: 'nowrap' }}>
+        Compare with parent
+      </button>
     </div>
   )
 }
