@@ -37,7 +37,7 @@ describe('shape keepers', () => {
       stores: memoryStores(),
       policy: {},
       ownerId: 'owner',
-      resolveAgent: () => ({}),
+      agents: { resolve: () => ({}) },
       observers: [],
       redactor: false,
     } as unknown as RunExecutionDeps)
