@@ -159,7 +159,9 @@ suite(skipReason ? `playground edit, replay and diffs (skipped: ${skipReason})` 
       await page.getByTestId('fork-diff').locator('.fork-row').nth(1).waitFor()
       await within('fork-diff')
       await screenshot(page, 'fork-diff-1024x768')
-      await page.getByTestId('fork-diff').getByRole('button', { name: 'Close' }).click()
+      // Escape closes it, as it does the editor.
+      await page.keyboard.press('Escape')
+      await page.getByTestId('fork-diff').waitFor({ state: 'detached' })
     } finally {
       await page.setViewportSize({ width: 1440, height: 900 })
     }

@@ -89,9 +89,21 @@ export function SnapshotDiff(props: { runId: string; from: number; to: number; o
   )
 }
 
+/** Calls `onClose` when Escape is pressed (a dialog's keyboard exit). */
+export function useEscape(onClose: () => void): void {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') onClose()
+    }
+    addEventListener('keydown', onKey)
+    return () => removeEventListener('keydown', onKey)
+  }, [onClose])
+}
+
 /** A fork (or a replay, or a retry) beside the session it came from, as a dialog. */
 export function ForkDiff(props: { sessionId: string; onClose(): void; onError(message: string): void }) {
   const data = useLoaded<ForkDiffData>(`/sessions/${encodeURIComponent(props.sessionId)}/fork-diff`, props.onError)
+  useEscape(props.onClose)
   return (
     <div className="dialog-backdrop" onClick={props.onClose}>
       <div className="dialog" role="dialog" aria-label="Compare with parent" data-testid="fork-diff" onClick={(event) => event.stopPropagation()}>

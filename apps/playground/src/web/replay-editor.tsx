@@ -2,6 +2,7 @@
 // (what the tools find in their RuntimeStore); Replay runs again from that step in a new session.
 import { useEffect, useState } from 'react'
 import { api } from './api'
+import { useEscape } from './diff-view'
 import type { ModelOption, SessionEntry, StartedRun } from './types'
 
 interface EntriesView {
@@ -55,6 +56,7 @@ export function ReplayEditor(props: {
   const [model, setModel] = useState(props.model)
   const [problem, setProblem] = useState<string>()
   const [sending, setSending] = useState(false)
+  useEscape(props.onClose)
   useEffect(() => {
     api<EntriesView>(`/runs/${encodeURIComponent(props.runId)}/snapshots/${props.version}/entries`).then(setView, (failure) => setProblem((failure as Error).message))
   }, [props.runId, props.version])
