@@ -17,6 +17,8 @@ import { truncateOutput } from './truncate-output.js'
 import { capMediaToolOutput, defaultMaxToolMediaBytes } from './tool-output-cap.js'
 import { isAborted } from '../util/is-aborted.js'
 import { asPromise } from '../util/as-promise.js'
+import { isPromiseLike } from '../util/is-promise-like.js'
+import { CallContext, StepAbort } from './tool-call-context.js'
 
 /**
  * The runtime policy's fields a tool step reads (a `RuntimePolicy` has them all): declared here so that the tools
@@ -83,38 +85,6 @@ interface PreparedCall {
   abort: StepAbort
   started: number
   idempotencyKey: string
-}
-
-/**
- * The run's abort as one promise for the step: one listener on the run's signal per step (not per call) ends every
- * pending asynchronous call. Created on first use (a synchronous tool never waits on it).
- */
-class StepAbort {
-  readonly #signal: AbortSignal
-  #aborted: Promise<never> | undefined = undefined
-  #onAbort: (() => void) | undefined = undefined
-
-  constructor(signal: AbortSignal) {
-    this.#signal = signal
-  }
-
-  /** Rejects with the run's abort reason. */
-  aborted(): Promise<never> {
-    if (this.#aborted) return this.#aborted
-    const signal = this.#signal
-    this.#aborted = new Promise<never>((_, reject) => {
-      this.#onAbort = () => reject(signal.reason)
-      if (signal.aborted) this.#onAbort()
-      else signal.addEventListener('abort', this.#onAbort, { once: true })
-    })
-    this.#aborted.catch(() => {})
-    return this.#aborted
-  }
-
-  /** Stops listening to the run's signal (the step is over). */
-  release(): void {
-    if (this.#onAbort) this.#signal.removeEventListener('abort', this.#onAbort)
-  }
 }
 
 export interface ExecuteCallsResult {
@@ -406,76 +376,6 @@ export class ToolRuntime {
   }
 }
 
-/**
- * A tool call's context. Its AbortSignal is created only if the tool reads `signal` (most tools never do, and an
- * AbortController with its listener is a measurable share of a step). `signal` is an own, enumerable getter, so
- * a spread of the context still carries it, and it is defined from one shared descriptor: an object literal with
- * a getter cost 650 bytes more per call (a new getter closure, and a new hidden class for each object).
- */
-class CallContext implements ToolExecutionContext {
-  readonly runId: string
-  readonly sessionId: string
-  readonly step: number
-  readonly callId: string
-  readonly toolName: string
-  readonly idempotencyKey: string
-  declare readonly signal: AbortSignal
-  readonly runtime: RuntimeStore | undefined
-  readonly artifacts: ArtifactStore
-  readonly nested: ToolExecutionContext['nested']
-  readonly #runSignal: AbortSignal
-  #controller: AbortController | undefined = undefined
-  #detach: (() => void) | undefined = undefined
-
-  static readonly #signalProperty: PropertyDescriptor = {
-    get(this: CallContext) {
-      return this.#callSignal()
-    },
-    // As an object literal's getter: enumerable (a spread copies it) and configurable.
-    enumerable: true,
-    configurable: true,
-  }
-
-  constructor(input: ExecuteCallsInput, callId: string, toolName: string, idempotencyKey: string) {
-    this.runId = input.runId
-    this.sessionId = input.sessionId
-    this.step = input.step
-    this.callId = callId
-    this.toolName = toolName
-    this.idempotencyKey = idempotencyKey
-    this.runtime = input.runtime
-    this.artifacts = input.artifacts
-    this.nested = input.nested
-    this.#runSignal = input.signal
-    Object.defineProperty(this, 'signal', CallContext.#signalProperty)
-  }
-
-  #callSignal(): AbortSignal {
-    if (!this.#controller) {
-      const controller = new AbortController()
-      const runSignal = this.#runSignal
-      this.#controller = controller
-      if (isAborted(runSignal)) controller.abort(runSignal.reason)
-      else {
-        const forward = () => controller.abort(runSignal.reason)
-        runSignal.addEventListener('abort', forward, { once: true })
-        this.#detach = () => runSignal.removeEventListener('abort', forward)
-      }
-    }
-    return this.#controller.signal
-  }
-
-  /** Aborts the call's signal, if the tool asked for it (its own timeout). */
-  abort(reason: unknown): void {
-    this.#controller?.abort(reason)
-  }
-
-  /** Stops forwarding the run's abort to the call (the call has ended). */
-  detach(): void {
-    this.#detach?.()
-  }
-}
-
 /** The message that ends the run when a call broke the policy and `policy.onViolation` is `stop`. */
 function violationOf(outcome: ToolCallOutcome, policy: ToolCallPolicy): string | undefined {
   return outcome.error?.code === 'policy_violation' && policy.onViolation === 'stop' ? outcome.error.message : undefined
@@ -486,10 +386,6 @@ function failed(input: ExecuteCallsInput, call: PendingCall, started: number, co
   const error = { code, message }
   input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, toolId, error, durationMs: performance.now() - started })
   return { callId: call.callId, toolName: call.toolName, result: { error: message }, isError: true, error, durationMs: performance.now() - started, reused: false, executed }
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function'
 }
 
 /**
