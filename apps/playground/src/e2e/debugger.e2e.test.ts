@@ -60,6 +60,8 @@ suite(skipReason ? `playground debugger (skipped: ${skipReason})` : 'playground 
     const calculator = detail.locator('.tool-schemas li').filter({ has: page.locator('code', { hasText: /^calculator$/ }) })
     await calculator.locator('summary').click()
     expect(await calculator.locator('pre').innerText()).toContain('"expression"')
+    // The shot starts at the top: the calls, the context window and the first messages.
+    await page.locator('.debugger-body').evaluate((body) => body.scrollTo(0, 0))
     await screenshotAtBothSizes(page, 'debugger-model-calls')
   })
 
