@@ -4,7 +4,7 @@ import { listedForApproval, type RuntimePolicy } from '../policy/runtime-policy.
 import type { PendingCall } from '../spec/run-state.js'
 import { hashArgs } from './hash-args.js'
 import type { RunContext } from './run-context.js'
-import type { MaybePromise } from './fast-path.js'
+import type { MaybePromise } from '../util/fast-path.js'
 
 /** Marks the calls that need approval; synchronous unless an approval predicate is involved (most runs have none). */
 export function markApprovals(run: RunContext, calls: PendingCall[]): MaybePromise<PendingCall[]> {

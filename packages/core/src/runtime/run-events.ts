@@ -30,7 +30,7 @@ export class RunEvents {
   }
 
   // The callbacks a run hands out are methods bound once per run, not arrow functions in fields: a closure created
-  // per run gets its optimized code from a cache V8 empties at each major GC (see fast-path.ts).
+  // per run gets its optimized code from a cache V8 empties at each major GC (see util/fast-path.ts).
 
   /** Emits one event: to the lossless stream, the broadcast bus, and the buffer flushed to the run's event log. */
   readonly emit: (payload: AgentEventPayload | AgentEvent) => void = this.#emit.bind(this)

@@ -12,7 +12,7 @@ import type { SessionEntry } from '../spec/session-store.js'
 import type { ExecuteCallsResult, ToolCallOutcome } from '../tools/tool-runtime.js'
 import type { NestedRunHost } from '../tools/tool.js'
 import { markApprovals } from './approval-check.js'
-import { isPending, keepShape, type MaybePromise } from './fast-path.js'
+import { isPending, keepShape, type MaybePromise } from '../util/fast-path.js'
 import { callModel, type ModelStepOptions, type ModelStepResult } from './model-step.js'
 import { ModelRequestBuilder } from './model-request.js'
 import { RunCommit } from './run-commit.js'
@@ -383,7 +383,7 @@ function abortReason(reason: unknown): 'cancelled' | 'timeout' {
   return reason instanceof TimeoutError || (SpindleError.isInstance(reason) && reason.code === 'timeout') ? 'timeout' : 'cancelled'
 }
 
-/** One RunExecution, built on empty inputs and never run, holding the maps of every per-run object (see fast-path.ts). */
+/** One RunExecution, built on empty inputs and never run, holding the maps of every per-run object (see util/fast-path.ts). */
 export const runExecutionShapeKeeper = keepShape(
   new RunExecution(
     runExecutionDeps({ stores: { sessions: {} }, policy: {} } as unknown as RunExecutionDeps),

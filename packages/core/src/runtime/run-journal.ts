@@ -10,7 +10,7 @@ import { boundExecutionOutcome } from '../tools/journal-text.js'
 import type { ToolCallOutcome, ToolJournal } from '../tools/tool-runtime.js'
 import { capJournaledOutput } from '../tools/tool-output-cap.js'
 import { sizedArray } from '../util/sized-array.js'
-import { isPending } from './fast-path.js'
+import { isPending } from '../util/fast-path.js'
 import type { RunCommit } from './run-commit.js'
 import type { RunContext } from './run-context.js'
 

@@ -5,6 +5,7 @@
 import type { ArtifactStore } from '../spec/artifact-store.js'
 import type { JsonObject, JsonValue } from '../spec/json.js'
 import { truncateOutput } from './truncate-output.js'
+import { isPending } from '../util/fast-path.js'
 
 /** Default bound on the base64 bytes of the images one tool result sends as images (Anthropic's 5 MB per image). */
 export const defaultMaxToolMediaBytes = 5_000_000
@@ -178,6 +179,6 @@ function isObject(value: JsonValue | undefined): value is JsonObject {
 export function capJournaledOutput(result: JsonValue, policy: { maxToolOutputBytes: number; maxToolMediaBytes?: number }): JsonValue {
   const media = capMediaToolOutput(result, { maxBytes: policy.maxToolOutputBytes, maxMediaBytes: policy.maxToolMediaBytes ?? defaultMaxToolMediaBytes })
   // Without an artifact store the cap is synchronous.
-  if (media !== undefined && !(media instanceof Promise)) return media
+  if (media !== undefined && !isPending(media)) return media
   return truncateOutput(result, policy.maxToolOutputBytes).value
 }

@@ -18,6 +18,7 @@ import { capMediaToolOutput, defaultMaxToolMediaBytes } from './tool-output-cap.
 import { isAborted } from '../util/is-aborted.js'
 import { asPromise } from '../util/as-promise.js'
 import { isPromiseLike } from '../util/is-promise-like.js'
+import { isPending } from '../util/fast-path.js'
 import { CallContext, StepAbort } from './tool-call-context.js'
 
 /**
@@ -281,7 +282,7 @@ export class ToolRuntime {
 
   #shaped(result: JsonValue, run: PreparedCall): ToolCallOutcome | Promise<ToolCallOutcome> {
     const shaped = this.#shape(result, run.tool, run.call, run.input)
-    return shaped instanceof Promise ? shaped.then((value) => this.#succeeded(value, run)) : this.#succeeded(shaped, run)
+    return isPending(shaped) ? shaped.then((value) => this.#succeeded(value, run)) : this.#succeeded(shaped, run)
   }
 
   #succeeded(shaped: JsonValue, run: PreparedCall): ToolCallOutcome {
