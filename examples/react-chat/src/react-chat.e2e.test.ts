@@ -1,7 +1,7 @@
 // The React example end to end in Debian's Chromium: the Vite build served by the Hono server, useChat on a durable
 // Spindle agent (SQLite, scripted model). A streamed answer, a tool call that asks for approval and completes once
 // approved, and a reload in the middle of an answer after which the whole answer shows exactly once.
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
@@ -12,6 +12,7 @@ import { startChatServer, type ChatServer } from './server/chat-server.js'
 import { storyText } from './server/scripted-chat-model.js'
 
 const exampleRoot = join(import.meta.dirname, '..')
+const screenshotPath = join(exampleRoot, 'screenshot.png')
 const skipReason = missingBrowserReason()
 const suite = skipReason ? describe.skip : describe
 
@@ -116,6 +117,9 @@ suite(skipReason ? `react-chat e2e (skipped: ${skipReason})` : 'react-chat examp
     expect(await page.locator('[data-testid=tool-call][data-state=output-available]').count()).toBe(1)
     expect(body.split('Done: the email to ada@example.com is sent').length - 1).toBe(1)
     expect(await page.locator('[data-testid=message-user]').allInnerTexts()).toEqual(['Please send an email to ada@example.com', 'Tell me a story'])
-    await page.screenshot({ path: join(exampleRoot, 'screenshot.png'), fullPage: true })
+    // The README's picture: written when missing, or replaced with UPDATE_SCREENSHOTS=1 (else to the temp dir).
+    const shot = join(existsSync(screenshotPath) && process.env.UPDATE_SCREENSHOTS !== '1' ? dataDir : exampleRoot, 'screenshot.png')
+    await page.screenshot({ path: shot, fullPage: true })
+    expect(statSync(shot).size).toBeGreaterThan(10_000)
   })
 })
