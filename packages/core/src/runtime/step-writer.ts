@@ -3,6 +3,7 @@
 import type { StoreBatch, StoreWrite, StoreWriteResult } from '../spec/store-batch.js'
 import type { Stores } from '../spec/stores.js'
 import { asPromise } from '../util/as-promise.js'
+import type { MaybePromise } from '../util/fast-path.js'
 import { sizedArray } from '../util/sized-array.js'
 import { applyStoreWrite } from '../util/apply-store-write.js'
 
@@ -93,7 +94,7 @@ export class StepWriter {
    * failure throws (nothing was written). `resultsWanted: false` when the caller ignores the results of `writes`:
    * a synchronous batch then need not build them, and returns an empty array for them.
    */
-  commitNow(writes: readonly StoreWrite[] = [], keepOnFailure = false, resultsWanted = true): StoreWriteResult[] | Promise<StoreWriteResult[]> {
+  commitNow(writes: readonly StoreWrite[] = [], keepOnFailure = false, resultsWanted = true): MaybePromise<StoreWriteResult[]> {
     // Commits land in call order: parallel tool calls each commit their journal start, and a later one must not
     // become durable before the earlier one that carries the assistant message asking for them. Each commit
     // waits for the one before it (only when one is still in flight: one async call per commit otherwise).
@@ -103,7 +104,7 @@ export class StepWriter {
       if (results !== undefined) return results
     }
     const ticket = ++this.#tickets
-    const committing = this.#commitNow(previous, ticket, writes, keepOnFailure)
+    const committing = this.#commitAsync(previous, ticket, writes, keepOnFailure)
     this.#inFlight = committing
     return committing
   }
@@ -143,7 +144,8 @@ export class StepWriter {
     return size ? results.slice(size) : results
   }
 
-  async #commitNow(previous: Promise<unknown> | undefined, ticket: number, writes: readonly StoreWrite[], keepOnFailure: boolean): Promise<StoreWriteResult[]> {
+  /** The asynchronous commit: after `previous` (the commit still in flight, if any), through `batch.write()` or one store call per write. */
+  async #commitAsync(previous: Promise<unknown> | undefined, ticket: number, writes: readonly StoreWrite[], keepOnFailure: boolean): Promise<StoreWriteResult[]> {
     try {
       if (previous) await previous.catch(ignore)
       const size = this.#size
