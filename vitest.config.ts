@@ -26,8 +26,14 @@ function safeList(dir: string): string[] {
 }
 
 function hasTypeTests(dir: string): boolean {
+  // A walk that never enters node_modules: a recursive readdir follows pnpm's symlinks through every dependency
+  // (100,000+ entries for a package with a few dev dependencies), and this runs for every project at each start.
+  const walk = (folder: string): boolean =>
+    readdirSync(folder, { withFileTypes: true }).some((entry) =>
+      entry.isDirectory() ? entry.name !== 'node_modules' && entry.name !== 'dist' && !entry.name.startsWith('.') && walk(join(folder, entry.name)) : entry.name.endsWith('.test-d.ts'),
+    )
   try {
-    return readdirSync(dir, { recursive: true, encoding: 'utf8' }).some((file) => file.endsWith('.test-d.ts') && !file.includes('node_modules'))
+    return walk(dir)
   } catch {
     return false
   }
