@@ -15,6 +15,7 @@ import type { Tool, ToolSet } from '../tools/tool.js'
 import { sanitizeToolName } from '../tools/tool-name.js'
 import { AgentEventStream, type AgentStream } from './agent-stream.js'
 
+/** What `new Agent(...)` takes: name, instructions, description (for `asTool()`), model, tools, policy overrides and the `AgentRuntime` to run on. */
 export interface AgentOptions {
   name: string
   instructions?: string
@@ -30,6 +31,7 @@ export interface AgentOptions {
   agentRuntime?: AgentRuntime
 }
 
+/** One call of `agent.generate()` / `agent.stream()`: the prompt and, optionally, the session to continue, a RuntimeStore, a signal, an idempotency key, a model override. */
 export interface AgentCallOptions {
   /** Text, or messages to append before the run. */
   prompt: string | ModelMessage[]
@@ -46,6 +48,7 @@ export interface AgentCallOptions {
   resourceId?: string
 }
 
+/** How `agent.asTool()` presents the agent to the calling model: the tool's name, id and description. */
 export interface AgentToolOptions {
   /** The name the model sees (default: the agent's name, made provider-safe). */
   name?: string

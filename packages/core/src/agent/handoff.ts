@@ -7,6 +7,7 @@ import { sanitizeToolName } from '../tools/tool-name.js'
 
 export { findHandoffTarget } from '../runtime/handoff-target.js'
 
+/** The name and description of a `handoff()` tool (default `transfer_to_<agent>`). */
 export interface HandoffOptions {
   /** The name the model calls (default `transfer_to_<agent>`). */
   name?: string

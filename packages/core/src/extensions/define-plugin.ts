@@ -1,6 +1,7 @@
 // A plugin: a named setup function over Extensions, with an optional dispose.
 import type { Extensions } from './extensions.js'
 
+/** A plugin: a name, a `setup(extensions)` run by `extensions.use()`, and an optional `dispose()` run in reverse order by `extensions.dispose()`. */
 export interface Plugin {
   readonly name: string
   setup(extensions: Extensions): void | Promise<void>

@@ -8,6 +8,7 @@
 // word before they are redacted (see stream-redaction.ts), so a key split across deltas is caught too.
 import type { AgentEvent } from '../spec/events.js'
 
+/** What `createRedactor` hides: literal secrets, the values of environment variables, and patterns (added to `defaultSecretPatterns` unless turned off). */
 export interface RedactorOptions {
   /** Literal secret values to hide, of any length (besides the environment variables below). */
   secrets?: string[]
@@ -30,6 +31,7 @@ export interface RedactorOptions {
   replacement?: string
 }
 
+/** Replaces secrets with `[REDACTED]` in text, JSON values and events; the kernel applies `extensions.redactor` to every event it emits. */
 export interface Redactor {
   /** The text with every secret replaced. */
   redact(text: string): string

@@ -6,6 +6,7 @@ import type { LanguageModel, ModelCallOptions, ModelCapabilities, ModelFinishRea
 import type { Usage } from '../spec/messages.js'
 import { sizedArray } from '../util/sized-array.js'
 
+/** One scripted model turn of `mockModel`: text, reasoning, tool calls, a finish reason, usage, an `error` to throw, or a `delayMs` before it streams. */
 export interface MockTurn {
   text?: string
   reasoning?: string
@@ -20,8 +21,10 @@ export interface MockTurn {
   chunkSize?: number
 }
 
+/** A `mockModel` script: the turns in order, or a function that picks each turn from the request. */
 export type MockScript = MockTurn[] | ((request: ModelRequest, index: number) => MockTurn | Promise<MockTurn>)
 
+/** The provider name, model id and capabilities a `mockModel` reports, and whether it records its requests in `calls`. */
 export interface MockModelOptions {
   provider?: string
   modelId?: string
@@ -30,6 +33,7 @@ export interface MockModelOptions {
   recordCalls?: boolean
 }
 
+/** A scripted `LanguageModel` for tests and offline demos; `calls` holds every request it received. */
 export interface MockModel extends LanguageModel {
   /** Every request received, in order (each with a copy of its messages as they were when it was sent). */
   readonly calls: ModelRequest[]

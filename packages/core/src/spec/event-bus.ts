@@ -1,6 +1,7 @@
 // EventBus, spec v1: the broadcast channel behind `runtime.subscribe()` (in-process by default, PostgreSQL across processes).
 import type { AgentEvent, LaggedEvent } from './events.js'
 
+/** A subscription's filter, bounded buffer (`capacity`) and stop signal. */
 export interface SubscribeOptions {
   /** Only events matching this filter are delivered (and counted against capacity). */
   filter?: (event: AgentEvent) => boolean
@@ -9,6 +10,7 @@ export interface SubscribeOptions {
   signal?: AbortSignal
 }
 
+/** Spec v1: the broadcast channel behind `runtime.subscribe()`. A slow subscriber never blocks a run: it loses the oldest events and gets a `lagged` event. */
 export interface EventBus {
   readonly specificationVersion: 'v1'
   /** Never blocks the publisher on a slow subscriber. */

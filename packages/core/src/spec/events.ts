@@ -19,6 +19,7 @@ interface EventBase {
   parentRunId?: string
 }
 
+/** The payload of every event a run emits, by `type`. */
 export type AgentEventPayload =
   | { type: 'run.started'; agent: string; modelId: string; input: JsonValue; gateWaitMs?: number; queueWaitMs?: number }
   /**
@@ -53,10 +54,13 @@ export type AgentEventPayload =
   | { type: 'run.finished'; finishReason: FinishReason; text: string; usage: Usage; steps: number; error?: RunError }
   | { type: 'run.failed'; finishReason: 'error'; error: RunError; usage: Usage; steps: number }
 
+/** The `type` of an event (`run.started`, `text.delta`, `tool.result`, `run.finished`…). */
 export type AgentEventType = AgentEventPayload['type']
 
 type Distribute<P> = P extends unknown ? P & EventBase : never
+/** An event of a run: its payload plus `runId`, `sessionId`, `seq` (only grows) and `timestamp`. `stream()` yields every one; `subscribe()` may skip some and say so with a `LaggedEvent`. */
 export type AgentEvent = Distribute<AgentEventPayload>
+/** The event of one type: `AgentEventOf<'tool.result'>`. */
 export type AgentEventOf<T extends AgentEventType> = Extract<AgentEvent, { type: T }>
 
 /** Sent to a subscriber that fell behind: it lost `missed` events (catch up from `RunStore.listEvents`). */
@@ -66,4 +70,5 @@ export interface LaggedEvent {
   timestamp: number
 }
 
+/** The event types that end a run: `run.finished` and `run.failed`; exactly one of them ends every run. */
 export const terminalEventTypes = new Set<AgentEventType>(['run.finished', 'run.failed'])

@@ -2,8 +2,10 @@
 import type { JsonValue } from './json.js'
 import type { StoreBatch } from './store-batch.js'
 
+/** A journaled tool call: `started` (its outcome unknown until it finishes), `succeeded`, `failed` or `cancelled`. */
 export type ExecutionStatus = 'started' | 'succeeded' | 'failed' | 'cancelled'
 
+/** One tool call in the execution journal: written `started` before the tool runs and finished after, so a resume knows what already happened. */
 export interface ExecutionRecord {
   /** `${runId}:${step}:${callId}` — also passed to the tool as its idempotency key. */
   key: string
@@ -20,6 +22,7 @@ export interface ExecutionRecord {
   finishedAt?: number
 }
 
+/** What `ExecutionStore.start` records before a tool runs. */
 export type NewExecution = Pick<ExecutionRecord, 'key' | 'runId' | 'step' | 'callId' | 'toolName' | 'args'>
 
 /** How a started execution ended. */
@@ -29,6 +32,7 @@ export interface ExecutionOutcome {
   error?: { code: string; message: string }
 }
 
+/** Spec v1: the execution journal, keyed by the call's idempotency key (`runId:step:callId`). Check an implementation with `describeExecutionStore` from `@spindle/testing`. */
 export interface ExecutionStore {
   readonly specificationVersion: 'v1'
   /** Optional: the backend's atomic multi-store writes (the same object on its sessions, runs, executions and snapshots stores). */

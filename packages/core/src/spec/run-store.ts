@@ -5,6 +5,7 @@ import type { JsonObject, JsonValue } from './json.js'
 import type { Usage } from './messages.js'
 import type { RunError } from './run-error.js'
 
+/** Where a run stands: `queued` (enqueued, not started), `running`, `suspended` (awaiting approval), `interrupted` (left by a stopped process, ready to resume), or ended: `completed`, `failed`, `cancelled`. */
 export type RunStatus = 'queued' | 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'interrupted'
 
 export type FinishReason =
@@ -20,6 +21,7 @@ export type FinishReason =
   | 'content_filter'
   | 'error'
 
+/** A run as stored: its request, status, finish reason, usage, lease (owner and expiry) and timestamps. */
 export interface RunRecord {
   id: string
   sessionId: string
@@ -76,6 +78,7 @@ export interface RunClaimExpectation {
   lease: { owner: string; expiresAt: number } | undefined
 }
 
+/** Filters and paging of `RunStore.listRuns`. */
 export interface ListRunsOptions {
   sessionId?: string
   status?: RunStatus | RunStatus[]
@@ -84,6 +87,7 @@ export interface ListRunsOptions {
   before?: number
 }
 
+/** Spec v1: where runs and their event logs live, with the compare-and-set claim that lets exactly one process continue a run. Check an implementation with `describeRunStore` from `@spindle/testing`. */
 export interface RunStore {
   readonly specificationVersion: 'v1'
   /** Optional: the backend's atomic multi-store writes (the same object on its sessions, runs, executions and snapshots stores). */

@@ -1,4 +1,5 @@
 // SessionGate, spec v1: one active run per session, with a fencing token per acquisition.
+/** How `SessionGate.acquire` behaves when the session is held: wait in a bounded FIFO queue or fail at once. */
 export interface AcquireOptions {
   /** Who acquires (a run id or worker id), for diagnostics. */
   owner: string
@@ -11,6 +12,7 @@ export interface AcquireOptions {
   signal?: AbortSignal
 }
 
+/** A held session: its fencing token (stores refuse writes with an older one) and a signal aborted when the lease is lost. */
 export interface SessionLease {
   readonly sessionId: string
   readonly owner: string
@@ -21,6 +23,7 @@ export interface SessionLease {
   release(): Promise<void>
 }
 
+/** Who holds a session, with which token, and how many wait. */
 export interface SessionGateState {
   sessionId: string
   holder?: string
@@ -28,6 +31,7 @@ export interface SessionGateState {
   queued: number
 }
 
+/** Spec v1: one active run per session. `InProcessSessionGate` in one process, `PostgresSessionGate` across processes. */
 export interface SessionGate {
   readonly specificationVersion: 'v1'
   acquire(sessionId: string, options: AcquireOptions): Promise<SessionLease>

@@ -6,6 +6,7 @@ import type { RunStore } from './run-store.js'
 import type { SessionStore } from './session-store.js'
 import type { SnapshotStore } from './snapshot-store.js'
 
+/** The six stores a runtime persists to; a durable store plugin sets them all (`extensions.setStores`). */
 export interface Stores {
   sessions: SessionStore
   runs: RunStore
@@ -15,5 +16,7 @@ export interface Stores {
   artifacts: ArtifactStore
 }
 
+/** The name of one of the six stores. */
 export type StoreKind = keyof Stores
+/** The six store names, in a stable order. */
 export const storeKinds: readonly StoreKind[] = ['sessions', 'runs', 'executions', 'snapshots', 'embeddings', 'artifacts']

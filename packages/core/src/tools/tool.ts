@@ -16,8 +16,10 @@ export interface JsonSchemaInput<Input = unknown> {
   validate?(value: unknown): { success: true; value: Input } | { success: false; error: string }
 }
 
+/** A tool's input schema: a zod 4 schema, or a raw JSON Schema (`jsonSchema(...)`) with an optional validator. */
 export type ToolInputSchema<Input> = z.ZodType<Input> | JsonSchemaInput<Input>
 
+/** What a tool's `execute` receives besides its input: the run, step and call ids, the call's `idempotencyKey` (stable across resumes: pass it downstream), an abort signal, the request's RuntimeStore and the artifact store. */
 export interface ToolExecutionContext {
   runId: string
   sessionId: string
@@ -45,12 +47,14 @@ export interface NestedRunHost {
   forward?(event: AgentEvent): void | Promise<void>
 }
 
+/** What `reconcile` decided for a call that may have run before a crash: run it again, use a result, report an error, or leave its outcome unknown (the model is told to check). */
 export type ReconcileDecision =
   | { action: 'rerun' }
   | { action: 'result'; result: JsonValue }
   | { action: 'error'; message: string }
   | { action: 'unknown' }
 
+/** A tool as the runtime executes it (what `defineTool` returns): schema, `execute`, and what keeps it safe — `idempotent`, `effect`, `needsApproval`, `timeoutMs`, `maxOutputBytes`, `reconcile`. */
 export interface Tool<Input = any, Output = any> {
   /** The name the model sees (`^[a-zA-Z0-9_-]{1,64}$`) unless the tools object gives another key. */
   readonly name: string

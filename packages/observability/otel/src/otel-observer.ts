@@ -23,6 +23,7 @@ import { createInstruments, type Instruments } from './otel-instruments.js'
 import { safeJson, type ChatState, type KnownRun, type RunTrace, type ToolState } from './run-trace.js'
 import { runSpanContext } from './trace-identity.js'
 
+/** Options of `OtelObserver`: the tracer and meter it records with, and whether message content goes on spans (off by default). */
 export interface OtelObserverOptions {
   tracer: Tracer
   meter: Meter

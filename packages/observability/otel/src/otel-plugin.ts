@@ -3,6 +3,7 @@ import { metrics, trace, type MeterProvider, type TracerProvider } from '@opente
 import { definePlugin, type Plugin } from '@spindle/core'
 import { OtelObserver } from './otel-observer.js'
 
+/** Options of `otelPlugin()`: the tracer and meter providers (the global ones by default) and whether message content is recorded. */
 export interface OtelPluginOptions {
   /** Default: the global tracer provider (a no-op until an SDK registers one). */
   tracerProvider?: TracerProvider

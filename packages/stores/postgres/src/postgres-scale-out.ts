@@ -9,6 +9,7 @@ import { type PostgresStores, type PostgresStoresOptions, postgresStores } from 
 
 type Shared = 'pool' | 'connectionString' | 'schema'
 
+/** Options of `postgresScaleOut()`: the connection, the schema, `failoverMs` (the one failover setting) and the parts' own options. */
 export interface PostgresScaleOutOptions {
   /** A connection string; a pool is created and ended on dispose. Defaults to `DATABASE_URL`. */
   connectionString?: string
@@ -31,6 +32,7 @@ export interface PostgresScaleOutOptions {
   queue?: Omit<PostgresRunQueueOptions, Shared>
 }
 
+/** The stores, session gate, event bus and run queue on one pool, as one plugin; give `runtimePolicy` to the `AgentRuntime` so its run lease agrees with `failoverMs`. */
 export interface PostgresScaleOut extends Plugin {
   readonly name: 'store-postgres-scale-out'
   readonly pool: pg.Pool

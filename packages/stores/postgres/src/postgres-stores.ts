@@ -13,6 +13,7 @@ import { type PgvectorSupport, setupPgvector, type VectorSearchMode } from './pg
 import { quoteSchema } from './schema-name.js'
 import { poolDatabase, type SqlDatabase } from './sql-database.js'
 
+/** Options of `postgresStores()`: a connection string or your pool, the schema, vector search and the artifact chunk size. */
 export interface PostgresStoresOptions {
   /** A connection string; a pool is created and ended by `close()`. Defaults to `DATABASE_URL` when neither this nor `pool` is given. */
   connectionString?: string
@@ -26,6 +27,7 @@ export interface PostgresStoresOptions {
   artifactChunkSize?: number
 }
 
+/** The six PostgreSQL stores, also a plugin: `extensions.use(stores)` migrates the schema and sets them; `close()` ends the pool it created. */
 export interface PostgresStores extends Stores, Plugin {
   readonly name: 'store-postgres'
   readonly schema: string

@@ -15,6 +15,7 @@ import { SqliteSnapshotStore } from './sqlite-snapshot-store.js'
 import { SqliteStoreBatch } from './sqlite-store-batch.js'
 import type { VectorSearchMode } from './vector-search.js'
 
+/** Options of `sqliteStores()`: the file (or `:memory:`, or your open database), read-only mode, busy timeout, vector search and checkpoint mode. */
 export interface SqliteStoresOptions {
   /** The database file (created when missing), or `:memory:`. Required unless `database` is given. */
   path?: string

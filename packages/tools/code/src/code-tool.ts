@@ -3,6 +3,7 @@ import { ConfigurationError, defineTool, type JsonValue, type Tool } from '@spin
 import { z } from 'zod'
 import { runSandboxed, type GrantedFunction, type SandboxLimits } from './run-sandboxed.js'
 
+/** Options of `codeTool()`: QuickJS memory, time and output limits, the host functions granted to the code (`globals`), and the tool's name. */
 export interface CodeToolOptions {
   /** QuickJS heap limit (default 32 MiB). */
   memoryLimitBytes?: number
@@ -25,6 +26,7 @@ export interface CodeToolOptions {
   needsApproval?: boolean
 }
 
+/** What `run_code` returns: the value of the last expression (or of a top-level `return`) as JSON, and the console lines. */
 export interface CodeToolResult {
   /** The value of the last expression (awaited when a promise), as JSON; null for undefined. */
   result: JsonValue

@@ -9,6 +9,7 @@ import { CodeToolError } from './code-tool-error.js'
 /** A host function the guest may call; inside the sandbox it is async and exchanges JSON only. */
 export type GrantedFunction = (...args: any[]) => unknown
 
+/** The memory, time and output limits of one sandboxed run. */
 export interface SandboxLimits {
   memoryLimitBytes: number
   timeLimitMs: number
@@ -22,6 +23,7 @@ export interface SandboxLimits {
   maxHostCalls: number
 }
 
+/** One sandboxed run: the code, its limits, the host functions it may call and an abort signal. */
 export interface SandboxRun {
   code: string
   limits: SandboxLimits
@@ -29,6 +31,7 @@ export interface SandboxRun {
   signal?: AbortSignal
 }
 
+/** What a sandboxed run produced: its result as JSON and its console lines. */
 export interface SandboxResult {
   result: JsonValue
   logs: string[]

@@ -3,6 +3,7 @@ import { realpathSync, statSync } from 'node:fs'
 import { ConfigurationError } from '@spindle/core'
 import { detectRaceFree, type Confinement } from './pinned-directory.js'
 
+/** Options of `fileTools()` / `fileToolSet()`: the root every path is confined to, size and count limits, and whether writes are allowed and need approval. */
 export interface FileToolsOptions {
   /** The directory every path is confined to; it must exist. */
   root: string

@@ -7,6 +7,7 @@ import { createReadFileTool, type ReadFileResult } from './read-file.js'
 import { createSearchFilesTool, type SearchFilesResult } from './search-files.js'
 import { createWriteFileTool, type WriteFileResult } from './write-file.js'
 
+/** The five file tools of `fileTools()`, confined to one root: `readFile`, `writeFile`, `listFiles`, `searchFiles`, `patchFile`. */
 export interface FileTools {
   readFile: Tool<{ path: string; offset?: number; length?: number }, ReadFileResult>
   writeFile: Tool<{ path: string; content: string; encoding?: 'utf8' | 'base64'; overwrite?: boolean }, WriteFileResult>

@@ -10,6 +10,7 @@ import { sendPinned } from './pinned-request.js'
 import { vetUrl, type UrlGuardOptions, type VettedTarget } from './url-guard.js'
 import { WebToolError } from './web-tool-error.js'
 
+/** Options of `guardedFetch()` and the web tools: the URL guard plus body size, deadline, redirects, secret and public headers, and a CA. */
 export interface GuardedFetchOptions extends UrlGuardOptions {
   /** Largest body accepted, after decompression (default 2 MiB). */
   maxBytes?: number
@@ -31,6 +32,7 @@ export interface GuardedFetchOptions extends UrlGuardOptions {
   ca?: string | Buffer | Array<string | Buffer>
 }
 
+/** A request for `guardedFetch()`. */
 export interface GuardedRequest {
   url: string
   method?: string
@@ -39,6 +41,7 @@ export interface GuardedRequest {
   signal?: AbortSignal
 }
 
+/** A response of `guardedFetch()`: the final URL after redirects, status, headers and the body, bounded by `maxBytes`. */
 export interface GuardedResponse {
   /** The final URL, after redirects. */
   url: string

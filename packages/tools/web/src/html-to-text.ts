@@ -1,11 +1,13 @@
 // A small, linear-time HTML to readable-text converter: scripts, styles and other non-content
 // elements are dropped; headings, list items, paragraphs and link texts are kept.
 
+/** A link kept by `htmlToText()`: its text and absolute URL. */
 export interface ReadableLink {
   text: string
   href: string
 }
 
+/** What `htmlToText()` keeps of a page: title, readable text and links. */
 export interface ReadablePage {
   title: string
   text: string

@@ -5,6 +5,7 @@ import { guardedFetch, resolveFetchLimits, type GuardedFetchOptions } from './gu
 import { normalizeSchemes } from './url-guard.js'
 import { WebToolError } from './web-tool-error.js'
 
+/** Options of `httpFetch()`: the SSRF guard and limits of `GuardedFetchOptions`, the methods the model may use, approval and the tool's name. */
 export interface HttpFetchOptions extends GuardedFetchOptions {
   /** Methods the model may use (default `['GET', 'HEAD']`; anything else makes the tool `external` and non-idempotent). */
   allowedMethods?: readonly string[]
@@ -14,6 +15,7 @@ export interface HttpFetchOptions extends GuardedFetchOptions {
   name?: string
 }
 
+/** What the `http_fetch` tool returns: the final URL, status, headers, the body (UTF-8 text, or base64 for binary content) and the redirects followed. */
 export interface HttpFetchResult {
   url: string
   status: number
@@ -27,6 +29,7 @@ export interface HttpFetchResult {
   redirects: string[]
 }
 
+/** The arguments the model passes to `http_fetch`. */
 export interface HttpFetchInput {
   url: string
   method?: string

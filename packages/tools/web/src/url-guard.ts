@@ -7,6 +7,7 @@ import { defaultPort, effectivePort, entryAllowsPort, entryMatchesHost, parseAll
 import { addressInCidr, blockedAddressReason } from './ip-address.js'
 import { WebToolError } from './web-tool-error.js'
 
+/** One address a host name resolved to, as `dns.promises.lookup` returns it. */
 export interface ResolvedAddress {
   address: string
   family: number
@@ -15,6 +16,7 @@ export interface ResolvedAddress {
 /** Resolves a host name to all its addresses (default: `dns.promises.lookup(host, { all: true })`). */
 export type LookupFunction = (hostname: string) => Promise<ResolvedAddress[]>
 
+/** What the SSRF guard allows: hosts and ports (`allowHosts`), private addresses, schemes, and the DNS lookup to use. */
 export interface UrlGuardOptions {
   /**
    * When set, only these hosts and ports may be fetched. An entry is a name (`example.com`), a wildcard
@@ -39,6 +41,7 @@ export interface UrlGuardOptions {
   lookup?: LookupFunction
 }
 
+/** A URL the guard accepted, with the checked address the connection is pinned to. */
 export interface VettedTarget {
   url: URL
   /** Host name without IPv6 brackets, as sent in Host / SNI. */

@@ -6,6 +6,7 @@ import { decodeText, isTextual } from './http-fetch.js'
 import { htmlToText, type ReadableLink } from './html-to-text.js'
 import { WebToolError } from './web-tool-error.js'
 
+/** Options of `webPage()`: the SSRF guard and limits of `GuardedFetchOptions`, the most characters returned and the tool's name. */
 export interface WebPageOptions extends GuardedFetchOptions {
   /** Most characters of text returned (default 50 000). */
   maxChars?: number
@@ -13,6 +14,7 @@ export interface WebPageOptions extends GuardedFetchOptions {
   name?: string
 }
 
+/** What the `web_page` tool returns: the page's title, readable text and links. */
 export interface WebPageResult {
   url: string
   status: number

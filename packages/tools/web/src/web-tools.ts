@@ -3,6 +3,7 @@ import type { Tool } from '@spindle/core'
 import { httpFetch, type HttpFetchOptions } from './http-fetch.js'
 import { webPage, type WebPageOptions } from './web-page.js'
 
+/** Options of `webTools()`, shared by its `http_fetch` and `web_page` tools. */
 export type WebToolsOptions = Omit<HttpFetchOptions, 'name'> & Pick<WebPageOptions, 'maxChars'>
 
 /**
