@@ -57,8 +57,14 @@ suite(skipReason ? `playground display defects (skipped: ${skipReason})` : 'play
     await newSession(page)
     await send(page, 'Tell me a long story')
     await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 40)
+    const eventsTab = page.getByRole('button', { name: /^events/ })
+    const shown = () => eventsTab.textContent().then((text) => Number(text!.match(/\((\d+)\)/)![1]))
+    const before = await shown()
+    expect(before).toBeGreaterThan(5)
     await page.getByRole('button', { name: 'Kill' }).click()
     await runStatus().filter({ hasText: 'interrupted' }).waitFor()
+    // The events shown live stay shown (not only the 2 the log kept) until the resume redoes the step.
+    expect(await shown()).toBeGreaterThanOrEqual(before)
     // Still there, and marked as discarded.
     const partial = page.locator('[data-testid=assistant]', { hasText: 'Once upon a time' })
     await partial.waitFor({ timeout: 5000 })
