@@ -5,6 +5,7 @@ import { collectText } from './collect-text.js'
 import { transcriptChunks } from './render-transcript.js'
 import { parseSummary, renderSummary, summarySections } from './summary-sections.js'
 
+/** Options of `summarizeCompaction()`: the summarizing model, the summary's token budget and how transcripts are cut. */
 export interface SummarizeCompactionOptions {
   /** The model that writes the summary (a small, cheap one is usually enough). */
   model: LanguageModel

@@ -3,8 +3,10 @@
 import type { ContextAdapter, ContextBuildInput, ContextDraft, EmbeddingMatch, EmbeddingModel, Plugin, SessionEntry } from '@spindle/core'
 import { messageText } from './message-text.js'
 
+/** Whose memory a plugin reads and writes: this `session` only, or every session of the same `resource` (`resourceId`: a user, a tenant). */
 export type MemoryScope = 'session' | 'resource'
 
+/** Options of `semanticRecall()`: the embedding model, the scope, how many messages to recall and how similar they must be. */
 export interface SemanticRecallOptions {
   embeddingModel: EmbeddingModel
   /** `session`: recall from this session only; `resource`: from every session of the same `resourceId` (user, tenant). Default `session`. */
@@ -25,6 +27,7 @@ export interface SemanticRecallOptions {
   name?: string
 }
 
+/** The semantic recall plugin; its `adapter` indexes messages as they enter the window and recalls similar older ones. */
 export interface SemanticRecall extends Plugin {
   readonly adapter: ContextAdapter
 }

@@ -5,6 +5,7 @@ import { ConfigurationError, defineTool, type ContextAdapter, type JsonObject, t
 import type { z } from 'zod'
 import type { MemoryScope } from './semantic-recall.js'
 
+/** Options of `workingMemory()`: the record's zod schema and its scope. */
 export interface WorkingMemoryOptions<Schema extends z.ZodObject> {
   /** The record's shape. Keep it small: it is in every request. */
   schema: Schema
@@ -22,6 +23,7 @@ export interface WorkingMemoryOptions<Schema extends z.ZodObject> {
   name?: string
 }
 
+/** The working-memory plugin: the adapter that shows the record in the system prompt, the `update_working_memory` tool, and `get()` to read a session's record. */
 export interface WorkingMemory<Schema extends z.ZodObject> extends Plugin {
   readonly adapter: ContextAdapter
   readonly tool: Tool

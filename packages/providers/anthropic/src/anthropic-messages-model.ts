@@ -21,6 +21,7 @@ import { AnthropicStreamMapper } from './map-stream.js'
 import { retryDelayMs, sleep, type RetryOptions } from './retry-policy.js'
 import { wellFormed } from './well-formed.js'
 
+/** What an `AnthropicMessagesModel` is built with: the provider name, its SDK client and the settings shared by the provider's models. */
 export interface AnthropicModelSettings {
   /** Provider name reported by the model and its errors (default `anthropic`). */
   provider: string

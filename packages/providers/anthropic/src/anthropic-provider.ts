@@ -7,6 +7,7 @@ import { parseAnthropicRequestOptions, type AnthropicRequestOptions } from './an
 import { anthropicModelCapabilities } from './model-capabilities.js'
 import type { RetryOptions } from './retry-policy.js'
 
+/** Options of `createAnthropic()`: the key, `baseURL`, headers, `fetch`, retries and timeouts. */
 export interface AnthropicProviderOptions {
   /** Defaults to `ANTHROPIC_API_KEY`, read when a model is first called. */
   apiKey?: string

@@ -8,6 +8,7 @@ import { lazyClient, type OpenAIModelSettings, type ResolvedProviderSettings } f
 import { OpenAIResponsesModel } from './responses/openai-responses-model.js'
 import { defaultRetryOptions, type RetryOptions } from './streaming/retry-policy.js'
 
+/** Options of `createOpenAI()`: the registry name, the key, `baseURL` and other injectable I/O, retries, timeouts and the default API. */
 export interface OpenAIProviderOptions {
   /**
    * Provider name: the `name:` prefix of model ids in the registry and the name in error messages

@@ -16,6 +16,7 @@ export type ConformanceCheck<S> = (harness: StoreHarness<S>) => Promise<void>
 /** Checks keyed by id (`session.append.gap-free`); the ids are the test names and the keys of `skip`. */
 export type ConformanceChecks<S> = Record<string, ConformanceCheck<S>>
 
+/** Options of the store conformance suites (`describeStores`, `describeRunStore`…): how to create and clean up a fresh store, and which checks to skip, each with its reason. */
 export interface StoreSuiteOptions<S> {
   /** Returns a fresh, empty store. Called once or more per check. */
   create: () => S | Promise<S>

@@ -52,6 +52,7 @@ export interface ScriptedResponse {
   match?: RequestMatcher
 }
 
+/** Which requests a scripted response answers (method and path). */
 export interface RequestMatcher {
   method?: string
   /** Exact path (without query string) or a predicate on it. */
@@ -75,6 +76,7 @@ export interface RecordedRequest {
   clientClosed: boolean
 }
 
+/** A scripted response computed from the request, for replies that depend on what the client sent. */
 export type ScriptedHandler = (request: RecordedRequest, index: number) => ScriptedResponse | Promise<ScriptedResponse>
 
 /** What `startScriptedServer` returns. */
@@ -98,6 +100,7 @@ export interface ScriptedServer {
   close(): Promise<void>
 }
 
+/** Options of `startScriptedServer()`: the status served when nothing is scripted, and requests to refuse whatever is scripted (as the real API would). */
 export interface ScriptedServerOptions {
   /** Status served when no response is queued and no handler is set (default 599, so tests notice). */
   unscriptedStatus?: number

@@ -2,6 +2,7 @@
 import type { JsonObject, JsonValue } from '@spindle/core'
 import { McpToolError } from './mcp-tool-error.js'
 
+/** One content item of an MCP tool result: text, an image, audio or an embedded resource. */
 export type McpContent =
   | { type: 'text'; text: string }
   | { type: 'image'; mimeType: string; data: string }
@@ -10,6 +11,7 @@ export type McpContent =
   | { type: 'resource_link'; uri: string; name?: string; mimeType?: string; description?: string }
   | { type: 'unknown'; value: string }
 
+/** An MCP tool's result as the model receives it: its content items and, when the server sent one, its structured content. */
 export interface McpCallResult {
   content: McpContent[]
   structuredContent?: JsonObject

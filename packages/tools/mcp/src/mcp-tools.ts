@@ -37,6 +37,7 @@ type PerTool<T> = T | ((tool: McpToolInfo) => T)
 
 type McpTool = Tool<Record<string, unknown>, McpCallResult>
 
+/** Options of `mcpTools()`: the transport (stdio or streamable HTTP), the server's short name (the tools' prefix), which tools to expose, their effect, approval and idempotency, timeouts and progress. */
 export interface McpToolsOptions {
   transport: McpTransportOptions
   /** A short server name; tool names become `${name}_${tool}`. */

@@ -7,6 +7,7 @@ import { driveStream, type StreamTimeouts } from './drive-stream.js'
 import { defaultRetryOptions, type RetryOptions } from './retry-policy.js'
 import type { AiSdkCallMetadata } from './stream-mapper.js'
 
+/** Options of `fromAiSdk()`: capabilities, provider name, retries, timeouts, the key to keep out of errors, and a metadata callback. */
 export interface FromAiSdkOptions {
   /** What the kernel may rely on; defaults: 128k context, 16k output, tools, parallel tools, reasoning, structured output. */
   capabilities?: Partial<ModelCapabilities>

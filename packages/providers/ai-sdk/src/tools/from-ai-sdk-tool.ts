@@ -12,6 +12,7 @@ export interface AiSdkTool<Input = any, Output = any> {
   type?: string
 }
 
+/** Options of `fromAiSdkTool()`: the name and id the tool gets in Spindle, and what the AI SDK tool does not say (idempotent, effect). */
 export interface FromAiSdkToolOptions {
   /** The name the model sees (a `tools` object's key overrides it). Default: the tool's title, made provider-safe. */
   name?: string

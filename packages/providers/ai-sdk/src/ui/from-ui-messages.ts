@@ -12,6 +12,7 @@ export interface UIApproval {
   reason?: string
 }
 
+/** What `fromUIMessages()` reads from a `useChat` request: the new user messages (the run's input) and the approvals answered since the last request. */
 export interface FromUIMessagesResult {
   /** The run's input: the new user messages (undefined when the request only answers approvals). */
   input: UserMessage[] | undefined

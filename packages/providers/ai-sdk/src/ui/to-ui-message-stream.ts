@@ -4,6 +4,7 @@
 import type { AgentEvent, LaggedEvent, Usage } from '@spindle/core'
 import type { SpindleMessageMetadata, UIMessageChunk } from './ui-message-chunk.js'
 
+/** Options of `toUIMessageStream()`: the assistant message's id, the error text a user may see, and what else goes into the stream. */
 export interface ToUIMessageStreamOptions {
   /** The assistant message's id (default: the run id). */
   messageId?: string
