@@ -1,6 +1,7 @@
 // Token counting: a pluggable tokenizer, with a calibrated character estimate as the default.
 import type { ModelMessage } from '../spec/messages.js'
 
+/** Counts tokens of a text for context budgeting; `estimateTokenizer` by default, exact or calibrated ones per model family. */
 export interface Tokenizer {
   readonly name: string
   count(text: string): number
@@ -44,6 +45,7 @@ export function countMessageTokens(message: ModelMessage, tokenizer: Tokenizer =
   return total
 }
 
+/** Tokens of a list of messages, as the context pipeline budgets them. */
 export function countMessagesTokens(messages: ModelMessage[], tokenizer: Tokenizer = estimateTokenizer): number {
   let total = 0
   for (const message of messages) total += countMessageTokens(message, tokenizer)

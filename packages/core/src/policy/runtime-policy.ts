@@ -8,6 +8,7 @@ const approvalPredicate = z.custom<(call: { toolName: string; tool: Tool; args: 
   { message: 'requireApproval must be a list of tool names / effect classes or a predicate function' },
 )
 
+/** The zod schema of `RuntimePolicy`, with every default: what `createRuntimePolicy` validates against. */
 export const runtimePolicySchema = z
   .object({
     /** Model calls per run. */
@@ -88,7 +89,9 @@ export const runtimePolicySchema = z
   // Strict at every level: a misspelt key (`budget: { maxTokens }`) must fail loudly, never silently drop a limit.
   .strict()
 
+/** A validated policy with every default filled in (the output of `createRuntimePolicy`). */
 export type RuntimePolicy = z.output<typeof runtimePolicySchema>
+/** A partial policy as you write it: any field may be left out and gets its default. */
 export type RuntimePolicyInput = z.input<typeof runtimePolicySchema>
 
 /** Validates a partial policy and fills in the defaults; throws `ConfigurationError` naming the bad fields. */

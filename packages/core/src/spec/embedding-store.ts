@@ -1,6 +1,7 @@
 // EmbeddingStore, spec v1: vectors with metadata and top-k cosine search with filters.
 import type { JsonObject, JsonPrimitive } from './json.js'
 
+/** A vector with its id, namespace, text and metadata. */
 export interface EmbeddingRecord {
   id: string
   vector: number[]
@@ -10,11 +11,13 @@ export interface EmbeddingRecord {
   metadata: JsonObject
 }
 
+/** A record found by `EmbeddingStore.query`, with its cosine similarity `score`. */
 export interface EmbeddingMatch extends EmbeddingRecord {
   /** Cosine similarity in [-1, 1]. */
   score: number
 }
 
+/** A similarity query: the vector, the namespace, how many results (`topK`), a minimum score and metadata filters. */
 export interface EmbeddingQuery {
   vector: number[]
   topK: number
@@ -24,6 +27,7 @@ export interface EmbeddingQuery {
   minScore?: number
 }
 
+/** Spec v1: vectors by namespace with exact cosine top-k search (memory and recall build on it). Check an implementation with `describeEmbeddingStore` from `@spindle/testing`. */
 export interface EmbeddingStore {
   readonly specificationVersion: 'v1'
   /** Inserts or replaces by id. Throws when a vector's dimension differs from the namespace's. */

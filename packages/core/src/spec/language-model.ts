@@ -2,6 +2,7 @@
 import type { JsonSchema, JsonValue } from './json.js'
 import type { ModelMessage, Usage } from './messages.js'
 
+/** What a model supports and how large its window is: the kernel budgets the context and picks features from it. */
 export interface ModelCapabilities {
   /** Context window in tokens. */
   contextWindow: number
@@ -13,6 +14,7 @@ export interface ModelCapabilities {
   structuredOutput: boolean
 }
 
+/** A tool as the model sees it: name, description and the JSON Schema of its input. */
 export interface ToolSpecification {
   /** The name the model sees: `^[a-zA-Z0-9_-]{1,64}$`. */
   name: string
@@ -20,8 +22,10 @@ export interface ToolSpecification {
   inputSchema: JsonSchema
 }
 
+/** Whether the model may, must or must not call tools, or must call one named tool. */
 export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'tool'; name: string }
 
+/** One model call: the messages (system first), tools and tool choice, output limit, sampling, stop sequences, response format and provider options. */
 export interface ModelRequest {
   /**
    * Messages in order; system instructions come first as `role: 'system'`. Read them during the call: the runtime
@@ -41,6 +45,7 @@ export interface ModelRequest {
   providerOptions?: Record<string, Record<string, JsonValue>>
 }
 
+/** Why a model call stopped, in the provider-neutral terms the loop acts on. */
 export type ModelFinishReason = 'stop' | 'tool-calls' | 'length' | 'content-filter' | 'error' | 'other'
 
 /** Who answered a model call, as its provider reported it (`response-metadata` stream parts, merged). */
@@ -53,6 +58,7 @@ export interface ModelResponseInfo {
   modelId?: string
 }
 
+/** One part of a model's stream: text and reasoning deltas, tool-call start / argument delta / end, response metadata, and the finish with usage. */
 export type StreamPart =
   | { type: 'text-delta'; delta: string }
   | { type: 'reasoning-delta'; delta: string; signature?: string; redacted?: string }
@@ -65,6 +71,7 @@ export type StreamPart =
   | { type: 'finish'; finishReason: ModelFinishReason; usage?: Usage; rawFinishReason?: string }
   | { type: 'error'; error: unknown }
 
+/** Per-call options of `LanguageModel.stream`: the abort signal and extra HTTP headers. */
 export interface ModelCallOptions {
   signal?: AbortSignal
   headers?: Record<string, string>

@@ -3,6 +3,7 @@ import type { StoreBatch } from './store-batch.js'
 import type { JsonObject } from './json.js'
 import type { ModelMessage } from './messages.js'
 
+/** A session as stored: its id, the resource (user, tenant) it belongs to, metadata, its last `seq` and timestamps. */
 export interface SessionRecord {
   id: string
   /** A user / tenant / resource the session belongs to (memory scopes use it). */
@@ -15,6 +16,7 @@ export interface SessionRecord {
   updatedAt: number
 }
 
+/** A compaction marker in the session log: the context window starts after `throughSeq`, with the strategy's summary (if any) in its place. */
 export interface CompactionRecord {
   /** Entries with `seq <= throughSeq` are replaced in the context by `summary`. */
   throughSeq: number
@@ -34,6 +36,7 @@ export type SessionEntryInput =
   | { kind: 'message'; message: ModelMessage; runId?: string }
   | { kind: 'compaction'; compaction: CompactionRecord; runId?: string }
 
+/** An entry of the session log as read back: a message or a compaction marker, with its gap-free `seq` and time. */
 export type SessionEntry = SessionEntryInput & {
   sessionId: string
   /** 1, 2, 3… per session, gap-free. */
@@ -41,6 +44,7 @@ export type SessionEntry = SessionEntryInput & {
   createdAt: number
 }
 
+/** Options of `SessionStore.append`: the fencing token of the writer (a lower one than the newest seen fails with `StaleFenceError`). */
 export interface AppendOptions {
   /**
    * Fencing token of the writer's session lease. A store that supports fencing
@@ -68,6 +72,7 @@ export interface ListSessionsOptions {
   before?: number
 }
 
+/** Spec v1: sessions and their append-only log with gap-free `seq`, fenced writes and compaction markers. Check an implementation with `describeSessionStore` from `@spindle/testing`. */
 export interface SessionStore {
   readonly specificationVersion: 'v1'
   /** Optional: the backend's atomic multi-store writes (the same object on its sessions, runs, executions and snapshots stores). */

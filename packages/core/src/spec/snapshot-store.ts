@@ -2,6 +2,7 @@
 import type { StoreBatch } from './store-batch.js'
 import type { JsonObject } from './json.js'
 
+/** A run's state after a step (`RunState`), versioned: enough to resume or fork the run. */
 export interface RunSnapshot {
   runId: string
   sessionId: string
@@ -12,6 +13,7 @@ export interface RunSnapshot {
   createdAt: number
 }
 
+/** Spec v1: per-step snapshots of runs. Check an implementation with `describeSnapshotStore` from `@spindle/testing`. */
 export interface SnapshotStore {
   readonly specificationVersion: 'v1'
   /** Optional: the backend's atomic multi-store writes (the same object on its sessions, runs, executions and snapshots stores). */

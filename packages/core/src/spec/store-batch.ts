@@ -39,11 +39,13 @@ export interface StoreWriteResults {
   'snapshot.save': undefined
 }
 
+/** What one write of a batch returns (the same as its single-store method). */
 export type StoreWriteResult<W extends StoreWrite = StoreWrite> = StoreWriteResults[W['type']]
 
 /** The stores a batch writes to. */
 export type BatchedStores = Pick<Stores, 'sessions' | 'runs' | 'executions' | 'snapshots'>
 
+/** Optional spec v1: commits a step's writes to several stores in one transaction, all or nothing. Check an implementation with `describeStoreBatch` from `@spindle/testing`. */
 export interface StoreBatch {
   readonly specificationVersion: 'v1'
   /**

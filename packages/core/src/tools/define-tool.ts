@@ -6,6 +6,7 @@ import type { JsonSchemaInput, Tool, ToolEffect, ToolExecutionContext, ToolInput
 import { assertToolInputSchema } from './assert-tool-input-schema.js'
 import { sanitizeToolName, toolNamePattern } from './tool-name.js'
 
+/** What `defineTool` takes: name, description, input schema, `execute`, and the safety fields (`idempotent`, `effect`, `needsApproval`, `timeoutMs`, `maxOutputBytes`, `reconcile`). */
 export interface ToolDefinition<Input, Output> {
   /** The name the model sees; defaults to a provider-safe form of `id`. */
   name?: string

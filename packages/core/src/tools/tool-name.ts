@@ -1,8 +1,10 @@
 // Tool names sent to providers must match what every provider accepts.
 import { ConfigurationError } from '../errors/errors.js'
 
+/** The names providers accept for tools: letters, digits, `_` and `-`, 1 to 64 characters. */
 export const toolNamePattern = /^[a-zA-Z0-9_-]{1,64}$/
 
+/** Throws a `ConfigurationError` when a tool name does not match `toolNamePattern`. */
 export function assertToolName(name: string): void {
   if (!toolNamePattern.test(name)) {
     throw new ConfigurationError(

@@ -14,6 +14,7 @@ export { MemoryStoreBatch }
 export { MemoryArtifactStore, MemoryEmbeddingStore, MemoryExecutionStore, MemoryRunStore, MemorySessionStore, MemorySnapshotStore }
 export { defaultMemoryRetention, type MemoryRetentionOptions }
 
+/** Options of `memoryStores()`: how many finished sessions are kept, and for how long (`retention`, or `false` to keep everything). */
 export interface MemoryStoresOptions {
   /**
    * What is kept of finished sessions — sessions whose every run is over (completed, failed or cancelled). Default
