@@ -5,6 +5,7 @@ import type { CompactionStrategy } from './compaction-strategy.js'
 import { carriedOver, safeCutPoints } from './safe-boundary.js'
 import { truncateCompaction } from './truncate-compaction.js'
 
+/** The circuit breaker of `CompactionService`: how many consecutive strategy failures open it, and how long the strategy is then bypassed (truncation is used meanwhile). */
 export interface CompactionServiceOptions {
   /** Consecutive failures of the strategy before it is bypassed (truncation is used instead). */
   failureThreshold?: number
@@ -12,6 +13,7 @@ export interface CompactionServiceOptions {
   cooldownMs?: number
 }
 
+/** One compaction: the session's window, the previous compaction record, the token target, the token counter and a signal. */
 export interface CompactRequest {
   sessionId: string
   window: SessionEntry[]
@@ -23,6 +25,7 @@ export interface CompactRequest {
   onStrategyError?(error: unknown, strategy: string): void
 }
 
+/** Runs the compaction strategy with a safety net: an unusable result or a failure falls back to truncation, and repeated failures open a circuit breaker. */
 export class CompactionService {
   readonly strategy: CompactionStrategy
   readonly #fallback = truncateCompaction()

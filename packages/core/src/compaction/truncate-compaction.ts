@@ -3,6 +3,7 @@ import type { CompactionStrategy } from './compaction-strategy.js'
 import { carriedOver, safeCutPoints } from './safe-boundary.js'
 import type { ModelMessage } from '../spec/messages.js'
 
+/** The default compaction strategy: drops the oldest turns (never between a tool call and its result) until the window fits the target. */
 export function truncateCompaction(): CompactionStrategy {
   return {
     name: 'truncate',

@@ -3,6 +3,7 @@
 import type { LanguageModel } from '../spec/language-model.js'
 import type { Tokenizer } from './tokenizer.js'
 
+/** Options of `calibratedTokenizer()`: the provider family's starting ratio and how fast it learns from reported usage. */
 export interface CalibratedTokenizerOptions {
   name?: string
   /** Latin-script characters per token before calibration (default: the model family's profile, else 3.6). */

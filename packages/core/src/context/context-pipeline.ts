@@ -8,6 +8,7 @@ import { SpindleError } from '../errors/spindle-error.js'
 import { countMessageTokens, estimateTokenizer, type Tokenizer } from './tokenizer.js'
 import { asPromise } from '../util/as-promise.js'
 
+/** The adapters a `ContextPipeline` runs, in order (re-read at every build), and its tokenizer. */
 export interface ContextPipelineOptions {
   /**
    * Ordered adapters: any iterable, or a function returning the current list (a live view: either is re-read on
@@ -23,6 +24,7 @@ export interface BuiltContext {
   tokens: number
 }
 
+/** Builds each step's model request by running the context adapters in order over a draft (system sections, messages, tools). */
 export class ContextPipeline {
   readonly tokenizer: Tokenizer
   readonly #adapters: Iterable<ContextAdapter> | (() => readonly ContextAdapter[])

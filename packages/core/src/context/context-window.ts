@@ -4,6 +4,7 @@ import type { ModelMessage } from '../spec/messages.js'
 import type { CompactionRecord, SessionEntry } from '../spec/session-store.js'
 import { countMessageTokens, type Tokenizer } from './tokenizer.js'
 
+/** A session's context window kept in memory between steps: the entries after the last compaction and their token count. */
 export class ContextWindow {
   readonly entries: SessionEntry[] = []
   readonly messages: ModelMessage[] = []

@@ -7,6 +7,7 @@ import { readArtifactBytes } from '../stores/artifact-bytes.js'
 import { defineTool } from '../tools/define-tool.js'
 import type { Tool } from '../tools/tool.js'
 
+/** Options of `readArtifactTool()`: the tool's name and how much it returns per call. */
 export interface ReadArtifactToolOptions {
   /** The name the model sees (default `read_artifact`, the name the truncation marker mentions). */
   name?: string
@@ -18,6 +19,7 @@ export interface ReadArtifactToolOptions {
   artifacts?: ArtifactStore
 }
 
+/** The arguments of `read_artifact`: the artifact id and the range to read. */
 export interface ReadArtifactInput {
   id: string
   start?: number

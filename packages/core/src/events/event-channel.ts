@@ -2,6 +2,7 @@
 // The channel is its own async iterator. A consumer waiting for the next item gets it handed over by `push`
 // directly (one promise per item, no queueing and no second wake-up): for a streamed answer every delta goes
 // this way, so it is the cost of `stream()` per event.
+/** A single-reader async queue with back-pressure: what `stream()` delivers a run's events through. */
 export class EventChannel<T> implements AsyncIterableIterator<T> {
   readonly #items: T[] = []
   #head = 0

@@ -51,6 +51,7 @@ class Subscriber {
   }
 }
 
+/** The default `EventBus`: broadcasts events to this process's subscribers, each with a bounded buffer (a slow one gets `lagged`). */
 export class InProcessEventBus implements EventBus {
   readonly specificationVersion = 'v1' as const
   readonly #subscribers = new Set<Subscriber>()

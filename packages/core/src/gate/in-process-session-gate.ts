@@ -15,6 +15,7 @@ interface SessionSlot {
   waiters: Waiter[]
 }
 
+/** Where the in-process gate's fencing tokens start (by default the start time in microseconds, so they keep increasing across restarts). */
 export interface InProcessSessionGateOptions {
   /**
    * Where this process's fencing tokens start. Durable stores remember the highest fence per session, so
@@ -32,6 +33,7 @@ export interface InProcessSessionGateOptions {
 export const neverLost: AbortSignal = new AbortController().signal
 setMaxListeners(0, neverLost)
 
+/** The default `SessionGate`: one active run per session within this process, FIFO waiters, fencing tokens that only grow. */
 export class InProcessSessionGate implements SessionGate {
   readonly specificationVersion = 'v1' as const
   constructor(options: InProcessSessionGateOptions = {}) {

@@ -3,6 +3,7 @@ import { addUsage, emptyUsage } from '../util/usage.js'
 import type { Usage } from '../spec/messages.js'
 import type { RunStore } from '../spec/run-store.js'
 
+/** What `sessionUsage()` adds up for a session: its runs and their total tokens and cost. */
 export interface SessionUsage {
   sessionId: string
   runs: number

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../errors/errors.js'
 import type { EmbeddingModel } from '../spec/language-model.js'
 import { createHash } from 'node:crypto'
 
+/** Options of `hashEmbedding()`: the vector size. */
 export interface HashEmbeddingOptions {
   dimensions?: number
 }

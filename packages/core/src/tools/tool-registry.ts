@@ -4,6 +4,7 @@ import type { Tool, ToolSet } from './tool.js'
 import { assertToolInputSchema } from './assert-tool-input-schema.js'
 import { assertToolName } from './tool-name.js'
 
+/** The registry of tools available by name (`extensions.tools`), checked against the provider-safe name pattern. */
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>()
 

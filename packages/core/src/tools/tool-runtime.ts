@@ -35,6 +35,7 @@ export interface ToolCallPolicy {
   onViolation: 'stop' | 'tool_error'
 }
 
+/** What one tool call came to: its result or error, whether it was reused from the journal, and its duration. */
 export interface ToolCallOutcome {
   callId: string
   toolName: string
@@ -56,6 +57,7 @@ export interface ToolJournal {
   finish(key: string, outcome: ExecutionOutcome): Promise<unknown> | void
 }
 
+/** One step's tool calls and everything `ToolRuntime` needs to run them: tools, policy, journal, run ids, signal. */
 export interface ExecuteCallsInput {
   runId: string
   sessionId: string
@@ -88,12 +90,14 @@ interface PreparedCall {
   idempotencyKey: string
 }
 
+/** The outcomes of one step's tool calls, and the policy violation that must end the run, if any. */
 export interface ExecuteCallsResult {
   outcomes: ToolCallOutcome[]
   /** Set when a policy violation must end the run (`policy.onViolation === 'stop'`). */
   violation?: string
 }
 
+/** Executes a step's tool calls: validates arguments, applies the policy, journals each call before and after, runs them in parallel up to the limit, and shapes their results for the context. */
 export class ToolRuntime {
   constructor(readonly registry: ToolRegistry) {}
 

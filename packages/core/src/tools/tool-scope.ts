@@ -17,6 +17,7 @@ export function isToolAllowed(lists: ToolPolicyLists, name: string, id: string):
   return !deny.includes(name) && !deny.includes(id) && (!allow || allow.includes(name) || allow.includes(id))
 }
 
+/** The tools one run may use, by model-facing name: the agent's tools filtered by the policy's allow and deny lists. */
 export class ToolScope {
   readonly #tools = new Map<string, Tool>()
   #specs: ToolSpecification[] | undefined

@@ -1,6 +1,7 @@
 // Head-and-tail truncation of oversized tool output before it enters the context.
 import type { JsonValue } from '../spec/json.js'
 
+/** A tool result as it enters the context: the value, whether it was truncated, its size and its serialized form. */
 export interface TruncatedOutput {
   value: JsonValue
   truncated: boolean
