@@ -10,6 +10,10 @@ export interface ContextComposition {
   limit: number
   /** Kept free for the answer (`maxOutputTokens` of the request). */
   outputReserve: number
+  /** Tokens of each request message, in order. */
+  perMessage: number[]
+  /** Tokens of each tool schema, in order. */
+  perTool: number[]
 }
 
 export type ContextPartKind = 'system' | 'memory' | 'summary' | 'history' | 'tool-results' | 'tool-schemas'
@@ -34,8 +38,10 @@ export function composeContext(input: {
   const tokens: Record<ContextPartKind, number> = { system: 0, memory: 0, summary: 0, history: 0, 'tool-results': 0, 'tool-schemas': 0 }
   const count = (text: string | undefined) => (text ? estimateTokenizer.count(text) : 0)
   const { sections } = input
+  const perMessage: number[] = []
   for (const message of input.messages) {
     const total = countMessageTokens(message, estimateTokenizer)
+    perMessage.push(total)
     if (message.role === 'system') {
       // The first system message joins the sections; what is not instructions or summary is memory.
       const summary = Math.min(total, count(sections.summary))
@@ -47,12 +53,15 @@ export function composeContext(input: {
     } else if (message.role === 'tool') tokens['tool-results'] += total
     else tokens.history += total
   }
-  for (const tool of input.tools) tokens['tool-schemas'] += estimateTokenizer.count(JSON.stringify(tool)) + 1
+  const perTool = input.tools.map((tool) => estimateTokenizer.count(JSON.stringify(tool)) + 1)
+  tokens['tool-schemas'] = perTool.reduce((sum, count) => sum + count, 0)
   const parts = (Object.keys(labels) as ContextPartKind[]).map((kind) => ({ kind, label: labels[kind], tokens: tokens[kind] }))
   return {
     parts,
     total: parts.reduce((sum, part) => sum + part.tokens, 0),
     limit: input.contextWindow,
     outputReserve: input.maxOutputTokens ?? 0,
+    perMessage,
+    perTool,
   }
 }

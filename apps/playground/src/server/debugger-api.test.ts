@@ -37,6 +37,10 @@ describe('the debugger API', () => {
     expect(parts.system).toBeGreaterThan(0)
     expect(parts['tool-schemas']).toBeGreaterThan(0)
     expect(second.composition.limit).toBe(32_000)
+    // Per message and per tool schema, adding up to the window's total.
+    const perPart = [...second.composition.perMessage, ...second.composition.perTool].reduce((sum: number, count: number) => sum + count, 0)
+    expect(perPart).toBe(second.composition.total)
+    expect(second.composition.perMessage).toHaveLength(second.request.messages.length)
     expect(second.response.parts.find((part: { type: string }) => part.type === 'text-delta').delta).toBe('2 + 3 = 5')
   })
 

@@ -19,7 +19,7 @@ export interface ModelCallView {
   durationMs?: number
   request: { messages: ModelMessage[]; tools: Array<{ name: string; description: string; inputSchema: unknown }>; settings: Record<string, unknown> }
   response: { parts: Array<{ type: string; [key: string]: unknown }>; usage?: { inputTokens: number; outputTokens: number }; finishReason?: string; error?: string }
-  composition: { parts: ContextPart[]; total: number; limit: number; outputReserve: number }
+  composition: { parts: ContextPart[]; total: number; limit: number; outputReserve: number; perMessage: number[]; perTool: number[] }
 }
 
 export interface RunTreeCall {

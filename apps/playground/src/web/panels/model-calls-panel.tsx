@@ -10,10 +10,6 @@ function messageText(message: ModelCallView['request']['messages'][number]): str
   return typeof message.content === 'string' ? message.content : json(message.content)
 }
 
-/** A rough count, like the server's estimate tokenizer (about 4 characters a token). */
-function roughTokens(text: string): number {
-  return Math.ceil(text.length / 4)
-}
 
 export function ModelCallsPanel(props: { runId?: string; version: number }) {
   const path = props.runId ? `/runs/${encodeURIComponent(props.runId)}/model-calls` : undefined
@@ -49,7 +45,7 @@ export function ModelCallsPanel(props: { runId?: string; version: number }) {
             return (
               <li key={index} className={`role-${message.role}`} data-role={message.role}>
                 <div className="message-head">
-                  <span className="badge">{message.role}</span> <span className="muted">~{roughTokens(text).toLocaleString()} tokens</span>
+                  <span className="badge">{message.role}</span> <span className="muted">{(call.composition.perMessage[index] ?? 0).toLocaleString()} tokens</span>
                 </div>
                 <pre>{text}</pre>
               </li>
@@ -58,11 +54,11 @@ export function ModelCallsPanel(props: { runId?: string; version: number }) {
         </ol>
         <h4>Tool schemas ({call.request.tools.length})</h4>
         <ul className="tool-schemas">
-          {call.request.tools.map((tool) => (
+          {call.request.tools.map((tool, index) => (
             <li key={tool.name}>
               <details>
                 <summary>
-                  <code>{tool.name}</code> <span className="muted">~{roughTokens(JSON.stringify(tool)).toLocaleString()} tokens · {tool.description}</span>
+                  <code>{tool.name}</code> <span className="muted">{(call.composition.perTool[index] ?? 0).toLocaleString()} tokens · {tool.description}</span>
                 </summary>
                 <pre>{json(tool.inputSchema)}</pre>
               </details>
