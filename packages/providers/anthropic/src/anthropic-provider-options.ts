@@ -8,6 +8,7 @@ const thinkingSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('disabled') }),
 ])
 
+/** The zod schema `AnthropicRequestOptions` are validated with. */
 export const anthropicRequestOptionsSchema = z.object({
   /** Extended thinking, e.g. `{ type: 'enabled', budget_tokens: 4096 }`; streamed as `reasoning-delta` parts. */
   thinking: thinkingSchema.optional(),
@@ -26,6 +27,7 @@ export const anthropicRequestOptionsSchema = z.object({
   userId: z.string().optional(),
 })
 
+/** Anthropic-specific options of a request (`providerOptions.anthropic`, or a model's defaults): thinking, caching and the like. */
 export type AnthropicRequestOptions = z.infer<typeof anthropicRequestOptionsSchema>
 
 export function parseAnthropicRequestOptions(value: unknown): AnthropicRequestOptions {

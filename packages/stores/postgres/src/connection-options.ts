@@ -2,6 +2,7 @@
 import { ConfigurationError } from '@spindle/core'
 import pg from 'pg'
 
+/** How a PostgreSQL part connects: a connection string or your pool, and the schema. */
 export interface PostgresConnectionOptions {
   /** Your pool: used as is, never ended by `close()`. */
   pool?: pg.Pool

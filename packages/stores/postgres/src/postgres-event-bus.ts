@@ -12,6 +12,7 @@ import { PostgresRunStore } from './postgres-run-store.js'
 import { quoteSchema } from './schema-name.js'
 import { poolDatabase } from './sql-database.js'
 
+/** Options of `PostgresEventBus`: the connection and schema, the largest payload sent through NOTIFY, the run store to catch up from, and an error callback. */
 export interface PostgresEventBusOptions extends PostgresConnectionOptions {
   /** The run event log used for large events and catch-up (default: the PostgreSQL RunStore in `schema`). */
   runs?: RunStore

@@ -10,6 +10,7 @@ import { PostgresListener } from './postgres-listener.js'
 import { quoteSchema } from './schema-name.js'
 import { poolDatabase, type SqlExecutor } from './sql-database.js'
 
+/** Options of `PostgresRunQueue` (pg-boss 10): the connection and schemas, the queue name, job expiry, heartbeats, retries, polling and maintenance intervals. */
 export interface PostgresRunQueueOptions extends PostgresConnectionOptions {
   /** The schema of pg-boss's tables; default `<schema>_queue` (pg-boss owns and migrates it). */
   queueSchema?: string

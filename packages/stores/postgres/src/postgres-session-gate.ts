@@ -18,6 +18,7 @@ import { PostgresListener } from './postgres-listener.js'
 import { quoteSchema } from './schema-name.js'
 import { poolDatabase, type SqlDatabase } from './sql-database.js'
 
+/** Options of `PostgresSessionGate`: the connection and schema, the lease's time to live, and the heartbeat and poll intervals. */
 export interface PostgresSessionGateOptions extends PostgresConnectionOptions {
   /** How long a lease lives without a heartbeat: a crashed holder's session is free after this (default 15 s). */
   leaseTtlMs?: number

@@ -6,6 +6,7 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { mapSqliteError } from './map-sqlite-error.js'
 import { newSqliteDatabase } from './native-binding-error.js'
 
+/** Options of `openDatabase()`: read-only mode and the busy timeout. */
 export interface OpenDatabaseOptions {
   readonly?: boolean
   /** How long a writer waits for another connection's lock before failing with a retryable error. Default 5000. */

@@ -28,6 +28,7 @@ interface EmbeddingRow {
  */
 const rescoreMargin = 32
 
+/** Options of `SqliteEmbeddingStore`: how similarity search runs (`sqlite-vec` when it loads, or exact in JavaScript). */
 export interface SqliteEmbeddingStoreOptions {
   /** `auto` (default) uses sqlite-vec when it loads, else the exact JavaScript scorer. */
   vectorSearch?: 'auto' | VectorSearchMode

@@ -1,6 +1,7 @@
 // The one error class of @spindle/tools-code: a stable code per failure, a message the model can act on.
 import { SpindleError, type SpindleErrorOptions } from '@spindle/core'
 
+/** Why a code run failed (`code_timeout`, `code_memory_limit`, `code_stack_overflow`…), as `CodeToolError.code`. */
 export type CodeToolErrorCode =
   | 'code_timeout'
   | 'code_memory_limit'

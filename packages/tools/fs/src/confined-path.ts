@@ -5,6 +5,7 @@ import { lstat, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { FileToolError } from './file-tool-error.js'
 
+/** A path resolved inside the root: its real absolute location, its path relative to the root, and whether it exists. */
 export interface ConfinedPath {
   /** The real absolute path (inside the root). */
   real: string

@@ -5,6 +5,7 @@ import { changedError, ioError, isMissing, resolveConfined } from './confined-pa
 import { FileToolError } from './file-tool-error.js'
 import { detectRaceFree, pinDirectory } from './pinned-directory.js'
 
+/** What `deleteConfined()` did: the path and whether something was deleted. */
 export interface DeleteConfinedResult {
   deleted: boolean
   /** The path relative to the root, `/`-separated. */

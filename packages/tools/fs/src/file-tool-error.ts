@@ -1,6 +1,7 @@
 // The one error class of @spindle/tools-fs: a stable code per refusal, a message the model can act on.
 import { SpindleError, type SpindleErrorOptions } from '@spindle/core'
 
+/** Why a file tool refused or failed (`fs_invalid_path`, `fs_outside_root`, `fs_not_found`…), as `FileToolError.code`. */
 export type FileToolErrorCode =
   | 'fs_invalid_path'
   | 'fs_outside_root'

@@ -7,12 +7,14 @@ import type { ResolvedFileToolsOptions } from './file-tools-options.js'
 import { pinDirectory } from './pinned-directory.js'
 import { defaultExcludes, entryType, walk } from './walk.js'
 
+/** One entry of `list_files`: its path relative to the root, its type and size. */
 export interface ListedFile {
   path: string
   type: 'file' | 'directory' | 'symlink' | 'other'
   size?: number
 }
 
+/** What `list_files` returns: the entries found and whether the listing was cut at `maxListEntries`. */
 export interface ListFilesResult {
   path: string
   entries: ListedFile[]

@@ -10,6 +10,7 @@ import type { ResolvedFileToolsOptions } from './file-tools-options.js'
 import { pinDirectory, type PinnedDirectory } from './pinned-directory.js'
 import { assertWritable, assertWriteSize, resolveWritable } from './write-file.js'
 
+/** What `patch_file` returns after replacing text in a file. */
 export interface PatchFileResult {
   path: string
   replacements: number

@@ -7,6 +7,7 @@ import { FileToolError } from './file-tool-error.js'
 import type { ResolvedFileToolsOptions } from './file-tools-options.js'
 import { openConfinedFile } from './pinned-directory.js'
 
+/** What `read_file` returns: the content (UTF-8 text or base64) of the range read, and the file's size. */
 export interface ReadFileResult {
   path: string
   /** utf8 text, or base64 when the bytes are not text. */

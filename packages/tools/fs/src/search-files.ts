@@ -9,12 +9,14 @@ import { pinDirectory, type PinnedDirectory } from './pinned-directory.js'
 import { looksLikeText } from './read-file.js'
 import { defaultExcludes, walk } from './walk.js'
 
+/** One match of `search_files`: the file, the line number and the line. */
 export interface SearchMatch {
   path: string
   line: number
   text: string
 }
 
+/** What `search_files` returns: the matches and whether the search was cut at its limits. */
 export interface SearchFilesResult {
   matches: SearchMatch[]
   filesSearched: number

@@ -9,6 +9,7 @@ import { FileToolError } from './file-tool-error.js'
 import type { ResolvedFileToolsOptions } from './file-tools-options.js'
 import { pinParentDirectory } from './pinned-directory.js'
 
+/** What `write_file` returns: the path, the bytes written and whether the file was created. */
 export interface WriteFileResult {
   path: string
   bytes: number

@@ -10,6 +10,7 @@ import { createMcpScrubber, withoutSecrets, type McpScrubber } from './mcp-secre
 import { callToolAsTask, progressUpdate, type McpProgressUpdate } from './mcp-task-call.js'
 import { McpToolError } from './mcp-tool-error.js'
 
+/** How to reach an MCP server: a command to start over stdio, or the URL of a streamable HTTP endpoint. */
 export type McpTransportOptions =
   | {
       type: 'stdio'

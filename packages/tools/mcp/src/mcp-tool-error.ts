@@ -1,6 +1,7 @@
 // The one error class of @spindle/tools-mcp: a stable code per failure, a message the model can act on.
 import { SpindleError, type SpindleErrorOptions } from '@spindle/core'
 
+/** Why an MCP call failed (`mcp_connect_failed`, `mcp_unavailable`, `mcp_connection_lost`…), as `McpToolError.code`. */
 export type McpToolErrorCode =
   | 'mcp_connect_failed'
   | 'mcp_unavailable'

@@ -1,6 +1,7 @@
 // The one error class of @spindle/tools-web: a stable code per refusal, a message the model can act on.
 import { SpindleError, type SpindleErrorOptions } from '@spindle/core'
 
+/** Why a web tool refused or failed (`web_invalid_url`, `web_scheme_not_allowed`, `web_host_not_allowed`…), as `WebToolError.code`. */
 export type WebToolErrorCode =
   | 'web_invalid_url'
   | 'web_scheme_not_allowed'

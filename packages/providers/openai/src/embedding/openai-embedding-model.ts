@@ -6,6 +6,7 @@ import { mapOpenAIError } from '../errors/map-openai-error.js'
 import type { ResolvedProviderSettings } from '../openai-settings.js'
 import { retryDelay, sleep } from '../streaming/retry-policy.js'
 
+/** Settings of an OpenAI embedding model: the vector size (`dimensions`) and the largest batch per request. */
 export interface OpenAIEmbeddingSettings {
   /** Output dimensions; sent to the API (text-embedding-3 models can shorten vectors). */
   dimensions?: number

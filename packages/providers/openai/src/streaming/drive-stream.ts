@@ -6,6 +6,7 @@ import { mapOpenAIError, type ErrorMappingContext } from '../errors/map-openai-e
 import { retryDelay, sleep, type RetryOptions } from './retry-policy.js'
 import type { StreamMapper } from './stream-mapper.js'
 
+/** The stream's timeouts: until the first event, and between events. */
 export interface StreamTimeouts {
   /** From sending the request to the first stream event. */
   firstChunkMs: number
