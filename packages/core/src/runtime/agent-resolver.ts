@@ -14,6 +14,7 @@ import type { Tool } from '../tools/tool.js'
 import type { HandoffResolver, ResolvedAgent } from './run-context.js'
 import type { AgentSpec, ModelReference } from './run-request.js'
 
+/** Resolves agent specs into the model, tool scope and policy a run executes with. */
 export class AgentResolver implements HandoffResolver {
   readonly #extensions: Extensions
   readonly #policy: RuntimePolicy

@@ -5,6 +5,7 @@ import type { ApprovalDecision } from './run-request.js'
 import type { RunState } from './run-state.js'
 import type { RuntimeServices } from './runtime-services.js'
 
+/** Human decisions on calls awaiting approval, queued per run. */
 export class ApprovalQueue {
   readonly #services: RuntimeServices
   /** Per run, the tail of its queue of approval decisions. */

@@ -15,6 +15,7 @@ import type { ModelStepResult } from './model-step.js'
 
 const continuationPrompt = 'Continue exactly where your previous answer stopped, without repeating anything.'
 
+/** Builds a run's model requests (context, compaction, answer room) and prices its steps. */
 export class ModelRequestBuilder {
   readonly #run: RunContext
   readonly #events: RunEvents

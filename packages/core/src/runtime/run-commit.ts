@@ -20,6 +20,7 @@ interface RunEnd {
   patch: RunPatch
 }
 
+/** A run's writes: session appends, snapshots with the events since the last one, and the run's end. */
 export class RunCommit {
   /** Set once the run's terminal event is emitted (or the run abandoned): nothing is ended twice. */
   ended = false

@@ -10,6 +10,7 @@ import { SeqReservation } from './seq-reservation.js'
 
 type DeltaType = 'text.delta' | 'reasoning.delta'
 
+/** A run's events: numbered, redacted, buffered for the commit that logs them, and delivered live once reserved. */
 export class RunEvents {
   /** The last event number taken. */
   seq: number

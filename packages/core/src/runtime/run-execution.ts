@@ -40,6 +40,10 @@ export interface RunOpening {
   replay?: { entries: SessionEntry[]; announce: boolean }
 }
 
+/**
+ * One execution of a run: the loop over `transition()`, driving the run's events, commits, journal and model
+ * requests. Built and driven by the runtime (`executeHeld`); it never calls the runtime back.
+ */
 export class RunExecution {
   readonly #run: RunContext
   readonly #events: RunEvents

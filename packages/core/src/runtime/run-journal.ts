@@ -16,6 +16,7 @@ import type { RunContext } from './run-context.js'
 
 type Started = Awaited<ReturnType<ToolJournal['start']>>
 
+/** The run's tool-call journal and the results every call of its history gets. */
 export class RunJournal {
   readonly #run: RunContext
   readonly #commit: RunCommit

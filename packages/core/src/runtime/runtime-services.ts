@@ -28,6 +28,7 @@ export interface ActiveRun {
   promise: Promise<RunOutput>
 }
 
+/** The wiring one AgentRuntime shares with the modules it drives: stores, gate, bus, queue, services, active runs. */
 export class RuntimeServices {
   readonly extensions: Extensions
   readonly policy: RuntimePolicy

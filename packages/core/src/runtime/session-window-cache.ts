@@ -4,6 +4,7 @@ import { ContextWindow } from '../context/context-window.js'
 import type { Tokenizer } from '../context/tokenizer.js'
 import type { SessionStore } from '../spec/session-store.js'
 
+/** The context windows of recent sessions, cached between runs. */
 export class SessionWindowCache {
   readonly #windows = new Map<string, ContextWindow>()
   readonly #sessions: () => SessionStore
