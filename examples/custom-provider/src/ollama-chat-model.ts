@@ -59,7 +59,7 @@ export class OllamaChatModel implements LanguageModel {
       } catch (error) {
         const retryable = SpindleError.isInstance(error) && error.isRetryable && error.code !== 'aborted'
         if (!retryable || progress.yielded || attempt >= this.settings.maxRetries) throw error
-        const hinted = error instanceof ProviderError ? error.retryAfterMs : undefined
+        const hinted = ProviderError.isInstance(error) ? error.retryAfterMs : undefined
         await sleep(hinted ?? Math.min(this.settings.maxDelayMs, this.settings.initialDelayMs * 2 ** attempt), options.signal)
       }
     }

@@ -1,6 +1,7 @@
 // ArtifactStore on Redis: bytes in a string key named by their sha-256 (stored once), metadata beside them, and
 // ranged reads streamed with GETRANGE in 1 MB chunks.
-import { NotFoundError, clampArtifactRange, collectArtifactSource, type ArtifactRecord, type ArtifactSource, type ArtifactStore, type PutArtifactOptions } from '@spindle/core'
+import { NotFoundError, type ArtifactRecord, type ArtifactSource, type ArtifactStore, type PutArtifactOptions } from '@spindle/core'
+import { clampArtifactRange, collectArtifactSource } from '@spindle/core/plugin-kit'
 import { parse, toStoreError, type RedisContext } from './redis-context.js'
 
 const chunkBytes = 1024 * 1024

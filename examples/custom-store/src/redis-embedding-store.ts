@@ -1,6 +1,7 @@
 // EmbeddingStore on Redis: one JSON value per vector, a set of ids and a fixed dimension per namespace; queries
 // are an exact cosine scan of the namespace (fine for an example; use RediSearch vectors at scale).
-import { StoreError, rankEmbeddingMatches, type EmbeddingQuery, type EmbeddingRecord, type EmbeddingStore, type JsonObject } from '@spindle/core'
+import { StoreError, type EmbeddingQuery, type EmbeddingRecord, type EmbeddingStore, type JsonObject } from '@spindle/core'
+import { rankEmbeddingMatches } from '@spindle/core/plugin-kit'
 import { parse, type RedisContext } from './redis-context.js'
 
 type Input = Omit<EmbeddingRecord, 'metadata'> & { metadata?: JsonObject }

@@ -1,6 +1,7 @@
 // RunStore on Redis: one JSON value per run, a sorted set for listing, an idempotency key claimed in the same
 // Lua script as the run (so one key never gets two runs), and per-run event logs kept by seq (first write wins).
-import { applyRunPatch, DuplicateError, NotFoundError, rejectNaNListBounds, runClaimMatches, type AgentEvent, type ListRunsOptions, type NewRun, type RunClaimExpectation, type RunPatch, type RunRecord, type RunStore } from '@spindle/core'
+import { DuplicateError, NotFoundError, type AgentEvent, type ListRunsOptions, type NewRun, type RunClaimExpectation, type RunPatch, type RunRecord, type RunStore } from '@spindle/core'
+import { applyRunPatch, rejectNaNListBounds, runClaimMatches } from '@spindle/core/plugin-kit'
 import { parse, type RedisContext } from './redis-context.js'
 
 const createScript = `if redis.call('EXISTS', KEYS[1]) == 1 then return 'id' end

@@ -1,6 +1,7 @@
 // SessionStore on Redis: a hash per session (data, lastSeq, fence) and a list per log. One Lua script checks the
 // fence, assigns seq = lastSeq + 1… and pushes the entries, so concurrent appends from any connection stay gap-free.
-import { DuplicateError, NotFoundError, rejectNaNListBounds, StaleFenceError, type AppendOptions, type JsonObject, type ListEntriesOptions, type ListSessionsOptions, type SessionEntry, type SessionEntryInput, type SessionRecord, type SessionStore } from '@spindle/core'
+import { DuplicateError, NotFoundError, StaleFenceError, type AppendOptions, type JsonObject, type ListEntriesOptions, type ListSessionsOptions, type SessionEntry, type SessionEntryInput, type SessionRecord, type SessionStore } from '@spindle/core'
+import { rejectNaNListBounds } from '@spindle/core/plugin-kit'
 import { parse, type RedisContext } from './redis-context.js'
 
 const createScript = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end

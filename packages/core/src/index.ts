@@ -1,4 +1,5 @@
-// Public entry of @spindle/core: every documented symbol is exported here, and only here.
+// Public entry of @spindle/core: the user API. Helpers for plugin authors (store rules, secrets, abort handling,
+// error markers) live in the `@spindle/core/plugin-kit` entry (src/plugin-kit/index.ts).
 export { SpindleError, type SpindleErrorCode, type SpindleErrorOptions } from './errors/spindle-error.js'
 export { ToolSchemaError } from './errors/tool-schema-error.js'
 export {
@@ -62,14 +63,12 @@ export type {
   SessionStore,
 } from './spec/session-store.js'
 export type { FinishReason, ListRunsOptions, NewRun, RunClaimExpectation, RunPatch, RunRecord, RunStatus, RunStore } from './spec/run-store.js'
-export { applyRunPatch, rejectNaNListBounds, runClaimMatches } from './stores/run-record-rules.js'
 export { endedRunStatus, runStatusOf } from './spec/run-status.js'
 export type { RunError } from './spec/run-error.js'
 export { runErrorOf } from './runtime/run-error-of.js'
 export { ContextAdapterError } from './errors/context-adapter-error.js'
 export type { ExecutionOutcome, ExecutionRecord, ExecutionStatus, ExecutionStore, NewExecution } from './spec/execution-store.js'
-export { applyStoreWrite } from './runtime/step-writer.js'
-export { type BatchedStores, findStoreBatch, type StoreBatch, type StoreWrite, type StoreWriteResult, type StoreWriteResults, type StoreWriteResultsWanted } from './spec/store-batch.js'
+export { type BatchedStores, type StoreBatch, type StoreWrite, type StoreWriteResult, type StoreWriteResults, type StoreWriteResultsWanted } from './spec/store-batch.js'
 export type { RunSnapshot, SnapshotStore } from './spec/snapshot-store.js'
 export type { EmbeddingMatch, EmbeddingQuery, EmbeddingRecord, EmbeddingStore } from './spec/embedding-store.js'
 export type { ArtifactRecord, ArtifactSource, ArtifactStore, PutArtifactOptions } from './spec/artifact-store.js'
@@ -111,8 +110,8 @@ export { assertToolInputSchema } from './tools/assert-tool-input-schema.js'
 export { ToolRegistry, toolEntries } from './tools/tool-registry.js'
 export { assertToolName, sanitizeToolName, toolNamePattern } from './tools/tool-name.js'
 
-export type { ContextAdapter, ContextBuildInput, ContextDraft } from './context/context-adapter.js'
-export type { CompactionInput, CompactionStrategy } from './compaction/compaction-strategy.js'
+export type { ContextAdapter, ContextBuildInput, ContextDraft } from './spec/context-adapter.js'
+export type { CompactionInput, CompactionStrategy } from './spec/compaction-strategy.js'
 
 export { RuntimeStore } from './runtime-store/runtime-store.js'
 export type { RuntimeResourceDefinition, RuntimeResourceRegistry } from './runtime-store/resource-registry-types.js'
@@ -131,15 +130,6 @@ export {
   type MemoryStoreCounts,
   type MemoryStoresOptions,
 } from './stores/memory/memory-stores.js'
-export { cosineSimilarity } from './stores/cosine.js'
-export { compareEmbeddingMatches, matchesEmbeddingFilter, rankEmbeddingMatches } from './stores/embedding-search.js'
-export {
-  artifactSourceChunks,
-  clampArtifactRange,
-  collectArtifactSource,
-  readArtifactBytes,
-  type CollectedArtifact,
-} from './stores/artifact-bytes.js'
 
 // Request-scoped state (DESIGN §2.4): RuntimeStore helpers, runtime resources and runtime tools.
 export type {
@@ -163,7 +153,6 @@ export { runRequestSchema } from './runtime/run-request.js'
 export { type AdmissionHook, admitRequest } from './runtime/admission.js'
 export { transition, overBudget, type Next, type Outcome, type Transition, type TransitionLimits } from './runtime/transition.js'
 export { addUsage, emptyUsage, initialRunState, type PendingCall, type RunState } from './runtime/run-state.js'
-export { hashArgs } from './runtime/hash-args.js'
 export { createRuntimePolicy, mergePolicy, runtimePolicySchema, type RuntimePolicy, type RuntimePolicyInput } from './policy/runtime-policy.js'
 export { InProcessSessionGate, type InProcessSessionGateOptions } from './gate/in-process-session-gate.js'
 export { InProcessEventBus } from './events/in-process-event-bus.js'
@@ -177,14 +166,9 @@ export { readArtifactTool, type ReadArtifactInput, type ReadArtifactToolOptions 
 export { calibratedTokenizer, tokenizerForModel, tokenizerProfiles, type CalibratedTokenizer, type CalibratedTokenizerOptions } from './context/calibrated-tokenizer.js'
 export { CompactionService, type CompactionServiceOptions, type CompactRequest } from './compaction/compaction-service.js'
 export { truncateCompaction } from './compaction/truncate-compaction.js'
-export { safeCutPoints } from './compaction/safe-boundary.js'
 export { ToolRuntime, type ExecuteCallsInput, type ExecuteCallsResult, type ToolCallOutcome } from './tools/tool-runtime.js'
 export { ToolScope } from './tools/tool-scope.js'
 export { truncateOutput, type TruncatedOutput } from './tools/truncate-output.js'
-export { boundExecutionOutcome, boundJournalText, maxJournalCodeLength, maxJournalMessageLength } from './tools/journal-text.js'
-export { toJsonValue } from './tools/to-json-value.js'
-export { untilAborted } from './runtime/model-step.js'
-export { timeOrderedId } from './stores/time-ordered-id.js'
 
 // Agent: the seeds' `new Agent({ name, instructions, model, tools })` on an AgentRuntime.
 export { Agent, type AgentCallOptions, type AgentOptions, type AgentToolOptions } from './agent/agent.js'
@@ -192,9 +176,7 @@ export type { AgentStream } from './agent/agent-stream.js'
 export { findHandoffTarget, handoff, type HandoffOptions } from './agent/handoff.js'
 
 // Observability: synchronous event observers (tracing, metrics), secret redaction, model prices and cost.
-export { notifyObservers, type RuntimeObserver } from './observability/runtime-observer.js'
+export type { RuntimeObserver } from './spec/runtime-observer.js'
 export { createRedactor, defaultSecretPatterns, redactionMarker, type Redactor, type RedactorOptions } from './observability/redactor.js'
-export { credentialHeaderValues, requestSecrets } from './observability/credential-headers.js'
-export { urlSecrets } from './observability/url-secrets.js'
 export { costOf, findModelPrice, priceTable, priceUsage, type ModelPrice, type PriceTable } from './observability/price-table.js'
 export { sessionUsage, type SessionUsage } from './observability/session-usage.js'

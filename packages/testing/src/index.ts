@@ -41,6 +41,16 @@ export {
   type StoreSuiteOptions,
 } from './conformance/harness.js'
 export { rejection, rule, ruleOf } from './conformance/rule.js'
+export { describeErrorClass, errorClassProblems, type CheckedErrorClass } from './errors/describe-error-class.js'
+export {
+  compactionStrategyProblems,
+  contextAdapterProblems,
+  describeCompactionStrategy,
+  describeContextAdapter,
+  describeRuntimeObserver,
+  runtimeObserverProblems,
+  sampleSessionWindow,
+} from './plugin-interfaces/describe-plugin-interfaces.js'
 export { unicodeSamples } from './conformance/samples.js'
 export { anthropicErrorBody, anthropicErrorEvent, anthropicErrorStatus, anthropicStreamEvents, type AnthropicErrorType, type AnthropicScriptedBlock, type AnthropicScriptedTurn, type AnthropicStopReason, type AnthropicWireEvent, type AnthropicWireUsage } from './wire/anthropic-events.js'
 export { anthropicResponse, startAnthropicMessagesServer, type AnthropicErrorReply, type AnthropicMessagesServer, type AnthropicMessagesServerOptions, type AnthropicReply, type AnthropicStreamReply } from './wire/anthropic-messages-server.js'

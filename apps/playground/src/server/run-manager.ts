@@ -380,7 +380,7 @@ export class RunManager {
 
 /** The kernel's refusal to start a run over another unfinished run of the session (not a full gate queue). */
 function behindUnfinishedRun(error: unknown): boolean {
-  return error instanceof SessionBusyError && typeof error.details?.status === 'string'
+  return SessionBusyError.isInstance(error) && typeof error.details?.status === 'string'
 }
 
 function delay(ms: number): Promise<undefined> {

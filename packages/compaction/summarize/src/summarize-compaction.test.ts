@@ -1,4 +1,5 @@
-import { CompactionService, ConfigurationError, countMessagesTokens, mockModel, safeCutPoints, type CompactionInput, type ModelMessage, type SessionEntry } from '@spindle/core'
+import { CompactionService, ConfigurationError, countMessagesTokens, mockModel, type CompactionInput, type ModelMessage, type SessionEntry } from '@spindle/core'
+import { safeCutPoints } from '@spindle/core/plugin-kit'
 import { describe, expect, it } from 'vitest'
 import { parseSummary, renderSummary, summarizeCompaction, summarySections } from './index.js'
 

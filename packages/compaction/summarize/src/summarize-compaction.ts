@@ -1,6 +1,7 @@
 // summarizeCompaction: a CompactionStrategy that asks a model for an incremental summary (the previous summary
 // plus the turns being compacted) with fixed sections, cut only where no tool call is split from its result.
-import { ConfigurationError, safeCutPoints, type CompactionInput, type CompactionRecord, type CompactionStrategy, type LanguageModel, type SessionEntry } from '@spindle/core'
+import { ConfigurationError, type CompactionInput, type CompactionRecord, type CompactionStrategy, type LanguageModel, type SessionEntry } from '@spindle/core'
+import { safeCutPoints } from '@spindle/core/plugin-kit'
 import { collectText } from './collect-text.js'
 import { transcriptChunks } from './render-transcript.js'
 import { parseSummary, renderSummary, summarySections } from './summary-sections.js'
@@ -69,6 +70,7 @@ export function summarizeCompaction(options: SummarizeCompactionOptions): Compac
   }
 
   return {
+    specificationVersion: 'v1',
     name: 'summarize',
     async compact(input: CompactionInput): Promise<CompactionRecord | undefined> {
       const cut = chooseCut(input, maxSummaryTokens)

@@ -1,9 +1,8 @@
-// summarizeCompaction inside AgentRuntime: with a scripted summarizer, and with the real Anthropic provider
-// over a loopback Messages API server.
-import { createAnthropic } from '@spindle/anthropic'
-import { AgentRuntime, defineTool, Extensions, mockModel, type CompactionRecord, type MockModel, type ModelRequest } from '@spindle/core'
-import { startAnthropicMessagesServer, type AnthropicMessagesServer } from '@spindle/testing'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+// summarizeCompaction inside AgentRuntime, on core's mock model: incremental summaries, the summarization request,
+// and the fall back to truncation when the summarizer fails; plus the compaction-strategy conformance kit.
+import { AgentRuntime, defineTool, Extensions, mockModel, ProviderError, type CompactionRecord, type MockModel, type ModelRequest } from '@spindle/core'
+import { describeCompactionStrategy } from '@spindle/testing'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { summarizeCompaction } from './index.js'
 
@@ -89,49 +88,39 @@ describe('summarizeCompaction in AgentRuntime', () => {
   })
 })
 
-describe('summarizeCompaction with @spindle/anthropic (loopback Messages API)', () => {
-  let server: AnthropicMessagesServer
-  beforeAll(async () => {
-    server = await startAnthropicMessagesServer()
-  })
-  afterAll(async () => {
-    await server.close()
-  })
-
-  const summarizerModel = () => createAnthropic({ apiKey: 'sk-ant-test-summarize', baseURL: server.baseURL, retry: { maxRetries: 0 } })('claude-haiku-4-5')
-
-  it('sends the summarization request over HTTP and records the parsed, sectioned summary', async () => {
-    server.scripted.reset()
-    for (let i = 0; i < 20; i++) server.enqueue({ turn: { blocks: [{ type: 'text', text: `**Goal:** research\n**Progress:** call ${i} done\n**Next steps:** more` }] } })
+describe('summarizeCompaction: the summarization request and a failing summarizer model', () => {
+  it('sends the summarization request (system sections, transcript, max tokens) and records the parsed, sectioned summary', async () => {
+    const summarizer = mockModel((_request, index) => ({ text: `**Goal:** research\n**Progress:** call ${index} done\n**Next steps:** more` }))
     const extensions = new Extensions()
-    extensions.compaction = summarizeCompaction({ model: summarizerModel(), maxSummaryTokens: 300 })
+    extensions.compaction = summarizeCompaction({ model: summarizer, maxSummaryTokens: 300 })
     const runtime = new AgentRuntime(extensions)
     const sessionId = await converse(runtime, agentModel(3_000), 12)
     const records = compactions(await runtime.sessions.listEntries(sessionId))
     expect(records.length).toBeGreaterThan(0)
     expect(records[0]!.strategy).toBe('summarize')
     expect(records[0]!.summary).toBe('## Goal\nresearch\n\n## Constraints\n(none)\n\n## Progress\ncall 0 done\n\n## Decisions\n(none)\n\n## Next steps\nmore')
-    const body = server.requests[0]!.body
-    expect(body.model).toBe('claude-haiku-4-5')
-    expect(body.max_tokens).toBe(300)
-    expect(JSON.stringify(body.system)).toContain('## Next steps')
-    expect(JSON.stringify(body.messages)).toContain('[tool call lookup]')
-    // The second summarization is incremental: it carries the first summary over the wire.
-    expect(JSON.stringify(server.requests[1]?.body.messages)).toContain('call 0 done')
+    const first = summarizer.calls[0]!
+    expect(first.maxOutputTokens).toBe(300)
+    expect(first.messages[0]!.role).toBe('system')
+    expect(JSON.stringify(first.messages[0]!.content)).toContain('## Next steps')
+    expect(JSON.stringify(first.messages.slice(1))).toContain('[tool call lookup]')
+    // The second summarization is incremental: it carries the first summary.
+    expect(JSON.stringify(summarizer.calls[1]?.messages)).toContain('call 0 done')
   })
 
-  it('an API error from the summarizer falls back to truncation and the run completes', async () => {
-    server.scripted.reset()
-    for (let i = 0; i < 10; i++) server.enqueue({ kind: 'error', errorType: 'overloaded_error', message: 'Overloaded' })
+  it('a provider error from the summarizer falls back to truncation and the run completes', async () => {
+    const summarizer = mockModel(() => ({ error: new ProviderError('[spindle/test] Overloaded', { status: 529, provider: 'test' }) }))
     const extensions = new Extensions()
-    extensions.compaction = summarizeCompaction({ model: summarizerModel() })
+    extensions.compaction = summarizeCompaction({ model: summarizer })
     const runtime = new AgentRuntime(extensions)
     const sessionId = await converse(runtime, agentModel(3_000), 12)
     const records = compactions(await runtime.sessions.listEntries(sessionId))
     expect(records.length).toBeGreaterThan(0)
     expect(records.every((record) => record.strategy === 'truncate')).toBe(true)
-    expect(server.requests.length).toBeGreaterThan(0)
-    expect(server.requests.length).toBeLessThanOrEqual(3)
+    expect(summarizer.calls.length).toBeGreaterThan(0)
+    expect(summarizer.calls.length).toBeLessThanOrEqual(3)
     expect(String(runtime.compaction.lastError)).toMatch(/overloaded/i)
   })
 })
+
+describeCompactionStrategy(() => summarizeCompaction({ model: mockModel([{ text: summaryText('conformance') }]) }))

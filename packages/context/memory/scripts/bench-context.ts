@@ -1,9 +1,6 @@
 // Context benchmark: context-build time per step at 100, 10,000 and 100,000 messages of history (the window after
-// the last compaction is what a step pays for, so it must stay flat), and the cost of a compaction.
+// the last compaction is what a step pays for, so it must stay flat), and the cost of a compaction. Core only (memory stores, truncation); the SQLite-backed runs are in bench/.
 // Run: pnpm --filter @spindle/context-memory bench   (or: node --conditions=@spindle/source --import tsx scripts/bench-context.ts)
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import {
   AgentRuntime,
   CompactionService,
@@ -24,8 +21,6 @@ import {
   type SessionStore,
   type Stores,
 } from '@spindle/core'
-import { summarizeCompaction } from '@spindle/compaction-summarize'
-import { sqliteStores } from '@spindle/store-sqlite'
 import { z } from 'zod'
 
 const sizes = [100, 10_000, 100_000]
@@ -127,14 +122,10 @@ async function runtimeSteps(extensions: Extensions, sessionId: string): Promise<
 
 async function compactionCost(): Promise<Array<{ strategy: string; windowEntries: number; ms: number }>> {
   const results: Array<{ strategy: string; windowEntries: number; ms: number }> = []
-  const summarizer = mockModel(() => ({ text: '## Goal\nReports\n## Progress\nRead reports\n## Next steps\nMore' }))
   for (const windowEntries of [40, 400, 4_000]) {
     const window = Array.from({ length: windowEntries }, (_, index) => ({ kind: 'message' as const, message: message(index), sessionId: 's', seq: index + 1, createdAt: 0 }))
     const total = countMessagesTokens(window.map((entry) => entry.message))
-    for (const [strategy, service] of [
-      ['truncate', new CompactionService(truncateCompaction())],
-      ['summarize (scripted model)', new CompactionService(summarizeCompaction({ model: summarizer }))],
-    ] as const) {
+    for (const [strategy, service] of [['truncate', new CompactionService(truncateCompaction())]] as const) {
       const times: number[] = []
       for (let i = 0; i < 20; i++) {
         const started = performance.now()
@@ -148,34 +139,27 @@ async function compactionCost(): Promise<Array<{ strategy: string; windowEntries
 }
 
 async function main(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'spindle-bench-context-'))
-  try {
-    console.log(`Context build per step (window after compaction: ${windowMessages} messages)\n`)
-    console.log('history    | store  | log entries | window load | build/step  | kernel first run | kernel ms/step')
-    console.log('-----------|--------|-------------|-------------|-------------|------------------|---------------')
-    for (const size of sizes) {
-      for (const kind of ['memory', 'sqlite'] as const) {
-        const extensions = new Extensions()
-        if (kind === 'sqlite') extensions.use(sqliteStores({ path: join(dir, `history-${size}.db`) }))
-        else extensions.setStores(memoryStores())
-        const stores = extensions.stores as Stores
-        const sessionId = `ses_bench_${size}`
-        await populate(stores.sessions, sessionId, size)
-        const logEntries = (await stores.sessions.getSession(sessionId))!.lastSeq
-        const pipeline = await pipelineStep(stores, sessionId)
-        const kernel = await runtimeSteps(extensions, sessionId)
-        console.log(
-          `${String(size).padEnd(10)} | ${kind.padEnd(6)} | ${String(logEntries).padEnd(11)} | ${format(pipeline.load).padEnd(11)} | ${format(pipeline.step).padEnd(11)} | ${format(kernel.firstRun).padEnd(16)} | ${format(kernel.perStep)}`,
-        )
-      }
+  console.log(`Context build per step (window after compaction: ${windowMessages} messages)\n`)
+  console.log('history    | store  | log entries | window load | build/step  | kernel first run | kernel ms/step')
+  console.log('-----------|--------|-------------|-------------|-------------|------------------|---------------')
+  for (const size of sizes) {
+    for (const kind of ['memory'] as const) {
+      const extensions = new Extensions().setStores(memoryStores())
+      const stores = extensions.stores as Stores
+      const sessionId = `ses_bench_${size}`
+      await populate(stores.sessions, sessionId, size)
+      const logEntries = (await stores.sessions.getSession(sessionId))!.lastSeq
+      const pipeline = await pipelineStep(stores, sessionId)
+      const kernel = await runtimeSteps(extensions, sessionId)
+      console.log(
+        `${String(size).padEnd(10)} | ${kind.padEnd(6)} | ${String(logEntries).padEnd(11)} | ${format(pipeline.load).padEnd(11)} | ${format(pipeline.step).padEnd(11)} | ${format(kernel.firstRun).padEnd(16)} | ${format(kernel.perStep)}`,
+      )
     }
-    console.log('\nCompaction cost (median of 20)\n')
-    console.log('strategy                    | window entries | time')
-    console.log('----------------------------|----------------|---------')
-    for (const row of await compactionCost()) console.log(`${row.strategy.padEnd(27)} | ${String(row.windowEntries).padEnd(14)} | ${format(row.ms)}`)
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
   }
+  console.log('\nCompaction cost (median of 20)\n')
+  console.log('strategy                    | window entries | time')
+  console.log('----------------------------|----------------|---------')
+  for (const row of await compactionCost()) console.log(`${row.strategy.padEnd(27)} | ${String(row.windowEntries).padEnd(14)} | ${format(row.ms)}`)
 }
 
 await main()

@@ -1,15 +1,12 @@
-// Done-when of the context issue: a scripted 2,000-turn session with large tool outputs, on the SQLite stores,
+// Done-when of the context issue: a scripted 2,000-turn session with large tool outputs, on core's memory stores,
 // with a small context window: no overflow, every request within budget, compactions recorded, originals readable.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { AgentRuntime, ContextOverflowError, countMessagesTokens, defineTool, estimateTokenizer, Extensions, mockModel, readArtifactTool, type ModelRequest } from '@spindle/core'
-import { sqliteStores } from '@spindle/store-sqlite'
-import { afterAll, describe, expect, it } from 'vitest'
+import { AgentRuntime, ContextOverflowError, countMessagesTokens, defineTool, estimateTokenizer, Extensions, memoryStores, mockModel, readArtifactTool, type ModelRequest, type Stores } from '@spindle/core'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
-const dir = mkdtempSync(join(tmpdir(), 'spindle-long-session-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+/** Core's memory stores, one set per name: runtimes given the same name share one database. */
+const databases = new Map<string, Stores>()
+const storesAt = (path: string): Stores => databases.get(path) ?? databases.set(path, memoryStores()).get(path)!
 
 const contextWindow = 4_000
 const maxOutputTokens = 400
@@ -19,7 +16,7 @@ function requestTokens(request: ModelRequest): number {
   return countMessagesTokens(request.messages, estimateTokenizer) + (request.tools?.length ? estimateTokenizer.count(JSON.stringify(request.tools)) : 0)
 }
 
-describe('a 2,000-turn session on SQLite with a 4,000-token window', () => {
+describe('a 2,000-turn session on the memory stores with a 4,000-token window', () => {
   it('never overflows, keeps every request within budget, records compactions and keeps the originals', async () => {
     const turns = 2_000
     const fetchReport = defineTool({
@@ -57,7 +54,7 @@ describe('a 2,000-turn session on SQLite with a 4,000-token window', () => {
       },
       { capabilities: { contextWindow, maxOutputTokens } },
     )
-    const extensions = new Extensions().use(sqliteStores({ path: join(dir, 'long.db') }))
+    const extensions = new Extensions().setStores(storesAt('long.db'))
     extensions.tools.register(readArtifactTool({ maxBytes: 1_000 }))
     const runtime = new AgentRuntime(extensions, { maxToolOutputBytes: 2_000 })
     let sessionId: string | undefined

@@ -1,14 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { AgentRuntime, defineTool, Extensions, hashEmbedding, memoryStores, mockModel, type EmbeddingModel, type MockModel } from '@spindle/core'
-import { sqliteStores } from '@spindle/store-sqlite'
-import { afterAll, describe, expect, it } from 'vitest'
+import { AgentRuntime, defineTool, Extensions, hashEmbedding, memoryStores, mockModel, type EmbeddingModel, type MockModel, type Stores } from '@spindle/core'
+import { describeContextAdapter } from '@spindle/testing'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { semanticRecall } from './index.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'spindle-recall-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+/** Core's memory stores, one set per name: runtimes given the same name share one database. */
+const databases = new Map<string, Stores>()
+const storesAt = (path: string): Stores => databases.get(path) ?? databases.set(path, memoryStores()).get(path)!
 
 const fillers = ['weather in the mountains', 'train timetables', 'how to bake bread', 'football results', 'learning the guitar', 'stock market news']
 
@@ -40,7 +38,7 @@ function systemOf(model: MockModel, index = -1): string {
 describe('semanticRecall', () => {
   it('recalls facts planted early in a long session when a later question needs them', async () => {
     const embedding = countingEmbedding()
-    const extensions = new Extensions().use(sqliteStores({ path: join(dir, 'recall.db') })).use(semanticRecall({ embeddingModel: embedding, topK: 3 }))
+    const extensions = new Extensions().setStores(storesAt('recall.db')).use(semanticRecall({ embeddingModel: embedding, topK: 3 }))
     const runtime = new AgentRuntime(extensions)
     const model = chatModel()
     const ask = async (input: string, sessionId?: string) => (await runtime.run({ agent: { name: 'assistant', model }, input, sessionId })).sessionId
@@ -76,7 +74,7 @@ describe('semanticRecall', () => {
   })
 
   it('resource scope recalls across the sessions of one user, never another user', async () => {
-    const extensions = new Extensions().use(sqliteStores({ path: join(dir, 'resource.db') })).use(semanticRecall({ embeddingModel: hashEmbedding(), scope: 'resource' }))
+    const extensions = new Extensions().setStores(storesAt('resource.db')).use(semanticRecall({ embeddingModel: hashEmbedding(), scope: 'resource' }))
     const runtime = new AgentRuntime(extensions)
     const model = chatModel()
     await runtime.run({ agent: { name: 'a', model }, input: 'My favourite colour is ultramarine blue.', resourceId: 'user-ann' })
@@ -89,17 +87,17 @@ describe('semanticRecall', () => {
   })
 
   it('a new process continues indexing from the stored marker instead of re-embedding the session', async () => {
-    const path = join(dir, 'marker.db')
+    const path = 'marker.db'
     const firstEmbedding = countingEmbedding()
-    const first = new AgentRuntime(new Extensions().use(sqliteStores({ path })).use(semanticRecall({ embeddingModel: firstEmbedding })))
+    const first = new AgentRuntime(new Extensions().setStores(storesAt(path)).use(semanticRecall({ embeddingModel: firstEmbedding })))
     const model = chatModel()
     let sessionId: string | undefined
     for (let turn = 0; turn < 30; turn++) sessionId = (await first.run({ agent: { name: 'a', model }, input: `note ${turn}: ${fillers[turn % fillers.length]}`, sessionId })).sessionId
     expect(firstEmbedding.texts).toBeGreaterThan(50)
 
     const secondEmbedding = countingEmbedding()
-    const extensions = new Extensions().use(sqliteStores({ path })).use(semanticRecall({ embeddingModel: secondEmbedding }))
-    // The same gate: the in-process gate's fencing tokens restart at 1, which the SQLite log would reject.
+    const extensions = new Extensions().setStores(storesAt(path)).use(semanticRecall({ embeddingModel: secondEmbedding }))
+    // The same gate: the in-process gate's fencing tokens restart at 1, which the shared log would reject.
     extensions.gate = first.sessionGate
     const second = new AgentRuntime(extensions)
     const output = await second.run({ agent: { name: 'a', model }, input: 'What did I note about bread?', sessionId })
@@ -132,14 +130,14 @@ describe('semanticRecall', () => {
     })
 
     it('another process indexes what the compaction left between the carried question and the cut', async () => {
-      const path = join(dir, 'carried-gap.db')
-      const first = new AgentRuntime(new Extensions().use(sqliteStores({ path })).use(semanticRecall({ embeddingModel: hashEmbedding() })))
+      const path = 'carried-gap.db'
+      const first = new AgentRuntime(new Extensions().setStores(storesAt(path)).use(semanticRecall({ embeddingModel: hashEmbedding() })))
       const { sessionId } = await first.run({ agent: { name: 'a', model: mockModel([{ text: 'Noted.' }], capabilities) }, input: 'My cat is called Bartholomew.' })
       // A worker without the recall plugin runs the long tool run.
-      const withoutRecall = new Extensions().use(sqliteStores({ path }))
+      const withoutRecall = new Extensions().setStores(storesAt(path))
       withoutRecall.gate = first.sessionGate
       await new AgentRuntime(withoutRecall, { maxSteps: 40 }).run({ agent: { name: 'a', model: researcher(), tools: { lookup } }, input: 'Research the Lisbon tram network.', sessionId })
-      const withRecall = new Extensions().use(sqliteStores({ path })).use(semanticRecall({ embeddingModel: hashEmbedding() }))
+      const withRecall = new Extensions().setStores(storesAt(path)).use(semanticRecall({ embeddingModel: hashEmbedding() }))
       withRecall.gate = first.sessionGate
       const model = mockModel(() => ({ text: 'ok' }), capabilities)
       await new AgentRuntime(withRecall).run({ agent: { name: 'a', model }, input: 'When did the first Lisbon tram line open?', sessionId })
@@ -164,3 +162,5 @@ describe('semanticRecall', () => {
     expect(await stores.embeddings.get('spindle:recall:marker:new')).toBeDefined()
   })
 })
+
+describeContextAdapter(() => semanticRecall({ embeddingModel: hashEmbedding() }).adapter)

@@ -1,14 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { AgentRuntime, Extensions, mockModel, type MockModel } from '@spindle/core'
-import { sqliteStores } from '@spindle/store-sqlite'
-import { afterAll, describe, expect, it } from 'vitest'
+import { AgentRuntime, Extensions, memoryStores, mockModel, type MockModel, type Stores } from '@spindle/core'
+import { describeContextAdapter } from '@spindle/testing'
+import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { workingMemory, workingMemoryMetadataKey } from './index.js'
 
-const dir = mkdtempSync(join(tmpdir(), 'spindle-working-memory-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+/** Core's memory stores, one set per name: runtimes given the same name share one database. */
+const databases = new Map<string, Stores>()
+const storesAt = (path: string): Stores => databases.get(path) ?? databases.set(path, memoryStores()).get(path)!
 
 const schema = z.object({
   name: z.string().optional(),
@@ -21,7 +19,7 @@ const systemOf = (model: MockModel, index: number) => String(model.calls[index]?
 describe('workingMemory', () => {
   it('the model updates the record through the tool; later steps and runs see it; it is kept in the session metadata', async () => {
     const memory = workingMemory({ schema, initial: { units: 'metric' } })
-    const extensions = new Extensions().use(sqliteStores({ path: join(dir, 'session.db') })).use(memory)
+    const extensions = new Extensions().setStores(storesAt('session.db')).use(memory)
     const runtime = new AgentRuntime(extensions)
     const model = mockModel([
       { toolCalls: [{ name: 'update_working_memory', args: { name: 'Ada', openTasks: ['book flight'] } }] },
@@ -52,17 +50,17 @@ describe('workingMemory', () => {
   })
 
   it('resource scope shares one record across the sessions of a resource, durably, and keeps resources apart', async () => {
-    const path = join(dir, 'resource.db')
+    const path = 'resource.db'
     const model = mockModel([
       { toolCalls: [{ name: 'update_working_memory', args: { units: 'imperial' } }] },
       { text: 'Noted.' },
       { text: 'Imperial it is.' },
       { text: 'Hello stranger.' },
     ])
-    const runtime = new AgentRuntime(new Extensions().use(sqliteStores({ path })).use(workingMemory({ schema, scope: 'resource' })))
+    const runtime = new AgentRuntime(new Extensions().setStores(storesAt(path)).use(workingMemory({ schema, scope: 'resource' })))
     await runtime.run({ agent: { name: 'a', model }, input: 'I prefer imperial units.', resourceId: 'user-1' })
     // Another process (new plugin instance, new runtime) on the same database, a new session of the same user.
-    const later = new AgentRuntime(new Extensions().use(sqliteStores({ path })).use(workingMemory({ schema, scope: 'resource' })))
+    const later = new AgentRuntime(new Extensions().setStores(storesAt(path)).use(workingMemory({ schema, scope: 'resource' })))
     await later.run({ agent: { name: 'a', model }, input: 'Distance to Paris?', resourceId: 'user-1' })
     expect(systemOf(model, 2)).toContain('"units": "imperial"')
     await later.run({ agent: { name: 'a', model }, input: 'Hi', resourceId: 'user-2' })
@@ -90,11 +88,11 @@ describe('workingMemory', () => {
   })
 
   it('resource scope: two processes updating different fields of one resource at the same moment both keep theirs', async () => {
-    const path = join(dir, 'two-processes.db')
+    const path = 'two-processes.db'
     // Two processes: each its own connection to the file and its own plugin instance (its own in-process queue).
     const processes = await Promise.all(
       ['a', 'b'].map(async (name) => {
-        const runtime = new AgentRuntime(new Extensions().use(sqliteStores({ path })))
+        const runtime = new AgentRuntime(new Extensions().setStores(storesAt(path)))
         await runtime.extensions.ready()
         const stores = { sessions: runtime.sessions, embeddings: runtime.embeddings }
         const session = await stores.sessions.createSession({ id: `ses_${name}`, resourceId: 'user-shared' })
@@ -137,3 +135,5 @@ describe('workingMemory', () => {
     expect(systemOf(model, 2)).toContain('"units": "imperial"')
   })
 })
+
+describeContextAdapter(() => workingMemory({ schema }).adapter)

@@ -166,6 +166,7 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
   })
 
   const adapter: ContextAdapter = {
+    specificationVersion: 'v1',
     name,
     async apply(draft, input) {
       const location = await locate(input.sessionId, input.stores)

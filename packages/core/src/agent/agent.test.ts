@@ -29,7 +29,7 @@ function countedRuntime() {
 async function endedCancelled(result: Promise<{ finishReason: string }>): Promise<boolean> {
   return result.then(
     (output) => output.finishReason === 'cancelled',
-    (error: unknown) => error instanceof AbortedError,
+    (error: unknown) => AbortedError.isInstance(error),
   )
 }
 

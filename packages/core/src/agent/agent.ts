@@ -267,7 +267,7 @@ async function resumeWhenFree(signal: AbortSignal | undefined, resume: () => Pro
     try {
       return await resume()
     } catch (error) {
-      if (!(error instanceof SessionBusyError) || signal?.aborted) throw error
+      if (!SessionBusyError.isInstance(error) || signal?.aborted) throw error
     }
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, delay)

@@ -3,7 +3,7 @@ import { countMessagesTokens } from '../context/tokenizer.js'
 import type { ModelMessage } from '../spec/messages.js'
 import type { CompactionRecord, SessionEntry } from '../spec/session-store.js'
 import { CompactionService, type CompactRequest } from './compaction-service.js'
-import type { CompactionInput, CompactionStrategy } from './compaction-strategy.js'
+import type { CompactionInput, CompactionStrategy } from '../spec/compaction-strategy.js'
 
 const window: SessionEntry[] = (
   [

@@ -1,7 +1,7 @@
 // CompactionService: decides when to compact, runs the strategy, and falls back to truncation behind a circuit breaker.
 import type { ModelMessage } from '../spec/messages.js'
 import type { CompactionRecord, SessionEntry } from '../spec/session-store.js'
-import type { CompactionStrategy } from './compaction-strategy.js'
+import type { CompactionStrategy } from '../spec/compaction-strategy.js'
 import { carriedOver, safeCutPoints } from './safe-boundary.js'
 import { truncateCompaction } from './truncate-compaction.js'
 

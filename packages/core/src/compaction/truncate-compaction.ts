@@ -1,11 +1,12 @@
 // The core compaction strategy: drop the oldest part of the window (kept in the log) at a safe boundary.
-import type { CompactionStrategy } from './compaction-strategy.js'
+import type { CompactionStrategy } from '../spec/compaction-strategy.js'
 import { carriedOver, safeCutPoints } from './safe-boundary.js'
 import type { ModelMessage } from '../spec/messages.js'
 
 /** The default compaction strategy: drops the oldest turns (never between a tool call and its result) until the window fits the target. */
 export function truncateCompaction(): CompactionStrategy {
   return {
+    specificationVersion: 'v1',
     name: 'truncate',
     async compact({ window, targetTokens, countTokens, previous }) {
       const points = safeCutPoints(window)

@@ -3,7 +3,7 @@ import { mockModel } from '../providers/mock-model.js'
 import type { SessionEntry } from '../spec/session-store.js'
 import { memoryStores } from '../stores/memory/memory-stores.js'
 import { historyAdapter, instructionsAdapter } from './builtin-adapters.js'
-import type { ContextBuildInput, ContextDraft } from './context-adapter.js'
+import type { ContextBuildInput, ContextDraft } from '../spec/context-adapter.js'
 
 function input(overrides: Partial<ContextBuildInput> = {}): ContextBuildInput {
   return {

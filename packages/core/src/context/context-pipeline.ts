@@ -1,7 +1,7 @@
 // ContextPipeline: runs the ordered ContextAdapters before every step to build the model request.
 import type { ModelRequest, ToolSpecification } from '../spec/language-model.js'
 import type { ModelMessage } from '../spec/messages.js'
-import type { ContextAdapter, ContextBuildInput, ContextDraft } from './context-adapter.js'
+import type { ContextAdapter, ContextBuildInput, ContextDraft } from '../spec/context-adapter.js'
 import { historyAdapter } from './builtin-adapters.js'
 import { ContextAdapterError } from '../errors/context-adapter-error.js'
 import { SpindleError } from '../errors/spindle-error.js'

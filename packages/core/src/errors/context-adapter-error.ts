@@ -1,5 +1,7 @@
 // ContextAdapterError: a context adapter threw while a run built its request; the message names the adapter.
-import { SpindleError, type SpindleErrorOptions } from './spindle-error.js'
+import { hasErrorMarker, SpindleError, type SpindleErrorOptions } from './spindle-error.js'
+
+const marker = Symbol.for('spindle.error.context_adapter')
 
 /**
  * A context adapter's `apply` threw (or rejected) while a run built a model request. Code `context_adapter`;
@@ -9,6 +11,8 @@ import { SpindleError, type SpindleErrorOptions } from './spindle-error.js'
  * if (output.error?.code === 'context_adapter') console.error(output.error.message) // names the adapter
  */
 export class ContextAdapterError extends SpindleError {
+  readonly [marker] = true
+  /** The name of the adapter that threw. */
   readonly adapter: string
   constructor(adapter: string, cause: unknown, options: SpindleErrorOptions = {}) {
     const reason = cause instanceof Error ? cause.message : String(cause)
@@ -19,5 +23,10 @@ export class ContextAdapterError extends SpindleError {
     })
     this.name = 'ContextAdapterError'
     this.adapter = adapter
+  }
+
+  /** True for a ContextAdapterError from any copy of `@spindle/core`. */
+  static override isInstance(value: unknown): value is ContextAdapterError {
+    return hasErrorMarker(value, marker)
   }
 }

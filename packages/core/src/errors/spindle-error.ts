@@ -3,6 +3,7 @@
 
 const marker = Symbol.for('spindle.error')
 
+/** The stable codes of core's errors; plugins add their own (any string). */
 export type SpindleErrorCode =
   | 'admission_rejected'
   | 'session_busy'
@@ -26,6 +27,7 @@ export type SpindleErrorCode =
   | 'conformance'
   | (string & {})
 
+/** What every Spindle error takes besides its message: the cause, whether a retry can help, and details. */
 export interface SpindleErrorOptions {
   cause?: unknown
   isRetryable?: boolean
@@ -52,11 +54,28 @@ export class SpindleError extends Error {
     this.details = options.details
   }
 
+  /** True for a SpindleError (any subclass) from any copy of `@spindle/core`. */
   static isInstance(value: unknown): value is SpindleError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
+    return hasErrorMarker(value, marker)
   }
 
   toJSON(): { name: string; code: string; message: string; isRetryable: boolean; details?: Record<string, unknown> } {
     return { name: this.name, code: this.code, message: this.message, isRetryable: this.isRetryable, details: this.details }
   }
+}
+
+/**
+ * True when `value` is an object whose `marker` property is `true`. Every Spindle error class sets its own
+ * `Symbol.for('spindle.error.<code>')` marker, so the check holds across two installed copies of a package, where
+ * `instanceof` fails. Plugins that define error classes use it for their own `isInstance`.
+ *
+ * @example
+ * const marker = Symbol.for('spindle.error.web_tool')
+ * class WebToolError extends SpindleError {
+ *   readonly [marker] = true
+ *   static override isInstance(value: unknown): value is WebToolError { return hasErrorMarker(value, marker) }
+ * }
+ */
+export function hasErrorMarker(value: unknown, marker: symbol): boolean {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
 }

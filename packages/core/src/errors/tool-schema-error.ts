@@ -1,6 +1,6 @@
 // The error for a tool input schema Spindle cannot use (a zod 3 schema, or not a schema at all).
 import { ConfigurationError } from './errors.js'
-import type { SpindleErrorOptions } from './spindle-error.js'
+import { hasErrorMarker, type SpindleErrorOptions } from './spindle-error.js'
 
 const marker = Symbol.for('spindle.error.tool_schema')
 
@@ -28,6 +28,6 @@ export class ToolSchemaError extends ConfigurationError {
 
   /** True for a ToolSchemaError from any copy of `@spindle/core`. */
   static override isInstance(value: unknown): value is ToolSchemaError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true
+    return hasErrorMarker(value, marker)
   }
 }

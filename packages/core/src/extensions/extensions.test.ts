@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigurationError, DuplicateError, NotFoundError } from '../errors/errors.js'
 import { SpindleError } from '../errors/spindle-error.js'
-import type { ContextAdapter } from '../context/context-adapter.js'
+import type { ContextAdapter } from '../spec/context-adapter.js'
 import { MemoryRunStore, MemorySessionStore, memoryStores } from '../stores/memory/memory-stores.js'
 import { definePlugin, type Plugin } from './define-plugin.js'
 import { Extensions } from './extensions.js'
@@ -311,5 +311,28 @@ describe('a plugin whose setup throws', () => {
     expect(extensions.plugins).toEqual([plugin])
     await extensions.dispose()
     expect(disposed).toBe(1)
+  })
+})
+
+describe('the specificationVersion of adapters, strategies and observers', () => {
+  it('takes v1 or none, and refuses another version with a ConfigurationError naming the plugin', () => {
+    const extensions = new Extensions()
+    extensions.addContextAdapter({ specificationVersion: 'v1', name: 'a', apply: () => {} }).addContextAdapter({ name: 'b', apply: () => {} })
+    extensions.addObserver({ onEvent: () => {} })
+    extensions.compaction = { specificationVersion: 'v1', name: 'keep', compact: async () => undefined }
+    expect(extensions.context.map((adapter) => adapter.name)).toEqual(['a', 'b'])
+    expect(extensions.compaction?.name).toBe('keep')
+
+    const future = { specificationVersion: 'v2' } as unknown as { specificationVersion: 'v1' }
+    expect(() => extensions.addContextAdapter({ ...future, name: 'next', apply: () => {} })).toThrow(ConfigurationError)
+    expect(() => extensions.addContextAdapter({ ...future, name: 'next', apply: () => {} })).toThrow(
+      '[spindle/core] context adapter "next" implements specificationVersion "v2", but this @spindle/core supports "v1"',
+    )
+    expect(() => extensions.addObserver({ ...future, onEvent: () => {} })).toThrow(/observer implements specificationVersion "v2"/)
+    expect(() => {
+      extensions.compaction = { ...future, name: 'next', compact: async () => undefined }
+    }).toThrow(/compaction strategy "next" implements specificationVersion "v2"/)
+    expect(extensions.compaction?.name).toBe('keep')
+    expect(extensions.context).toHaveLength(2)
   })
 })

@@ -1,7 +1,7 @@
 // The composable registry: typed slots for the known kinds plus a generic named registry.
 import { ConfigurationError, DuplicateError, NotFoundError } from '../errors/errors.js'
-import type { CompactionStrategy } from '../compaction/compaction-strategy.js'
-import type { ContextAdapter } from '../context/context-adapter.js'
+import type { CompactionStrategy } from '../spec/compaction-strategy.js'
+import type { ContextAdapter } from '../spec/context-adapter.js'
 import { ProviderRegistry } from '../providers/provider-registry.js'
 import type { EventBus } from '../spec/event-bus.js'
 import type { RunQueue } from '../spec/run-queue.js'
@@ -10,7 +10,8 @@ import type { Stores } from '../spec/stores.js'
 import { ToolRegistry } from '../tools/tool-registry.js'
 import type { RuntimeResourceRegistry } from '../runtime-store/resource-registry-types.js'
 import type { Plugin } from './define-plugin.js'
-import type { RuntimeObserver } from '../observability/runtime-observer.js'
+import { assertSpecificationVersion } from './specification-version.js'
+import type { RuntimeObserver } from '../spec/runtime-observer.js'
 import { createRedactor, type Redactor } from '../observability/redactor.js'
 import { priceTable, type PriceTable } from '../observability/price-table.js'
 
@@ -27,7 +28,16 @@ export class Extensions {
   /** Ordered context adapters (added after the built-in instruction and history adapters). */
   readonly context: ContextAdapter[] = []
   readonly stores: Partial<Stores> = {}
-  compaction: CompactionStrategy | undefined
+  /**
+   * The compaction strategy (default: truncation). Setting one checks its `specificationVersion` (`'v1'`, or none).
+   */
+  get compaction(): CompactionStrategy | undefined {
+    return this.#compaction
+  }
+  set compaction(strategy: CompactionStrategy | undefined) {
+    if (strategy !== undefined) assertSpecificationVersion('compaction strategy', strategy.name, strategy)
+    this.#compaction = strategy
+  }
   gate: SessionGate | undefined
   events: EventBus | undefined
   queue: RunQueue | undefined
@@ -43,6 +53,7 @@ export class Extensions {
   /** Model prices used to fill `usage.costUsd` per step: a copy of `priceTable` that you extend or override. */
   prices: PriceTable = { ...priceTable }
 
+  #compaction: CompactionStrategy | undefined
   readonly #named = new Map<string, unknown>()
   readonly #plugins: Plugin[] = []
   readonly #pending: Promise<void>[] = []
@@ -89,7 +100,9 @@ export class Extensions {
     return this
   }
 
+  /** Adds a context adapter after the others; fails on a duplicate name or a `specificationVersion` other than `'v1'`. */
   addContextAdapter(adapter: ContextAdapter): this {
+    assertSpecificationVersion('context adapter', adapter.name, adapter)
     if (this.context.some((existing) => existing.name === adapter.name)) {
       throw new DuplicateError(`[spindle/core] context adapter "${adapter.name}" is already registered`)
     }
@@ -99,6 +112,7 @@ export class Extensions {
 
   /** Adds an observer called synchronously for every event (after redaction); its errors never break a run. */
   addObserver(observer: RuntimeObserver): this {
+    assertSpecificationVersion('observer', undefined, observer)
     this.observers.push(observer)
     return this
   }

@@ -1,7 +1,7 @@
 // A tool result holding images, split into text and image parts so the model sees the images as images, not as
 // thousands of characters of base64. Results look like MCP's CallToolResult (`{ content: [{ type: 'image',
 // mimeType, data }, { type: 'text', text }], structuredContent? }`), which @spindle/mcp returns and any tool may.
-import type { JsonObject, JsonValue } from '@spindle/core'
+import type { JsonObject, JsonValue } from '../spec/json.js'
 import { wellFormed } from './well-formed.js'
 
 /** One part of a tool result: text, or an image as bare base64. */

@@ -311,3 +311,10 @@ export class RuntimeStore<T extends object = Record<string, unknown>> {
     return undefined
   }
 }
+
+// The context spec names the run's RuntimeStore without importing it (spec/ imports no other folder): this fills it in.
+declare module '../spec/context-adapter.js' {
+  interface ContextBuildTypes {
+    runtime: RuntimeStore
+  }
+}

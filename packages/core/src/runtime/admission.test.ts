@@ -52,7 +52,7 @@ describe('admission', () => {
 
   it('an admission hook can reject (rate limit)', async () => {
     const { stores, runtime } = setup({}, [() => { throw new Error('rate limited: 10 runs/min') }])
-    await expect(runtime.run({ agent, input: 'x' })).rejects.toSatisfy((error: unknown) => error instanceof AdmissionError && /rate limited/.test(error.message))
+    await expect(runtime.run({ agent, input: 'x' })).rejects.toSatisfy((error: unknown) => AdmissionError.isInstance(error) && /rate limited/.test(error.message))
     await nothingPersisted(stores)
   })
 

@@ -47,7 +47,7 @@ async function retryOrThrow(model: LanguageModel, request: ModelRequest, options
   const retryable = SpindleError.isInstance(error) ? error.isRetryable : false
   // A provider that retries by itself reports its requests: its retries are spent, and retrying here would multiply them.
   if (!retryable || produced || attempt >= maxRetries || retriedByProvider(error)) throw error
-  const hinted = error instanceof ProviderError ? error.retryAfterMs : undefined
+  const hinted = ProviderError.isInstance(error) ? error.retryAfterMs : undefined
   const backoff = Math.min(maxDelayMs, initialDelayMs * 2 ** attempt)
   await sleep(hinted ?? backoff * (0.5 + Math.random() / 2), options.signal)
   return streamOnce(model, request, options, attempt + 1)

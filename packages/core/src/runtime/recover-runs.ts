@@ -73,7 +73,7 @@ const DEFAULT_CONCURRENCY = 4
 
 /** A `SessionBusyError` from a claim: another process claimed the run first (nothing was written). */
 export function isLostClaim(error: unknown): boolean {
-  return error instanceof SessionBusyError && error.details?.claimed === true
+  return SessionBusyError.isInstance(error) && error.details?.claimed === true
 }
 
 /** See `AgentRuntime.recover()`. */
@@ -163,7 +163,7 @@ function schedule(runs: RunRecord[], options: RecoverOptions, concurrency: numbe
         if (isLostClaim(error)) {
           outcome.busy.push(run.id)
           report(run.id, 'busy')
-        } else if (error instanceof SessionBusyError) refused.push(run)
+        } else if (SessionBusyError.isInstance(error)) refused.push(run)
         else {
           outcome.failed.push({ runId: run.id, error })
           report(run.id, 'failed', { error })

@@ -203,7 +203,7 @@ export class RunExecution {
 
   /** A failed model call: on a context overflow, the window is compacted hard and the call made once more; anything else is rethrown. */
   async #afterModelError(error: unknown, continuation: boolean): Promise<ModelStepResult> {
-    if (!(error instanceof ContextOverflowError) && !(SpindleError.isInstance(error) && error.code === 'context_overflow')) throw error
+    if (!ContextOverflowError.isInstance(error) && !(SpindleError.isInstance(error) && error.code === 'context_overflow')) throw error
     const step = this.#modelStepNumber
     const { deps, init } = this.#run
     // The provider counted more than the kernel's estimate (or declares a smaller window than it has): half the
@@ -384,7 +384,7 @@ export class RunExecution {
 const modelAbortGraceMs = 250
 
 function abortReason(reason: unknown): 'cancelled' | 'timeout' {
-  return reason instanceof TimeoutError || (SpindleError.isInstance(reason) && reason.code === 'timeout') ? 'timeout' : 'cancelled'
+  return TimeoutError.isInstance(reason) || (SpindleError.isInstance(reason) && reason.code === 'timeout') ? 'timeout' : 'cancelled'
 }
 
 /** One RunExecution, built on empty inputs and never run, holding the maps of every per-run object (see util/fast-path.ts). */

@@ -3,7 +3,8 @@
 // is capped like a result, and a call is answered exactly once (found by a QA pass on the kernel).
 import { expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, defineTool, Extensions, handoff, InProcessEventBus, maxJournalMessageLength, memoryStores, mockModel, type AgentEvent, type EventBus, type ModelMessage } from '../index.js'
+import { AgentRuntime, defineTool, Extensions, handoff, InProcessEventBus, memoryStores, mockModel, type AgentEvent, type EventBus, type ModelMessage } from '../index.js'
+import { maxJournalMessageLength } from '../plugin-kit/index.js'
 
 async function sessionMessages(runtime: AgentRuntime, sessionId: string): Promise<ModelMessage[]> {
   return (await runtime.sessions.listEntries(sessionId)).flatMap((entry) => (entry.kind === 'message' ? [entry.message] : []))

@@ -1,7 +1,8 @@
 // Tool execution through the run loop: invalid arguments, unknown tools, timeouts, parallelism, order, truncation.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, defineTool, Extensions, mockModel, readArtifactBytes, type ToolResultPart } from '../index.js'
+import { AgentRuntime, defineTool, Extensions, mockModel, type ToolResultPart } from '../index.js'
+import { readArtifactBytes } from '../plugin-kit/index.js'
 
 const add = defineTool({ name: 'add', description: 'adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b, idempotent: true })
 

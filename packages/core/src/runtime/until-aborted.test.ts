@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { untilAborted } from '../index.js'
+import { untilAborted } from '../plugin-kit/index.js'
 
 describe('untilAborted', () => {
   it('settles as the promise does while the signal stays quiet, and stops listening then', async () => {

@@ -1,7 +1,8 @@
 // CompactionStrategy: decides how to shrink a session's context window (truncate in core, summarize as a package).
-import type { ModelMessage } from '../spec/messages.js'
-import type { CompactionRecord, SessionEntry } from '../spec/session-store.js'
+import type { ModelMessage } from './messages.js'
+import type { CompactionRecord, SessionEntry } from './session-store.js'
 
+/** What a strategy is given: the session's current window, the previous compaction and the token target. */
 export interface CompactionInput {
   sessionId: string
   /** The current window, oldest first (after the previous compaction). */
@@ -13,7 +14,22 @@ export interface CompactionInput {
   signal: AbortSignal
 }
 
+/**
+ * A compaction strategy (spec v1), set as `extensions.compaction`.
+ *
+ * @example
+ * const keepLastTen: CompactionStrategy = {
+ *   specificationVersion: 'v1',
+ *   name: 'keep-last-ten',
+ *   async compact({ window }) { ... },
+ * }
+ */
 export interface CompactionStrategy {
+  /**
+   * The spec version the strategy implements. Packages set it (the conformance kit checks it); a strategy written
+   * inline may leave it out, which means `'v1'`. Any other value is refused when the strategy is set.
+   */
+  readonly specificationVersion?: 'v1'
   readonly name: string
   /**
    * Returns the compaction to record, or `undefined` when nothing can be compacted.

@@ -1,16 +1,15 @@
 // Unit tests of the helpers store plugins share (the stores themselves run the conformance suites in @spindle/testing).
 import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
+import { memoryStores, storeKinds } from '../index.js'
 import {
   clampArtifactRange,
   collectArtifactSource,
   cosineSimilarity,
   matchesEmbeddingFilter,
-  memoryStores,
   rankEmbeddingMatches,
   readArtifactBytes,
-  storeKinds,
-} from '../index.js'
+} from '../plugin-kit/index.js'
 
 describe('store helpers', () => {
   it('cosineSimilarity is scale-invariant, bounded, and 0 for a zero vector', () => {

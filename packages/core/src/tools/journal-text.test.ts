@@ -2,7 +2,8 @@
 // maxJournalMessageLength characters, cut with a marker that says how much was cut, through the public API.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, boundJournalText, defineTool, Extensions, maxJournalCodeLength, maxJournalMessageLength, mockModel, SpindleError } from '../index.js'
+import { AgentRuntime, defineTool, Extensions, mockModel, SpindleError } from '../index.js'
+import { boundJournalText, maxJournalCodeLength, maxJournalMessageLength } from '../plugin-kit/index.js'
 
 class HugeError extends SpindleError {
   constructor(message: string, code: string) {

@@ -47,6 +47,7 @@ const idleSpan = trace.wrapSpanContext(INVALID_SPAN_CONTEXT)
 
 /** Builds spans and metrics from events. One instance serves every run of an `Extensions`. */
 export class OtelObserver implements RuntimeObserver {
+  readonly specificationVersion = 'v1' as const
   readonly #tracer: Tracer
   readonly #captureContent: boolean
   readonly #redactor: Redactor | false | (() => Redactor | false)

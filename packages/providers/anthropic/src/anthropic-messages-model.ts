@@ -6,7 +6,6 @@ import Anthropic from '@anthropic-ai/sdk'
 import {
   AbortedError,
   ProviderError,
-  requestSecrets,
   StreamInterruptedError,
   type LanguageModel,
   type ModelCallOptions,
@@ -14,12 +13,12 @@ import {
   type ModelRequest,
   type StreamPart,
 } from '@spindle/core'
+import { requestSecrets, wellFormed } from '@spindle/core/plugin-kit'
 import type { AnthropicRequestOptions } from './anthropic-provider-options.js'
 import { buildMessagesRequest } from './build-request.js'
 import { mapAnthropicError, redactSecrets } from './map-error.js'
 import { AnthropicStreamMapper } from './map-stream.js'
 import { retryDelayMs, sleep, type RetryOptions } from './retry-policy.js'
-import { wellFormed } from './well-formed.js'
 
 /** What an `AnthropicMessagesModel` is built with: the provider name, its SDK client and the settings shared by the provider's models. */
 export interface AnthropicModelSettings {
@@ -94,7 +93,7 @@ export class AnthropicMessagesModel implements LanguageModel {
       } catch (raw) {
         if (signal?.aborted) throw aborted()
         const error = mapAnthropicError(raw, { provider: this.provider, apiKey: this.#settings.apiKey(), secrets, attempts: attempt })
-        if (error instanceof AbortedError) throw error
+        if (AbortedError.isInstance(error)) throw error
         if (yielded) {
           yield { type: 'error', error }
           return

@@ -1,8 +1,8 @@
 // createAnthropic: a callable provider of Messages API models, also usable as an Extensions plugin.
 import Anthropic from '@anthropic-ai/sdk'
-import { ConfigurationError, urlSecrets, type Extensions, type ModelCapabilities, type Plugin, type ProviderFactory } from '@spindle/core'
+import { ConfigurationError, type Extensions, type ModelCapabilities, type Plugin, type ProviderFactory } from '@spindle/core'
+import { splitBaseURL, urlSecrets } from '@spindle/core/plugin-kit'
 import { AnthropicMessagesModel } from './anthropic-messages-model.js'
-import { splitBaseURL } from './base-url.js'
 import { parseAnthropicRequestOptions, type AnthropicRequestOptions } from './anthropic-provider-options.js'
 import { anthropicModelCapabilities } from './model-capabilities.js'
 import type { RetryOptions } from './retry-policy.js'

@@ -3,8 +3,7 @@ import type Anthropic from '@anthropic-ai/sdk'
 import type { JsonValue, ModelMessage } from '@spindle/core'
 import { convertFile } from './convert-file.js'
 import { isAnthropicSignature } from './reasoning-signature.js'
-import { toolResultParts } from './tool-result-content.js'
-import { wellFormed } from './well-formed.js'
+import { toolResultParts, wellFormed } from '@spindle/core/plugin-kit'
 
 type MessageParam = Anthropic.Messages.MessageParam
 type ContentBlockParam = Anthropic.Messages.ContentBlockParam

@@ -16,7 +16,7 @@ const retryableStatuses = new Set([408, 409, 429, 500, 502, 503, 504, 529])
 
 /** Whether an error may be retried: retryable statuses (and 5xx), network errors, first-chunk timeouts. */
 export function isRetryableError(error: unknown): boolean {
-  if (!SpindleError.isInstance(error) || error instanceof AbortedError) return false
+  if (!SpindleError.isInstance(error) || AbortedError.isInstance(error)) return false
   const status = (error as { status?: number }).status
   if (status !== undefined) return retryableStatuses.has(status) || status >= 500
   return error.isRetryable

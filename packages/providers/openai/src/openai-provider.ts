@@ -1,7 +1,7 @@
 // createOpenAI: a callable provider (`openai('gpt-5.4')`) with `.responses`, `.chat`, `.embedding`,
 // that is also an Extensions plugin registering itself in the ProviderRegistry (`openai:gpt-5.4`).
-import { ConfigurationError, requestSecrets, urlSecrets, type EmbeddingModel, type Extensions, type LanguageModel, type Plugin, type ProviderFactory } from '@spindle/core'
-import { splitBaseURL } from './base-url.js'
+import { ConfigurationError, type EmbeddingModel, type Extensions, type LanguageModel, type Plugin, type ProviderFactory } from '@spindle/core'
+import { requestSecrets, splitBaseURL, urlSecrets } from '@spindle/core/plugin-kit'
 import { OpenAIChatModel } from './chat/openai-chat-model.js'
 import { OpenAIEmbeddingModel, type OpenAIEmbeddingSettings } from './embedding/openai-embedding-model.js'
 import { lazyClient, type OpenAIModelSettings, type ResolvedProviderSettings } from './openai-settings.js'

@@ -1,7 +1,7 @@
 // Resolved settings shared by every model a provider creates, and the lazily built SDK client.
 import { ConfigurationError, type ModelCapabilities } from '@spindle/core'
 import OpenAI from 'openai'
-import { splitBaseURL } from './base-url.js'
+import { splitBaseURL } from '@spindle/core/plugin-kit'
 import type { ErrorMappingContext } from './errors/map-openai-error.js'
 import type { RetryOptions } from './streaming/retry-policy.js'
 import type { StreamTimeouts } from './streaming/drive-stream.js'

@@ -233,7 +233,7 @@ export class PostgresRunQueue implements RunQueue {
       await handler({ runId: job.data.runId, sessionId: job.data.sessionId })
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
-      if (error instanceof SessionBusyError) await this.#settle(() => this.#defer(job.id, message))
+      if (SessionBusyError.isInstance(error)) await this.#settle(() => this.#defer(job.id, message))
       else await this.#settle(() => this.#boss.fail(this.queueName, job.id, { message }))
       return
     }

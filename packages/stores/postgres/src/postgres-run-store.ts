@@ -1,6 +1,5 @@
 // RunStore on PostgreSQL: run records with a unique (session, idempotency key), and an event log idempotent on (run, seq).
 import {
-  rejectNaNListBounds,
   type RunClaimExpectation,
   type AgentEvent,
   type JsonObject,
@@ -13,6 +12,7 @@ import {
   endedRunStatus,
   type StoreBatch,
 } from '@spindle/core'
+import { rejectNaNListBounds } from '@spindle/core/plugin-kit'
 import { assertKey, fromJsonb, toJsonbText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase, SqlExecutor } from './sql-database.js'

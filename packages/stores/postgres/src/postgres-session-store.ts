@@ -1,6 +1,5 @@
 // SessionStore on PostgreSQL: gap-free per-session seq from `UPDATE … RETURNING last_seq`, fencing and the insert in the same statement.
 import {
-  rejectNaNListBounds,
   type AppendOptions,
   type JsonObject,
   type ListEntriesOptions,
@@ -12,9 +11,9 @@ import {
   type SessionStore,
   SequenceConflictError,
   StaleFenceError,
-  timeOrderedId,
   type StoreBatch,
 } from '@spindle/core'
+import { rejectNaNListBounds, timeOrderedId } from '@spindle/core/plugin-kit'
 import { assertKey, fromJsonb, fromText, toJsonbText, toText } from './jsonb-text.js'
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase, SqlExecutor } from './sql-database.js'

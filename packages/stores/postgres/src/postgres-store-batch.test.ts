@@ -4,7 +4,6 @@ import {
   AgentRuntime,
   type AgentEvent,
   Extensions,
-  findStoreBatch,
   mockModel,
   type NewExecution,
   NotFoundError,
@@ -13,6 +12,7 @@ import {
   StoreError,
   type StoreWrite,
 } from '@spindle/core'
+import { findStoreBatch } from '@spindle/core/plugin-kit'
 import pg from 'pg'
 import { afterEach, expect, it } from 'vitest'
 import { createPostgresStores, postgresStores, type PostgresStores } from './postgres-stores.js'

@@ -1,6 +1,7 @@
 // The runtime bounds the text the journal stores before any store sees it: a tool failing with a 100,000-character
 // message leaves a record of at most maxJournalMessageLength characters in the SQLite file, read back after a reopen.
-import { AgentRuntime, defineTool, Extensions, jsonSchema, maxJournalMessageLength, mockModel } from '@spindle/core'
+import { AgentRuntime, defineTool, Extensions, jsonSchema, mockModel } from '@spindle/core'
+import { maxJournalMessageLength } from '@spindle/core/plugin-kit'
 import { describe, expect, it } from 'vitest'
 import { openStores, tempDatabasePath } from './__fixtures__/temp-database.js'
 

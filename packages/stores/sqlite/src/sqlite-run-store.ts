@@ -1,10 +1,7 @@
 // SQLite RunStore: run records (JSON, with indexed status / session / idempotency key) and each run's event log.
 import {
-  applyRunPatch,
   DuplicateError,
   NotFoundError,
-  rejectNaNListBounds,
-  runClaimMatches,
   type AgentEvent,
   type ListRunsOptions,
   type NewRun,
@@ -15,6 +12,7 @@ import {
   type StoreBatch,
   type StoreWrite,
 } from '@spindle/core'
+import { applyRunPatch, rejectNaNListBounds, runClaimMatches } from '@spindle/core/plugin-kit'
 import type BetterSqlite3 from 'better-sqlite3'
 import { withSqliteErrors } from './map-sqlite-error.js'
 import { StatementCache } from './statement-cache.js'

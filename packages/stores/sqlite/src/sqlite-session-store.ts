@@ -2,10 +2,8 @@
 import {
   DuplicateError,
   NotFoundError,
-  rejectNaNListBounds,
   SequenceConflictError,
   StaleFenceError,
-  timeOrderedId,
   type AppendOptions,
   type JsonObject,
   type ListEntriesOptions,
@@ -17,6 +15,7 @@ import {
   type StoreBatch,
   type StoreWrite,
 } from '@spindle/core'
+import { rejectNaNListBounds, timeOrderedId } from '@spindle/core/plugin-kit'
 import type BetterSqlite3 from 'better-sqlite3'
 import { withSqliteErrors } from './map-sqlite-error.js'
 import { StatementCache } from './statement-cache.js'

@@ -1,6 +1,7 @@
 // SqliteStoreBatch beyond the conformance suite: wiring, one transaction wrapper per store, error mapping.
 import BetterSqlite3 from 'better-sqlite3'
-import { Extensions, findStoreBatch, StoreError, type AgentEvent, type JsonObject, type StoreWrite } from '@spindle/core'
+import { Extensions, StoreError, type AgentEvent, type JsonObject, type StoreWrite } from '@spindle/core'
+import { findStoreBatch } from '@spindle/core/plugin-kit'
 import { describe, expect, it } from 'vitest'
 import { openStores, tempDatabasePath } from './__fixtures__/temp-database.js'
 import * as entry from './index.js'

@@ -1,6 +1,7 @@
 // Conformance checks of ArtifactStore, spec v1: sha-256 ids, streaming in and out, ranges, de-duplication, listing.
 import { createHash } from 'node:crypto'
-import { readArtifactBytes, type ArtifactStore } from '@spindle/core'
+import { type ArtifactStore } from '@spindle/core'
+import { readArtifactBytes } from '@spindle/core/plugin-kit'
 import { expect } from 'vitest'
 import { artifactCopyOutRules } from './copy-out-rules.js'
 import type { ConformanceChecks } from './harness.js'

@@ -14,7 +14,7 @@ export async function rule<T>(id: string, fix: string, check: () => T | Promise<
   try {
     return await check()
   } catch (error) {
-    if (error instanceof ConformanceError) throw error
+    if (ConformanceError.isInstance(error)) throw error
     const reason = error instanceof Error ? error.message : String(error)
     throw new ConformanceError(`[spindle/testing] Conformance rule "${id}" is broken.\nHow to fix: ${fix}\nWhat failed: ${reason}`, {
       cause: error,
@@ -29,7 +29,7 @@ export async function rule<T>(id: string, fix: string, check: () => T | Promise<
  * `run.list.newest-first`), and `skip` only knows checks and cases. Other errors are returned unchanged.
  */
 export function withSkipKey(error: unknown, kind: 'check' | 'case', key: string): unknown {
-  if (!(error instanceof ConformanceError) || error.details?.[kind] !== undefined) return error
+  if (!ConformanceError.isInstance(error) || error.details?.[kind] !== undefined) return error
   const [first = '', ...rest] = error.message.split('\n')
   const message = [`${first.replace(/\.$/, '')} (${kind} ${key} — skip it with that ${kind === 'check' ? 'id' : 'name'}).`, ...rest].join('\n')
   const named = new ConformanceError(message, { cause: error.cause, details: { ...error.details, [kind]: key } })
@@ -39,7 +39,7 @@ export function withSkipKey(error: unknown, kind: 'check' | 'case', key: string)
 
 /** The rule id carried by a ConformanceError, if any. */
 export function ruleOf(error: unknown): string | undefined {
-  if (!(error instanceof ConformanceError)) return undefined
+  if (!ConformanceError.isInstance(error)) return undefined
   const rule = error.details?.rule
   return typeof rule === 'string' ? rule : undefined
 }

@@ -1,6 +1,5 @@
 // The StoreBatch checks name the broken rule: proven against deliberately broken batches over the memory stores.
 import {
-  applyStoreWrite,
   ConformanceError,
   memoryStores,
   StoreError,
@@ -9,6 +8,7 @@ import {
   type StoreWriteResult,
   type Stores,
 } from '@spindle/core'
+import { applyStoreWrite } from '@spindle/core/plugin-kit'
 import { describe, expect, it } from 'vitest'
 import { runCheck } from './harness.js'
 import { ruleOf } from './rule.js'

@@ -1,8 +1,6 @@
 // Conformance checks of StoreBatch, spec v1: one batch shared by four stores, results equal to the single methods,
 // writes applied in order, all or nothing (with the single method's typed error), events de-duplicated by seq.
 import {
-  applyStoreWrite,
-  findStoreBatch,
   type AgentEvent,
   type BatchedStores,
   type NewExecution,
@@ -12,6 +10,7 @@ import {
   type StoreWrite,
   type StoreWriteResult,
 } from '@spindle/core'
+import { applyStoreWrite, findStoreBatch } from '@spindle/core/plugin-kit'
 import { expect } from 'vitest'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'

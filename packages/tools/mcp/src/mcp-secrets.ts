@@ -1,6 +1,6 @@
 // Keeps a transport's credentials out of error messages and causes: the values of credential headers and
 // stdio env variables (named like key / token / secret…), and the URL's query string, which a server may echo.
-import { credentialHeaderValues } from '@spindle/core'
+import { credentialHeaderValues } from '@spindle/core/plugin-kit'
 import type { McpTransportOptions } from './mcp-connection.js'
 
 const replacement = '[REDACTED]'

@@ -2,7 +2,7 @@
 // polled until it ends; its status messages are reported as progress, and a cancelled call cancels the task.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js'
-import { untilAborted } from '@spindle/core'
+import { untilAborted } from '@spindle/core/plugin-kit'
 
 /** One progress report of a call: MCP `notifications/progress`, or a task's status. */
 export interface McpProgressUpdate {

@@ -1,7 +1,8 @@
 // Which request headers may follow a redirect to another origin, and which operator headers need allowHosts.
 // Every header the operator configures is treated as a secret unless it is declared public: a name does not tell
 // whether a value is a credential (`X-Session-Id`, `X-Signature` and JWT assertion headers carry one too).
-import { ConfigurationError, credentialHeaderValues } from '@spindle/core'
+import { ConfigurationError } from '@spindle/core'
+import { credentialHeaderValues } from '@spindle/core/plugin-kit'
 
 /** Whether a header's name says it carries a credential (`authorization`, cookies, `x-api-key`, `x-auth-token`…). */
 export function isCredentialHeader(name: string): boolean {

@@ -2,7 +2,7 @@
 // (every address checked) so the request can be pinned to an address that passed.
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
-import { untilAborted } from '@spindle/core'
+import { untilAborted } from '@spindle/core/plugin-kit'
 import { defaultPort, effectivePort, entryAllowsPort, entryMatchesHost, parseAllowHosts, type AllowHostEntry } from './allow-host-entry.js'
 import { addressInCidr, blockedAddressReason } from './ip-address.js'
 import { WebToolError } from './web-tool-error.js'

@@ -3,7 +3,7 @@
 import type { ToolResultPart } from '@spindle/core'
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions'
 import { toolResultText } from '../convert/shared-content.js'
-import { toolResultParts } from '../convert/tool-result-content.js'
+import { toolResultParts } from '@spindle/core/plugin-kit'
 
 /**
  * Appends one `tool` message per result and, when results hold images (see `toolResultParts`), a `user` message with

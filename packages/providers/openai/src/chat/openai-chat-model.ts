@@ -2,7 +2,7 @@
 // OpenAI-compatible servers (Ollama, vLLM, Groq, Mistral, Scaleway, LM Studio).
 import type { LanguageModel, ModelCallOptions, ModelCapabilities, ModelRequest, StreamPart } from '@spindle/core'
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions'
-import { wellFormed } from '../convert/well-formed.js'
+import { wellFormed } from '@spindle/core/plugin-kit'
 import { capabilitiesFor } from '../model-traits.js'
 import type { OpenAIModelSettings, ResolvedProviderSettings } from '../openai-settings.js'
 import { driveStream } from '../streaming/drive-stream.js'

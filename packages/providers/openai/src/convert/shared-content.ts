@@ -1,6 +1,6 @@
 // Conversions both OpenAI APIs share: tool results as text, files as data URLs, strict JSON schemas.
 import { ConfigurationError, type FilePart, type JsonSchema, type JsonValue } from '@spindle/core'
-import { wellFormed } from './well-formed.js'
+import { wellFormed } from '@spindle/core/plugin-kit'
 
 /**
  * A tool result as the text the model reads (strings as is, everything else as JSON). Strings inside are made well

@@ -1,7 +1,7 @@
 // The embeddings endpoint as a Spindle EmbeddingModel (`openai.embedding('text-embedding-3-small')`),
 // with the same error mapping and bounded retries as the language models.
 import { AbortedError, type EmbeddingModel } from '@spindle/core'
-import { wellFormed } from '../convert/well-formed.js'
+import { wellFormed } from '@spindle/core/plugin-kit'
 import { mapOpenAIError } from '../errors/map-openai-error.js'
 import type { ResolvedProviderSettings } from '../openai-settings.js'
 import { retryDelay, sleep } from '../streaming/retry-policy.js'

@@ -3,7 +3,7 @@
 import type { JsonValue, ModelMessage, ModelRequest } from '@spindle/core'
 import type { ResponseCreateParamsStreaming, ResponseFunctionCallOutputItemList, ResponseInputItem, Tool } from 'openai/resources/responses/responses'
 import { mergeProviderOptions } from '../convert/merge-provider-options.js'
-import { toolResultParts } from '../convert/tool-result-content.js'
+import { toolResultParts } from '@spindle/core/plugin-kit'
 import { fileUrl, isStrictCompatible, toolArgumentsText, toolResultText } from '../convert/shared-content.js'
 import { isReasoningModel } from '../model-traits.js'
 import { decodeReasoningSignature } from './reasoning-signature.js'

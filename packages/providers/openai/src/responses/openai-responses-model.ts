@@ -1,7 +1,7 @@
 // The Responses API as a Spindle LanguageModel (`openai.responses('gpt-5.4')`).
 import type { LanguageModel, ModelCallOptions, ModelCapabilities, ModelRequest, StreamPart } from '@spindle/core'
 import type { ResponseStreamEvent } from 'openai/resources/responses/responses'
-import { wellFormed } from '../convert/well-formed.js'
+import { wellFormed } from '@spindle/core/plugin-kit'
 import { capabilitiesFor } from '../model-traits.js'
 import type { OpenAIModelSettings, ResolvedProviderSettings } from '../openai-settings.js'
 import { driveStream } from '../streaming/drive-stream.js'

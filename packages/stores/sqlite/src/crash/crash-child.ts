@@ -6,7 +6,6 @@ import { writeSync } from 'node:fs'
 import {
   AgentRuntime,
   Extensions,
-  findStoreBatch,
   InProcessSessionGate,
   type BatchedStores,
   type LanguageModel,
@@ -15,6 +14,7 @@ import {
   type Stores,
   type StoreWrite,
 } from '@spindle/core'
+import { findStoreBatch } from '@spindle/core/plugin-kit'
 import { sqliteStores } from '../index.js'
 import { crashAgent, crashTask } from './crash-workload.js'
 import { type ChildConfig, type FreezePoint, type StoreFreezePoint, storeFreezePoints } from './freeze-points.js'
