@@ -66,7 +66,7 @@ export async function composeSpindle(config: PlaygroundConfig): Promise<Spindle>
   }
   models.push(...(await (await import('./ai-sdk-models.js')).aiSdkModelsFromEnv(extensions)))
   await extensions.ready()
-  const modelCalls = new ModelCallRecorder()
+  const modelCalls = new ModelCallRecorder({ directory: join(config.dataDir, 'model-calls') })
   modelCalls.install(extensions)
 
   const sandbox = join(config.dataDir, 'sandbox')

@@ -1,6 +1,8 @@
 // ModelCallRecorder: keeps, per model call, the exact request a model received (after the context adapters and
 // compaction) and the raw parts it streamed back. Core has no event carrying the request, so the playground wraps
 // every model its registry resolves, and a last context adapter tells each run's wrapper which run and step it serves.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import type { ContextAdapter, Extensions, JsonValue, LanguageModel, ModelCallOptions, ModelMessage, ModelRequest, StreamPart, ToolSpecification, Usage } from '@spindle/core'
 import { type ContextComposition, composeContext } from './context-composition.js'
 
@@ -38,11 +40,14 @@ interface StepContext {
 
 const defaultCapacity = 400
 const maxPartsPerCall = 4_000
+/** A run's file stops growing past this size (a runaway loop must not fill the disk). */
+const maxFileBytes = 20 * 1024 * 1024
 const summaryPrefix = 'Summary of the earlier conversation:'
 
 /**
- * Records model calls in memory (the latest `capacity` of them): what `GET /api/runs/:id/model-calls` answers.
- * A process restart forgets them; the run's events and journal stay in the stores.
+ * Records model calls: the latest `capacity` in memory, and with `directory` each finished call also as one JSON line
+ * in `<directory>/<runId>.jsonl`, so that a restarted server still shows them. What `GET /api/runs/:id/model-calls`
+ * answers.
  */
 export class ModelCallRecorder {
   readonly #calls: RecordedModelCall[] = []
@@ -51,8 +56,12 @@ export class ModelCallRecorder {
   readonly #current = new WeakMap<LanguageModel, StepContext>()
   readonly #attempts = new Map<string, number>()
 
-  constructor(options: { capacity?: number } = {}) {
+  readonly #directory: string | undefined
+
+  constructor(options: { capacity?: number; directory?: string } = {}) {
     this.#capacity = options.capacity ?? defaultCapacity
+    this.#directory = options.directory
+    if (this.#directory) mkdirSync(this.#directory, { recursive: true })
   }
 
   /** Wraps the registry's `languageModel()`: each resolve (one per run) gets its own recording wrapper. */
@@ -97,7 +106,36 @@ export class ModelCallRecorder {
 
   /** The calls of a run, oldest first. */
   forRun(runId: string): RecordedModelCall[] {
-    return this.#calls.filter((call) => call.runId === runId)
+    const inMemory = this.#calls.filter((call) => call.runId === runId)
+    if (inMemory.length || !this.#directory) return inMemory
+    const file = this.#fileOf(runId)
+    if (!file || !existsSync(file)) return []
+    return readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((line) => {
+        try {
+          return [JSON.parse(line) as RecordedModelCall]
+        } catch {
+          return [] // a line cut short by a crash mid-write
+        }
+      })
+  }
+
+  /** The run's file; undefined for an id that is not a plain run id (it names a path). */
+  #fileOf(runId: string): string | undefined {
+    return this.#directory && /^[\w.-]{1,200}$/.test(runId) && !runId.startsWith('.') ? join(this.#directory, `${runId}.jsonl`) : undefined
+  }
+
+  #persist(call: RecordedModelCall): void {
+    const file = this.#fileOf(call.runId)
+    if (!file) return
+    try {
+      if (existsSync(file) && statSync(file).size > maxFileBytes) return
+      appendFileSync(file, `${JSON.stringify(call)}\n`)
+    } catch (error) {
+      console.error(`[spindle/playground] a model call of run "${call.runId}" could not be saved: ${error instanceof Error ? error.message : String(error)}`)
+    }
   }
 
   #begin(model: LanguageModel, request: ModelRequest, context: StepContext): RecordedModelCall {
@@ -142,6 +180,7 @@ export class ModelCallRecorder {
       throw error
     } finally {
       call.durationMs = Math.round(performance.now() - started)
+      this.#persist(call)
     }
   }
 }
