@@ -1,9 +1,10 @@
 // The orphan watch on a real SQLite file: a run held by a process that stopped renewing its lease turns
 // `interrupted` once the lease expires; a lease still renewed, and this process's own runs, are left alone.
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { MemoryRunStore, type RunRecord } from '@spindle/core'
+import { AgentRuntime, MemoryRunStore, type RunRecord } from '@spindle/core'
 import { sqliteStores } from '@spindle/store-sqlite'
 import { afterAll, describe, expect, it } from 'vitest'
 import { startTestPlayground, type TestPlayground } from '../test-support/test-playground.js'
@@ -65,5 +66,20 @@ describe('orphaned runs', () => {
     await watch.stop()
     expect(reads[0]).toMatchObject({ status: 'running', lease: { owner: 'process-gone' } })
     expect(await runs.getRun('run_taken')).toMatchObject({ status: 'running', lease: { owner: 'process-resuming' } })
+  })
+
+  it("marks a run interrupted at once when its lease's owner is a dead process of this host (core's leaseIsFree), not at the lease's expiry", async () => {
+    // The default owner id of a process that ran and exited (host, its pid, this boot): provably dead.
+    const own = new AgentRuntime().ownerId
+    const deadPid = Number(spawnSync(process.execPath, ['-e', 'console.log(process.pid)'], { encoding: 'utf8' }).stdout.trim())
+    const deadOwner = own.replace(`/${process.pid}/`, `/${deadPid}/`)
+    const runs = new MemoryRunStore()
+    const lease = (owner: string) => ({ owner, expiresAt: Date.now() + 600_000 })
+    await runs.createRun({ id: 'run_dead', sessionId: 'ses_x', status: 'running', request: { input: 'hi' }, metadata: {}, lease: lease(deadOwner) })
+    await runs.createRun({ id: 'run_live', sessionId: 'ses_y', status: 'running', request: { input: 'hi' }, metadata: {}, lease: lease('process-alive') })
+    const watch = watchOrphanedRuns({ runs, ownerId: own, leaseMs: 600_000 })
+    await expect.poll(async () => (await runs.getRun('run_dead'))?.status).toBe('interrupted')
+    await watch.stop()
+    expect((await runs.getRun('run_live'))?.status).toBe('running')
   })
 })

@@ -2,6 +2,7 @@
 // `runtime.recover()` runs at start-up and skips a lease that has not expired yet (a restart right after a crash):
 // this watch wakes when such a lease ends, and keeps looking, since another process may share a PostgreSQL database.
 import type { RunRecord, RunStore } from '@spindle/core'
+import { leaseIsFree } from '@spindle/core/plugin-kit'
 
 export interface OrphanWatch {
   /** Stops watching; waits for a check in progress (call it before closing the stores). */
@@ -33,6 +34,8 @@ export function watchOrphanedRuns(options: OrphanWatchOptions): OrphanWatch {
   const onError = options.onError ?? ((error: unknown) => console.error('[spindle/playground] checking for orphaned runs failed:', error))
   const expiry = (run: RunRecord) => run.lease?.expiresAt ?? run.updatedAt + leaseMs
   const foreign = (run: RunRecord) => run.lease?.owner !== ownerId
+  // Core's rule for a lease: expired, or held by a provably dead process of this host (free at once, not at expiry).
+  const held = (run: RunRecord, now: number) => (run.lease ? !leaseIsFree(run.lease, now) : run.updatedAt + leaseMs > now)
   let timer: NodeJS.Timeout | undefined
   let checking: Promise<void> | undefined
   let stopped = false
@@ -42,13 +45,13 @@ export function watchOrphanedRuns(options: OrphanWatchOptions): OrphanWatch {
     let next = Date.now() + intervalMs
     for (const run of (await runs.listRuns({ status: 'running', limit: 1000 })).filter(foreign)) {
       if (stopped) break
-      if (expiry(run) > Date.now()) {
+      if (held(run, Date.now())) {
         next = Math.min(next, expiry(run) + expiryMarginMs)
         continue
       }
       // Read it again: a live process may have resumed it since the list was read.
       const fresh = await runs.getRun(run.id)
-      if (!fresh || fresh.status !== 'running' || !foreign(fresh) || expiry(fresh) > Date.now()) continue
+      if (!fresh || fresh.status !== 'running' || !foreign(fresh) || held(fresh, Date.now())) continue
       // Claimed where the store can (a compare-and-set on what was just read): a process that resumes the run in
       // between keeps it, instead of having it marked interrupted under its feet.
       const patch = { status: 'interrupted', lease: undefined } as const
