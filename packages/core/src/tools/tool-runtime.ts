@@ -20,6 +20,7 @@ import { asPromise } from '../util/as-promise.js'
 import { isPromiseLike } from '../util/is-promise-like.js'
 import { isPending } from '../util/fast-path.js'
 import { CallContext, StepAbort } from './tool-call-context.js'
+import { failed, violationOf } from './tool-call-outcome.js'
 
 /**
  * The runtime policy's fields a tool step reads (a `RuntimePolicy` has them all): declared here so that the tools
@@ -379,18 +380,6 @@ export class ToolRuntime {
     const readable = reader !== undefined && isToolAllowed(input.policy.tools, 'read_artifact', reader.id)
     return truncateOutput(result, maxBytes, readable ? artifactId : undefined).value
   }
-}
-
-/** The message that ends the run when a call broke the policy and `policy.onViolation` is `stop`. */
-function violationOf(outcome: ToolCallOutcome, policy: ToolCallPolicy): string | undefined {
-  return outcome.error?.code === 'policy_violation' && policy.onViolation === 'stop' ? outcome.error.message : undefined
-}
-
-/** A call that did not produce a result: its `tool.error` event, and the error the model gets back. */
-function failed(input: ExecuteCallsInput, call: PendingCall, started: number, code: string, message: string, executed = false, toolId?: string): ToolCallOutcome {
-  const error = { code, message }
-  input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, toolId, error, durationMs: performance.now() - started })
-  return { callId: call.callId, toolName: call.toolName, result: { error: message }, isError: true, error, durationMs: performance.now() - started, reused: false, executed }
 }
 
 /**
