@@ -16,11 +16,15 @@ export class ContextAdapterError extends SpindleError {
   readonly adapter: string
   constructor(adapter: string, cause: unknown, options: SpindleErrorOptions = {}) {
     const reason = cause instanceof Error ? cause.message : String(cause)
-    super('context_adapter', `[spindle/core] context adapter "${adapter}" failed while building the model request: ${reason}. Fix or remove the adapter (extensions.context).`, {
-      cause,
-      ...options,
-      details: { adapter, ...options.details },
-    })
+    super(
+      'context_adapter',
+      `[spindle/core] context adapter "${adapter}" failed while building the model request: ${reason}. Fix or remove the adapter (extensions.context).`,
+      {
+        cause,
+        ...options,
+        details: { adapter, ...options.details },
+      },
+    )
     this.name = 'ContextAdapterError'
     this.adapter = adapter
   }

@@ -11,7 +11,8 @@ type ErrorClass = (new (...args: never[]) => core.SpindleError) & { isInstance(v
 
 /** Every error class the root entry exports, SpindleError included. */
 const errorClasses = Object.entries(core).filter(
-  (entry): entry is [string, ErrorClass] => typeof entry[1] === 'function' && (entry[1] === core.SpindleError || entry[1].prototype instanceof core.SpindleError),
+  (entry): entry is [string, ErrorClass] =>
+    typeof entry[1] === 'function' && (entry[1] === core.SpindleError || entry[1].prototype instanceof core.SpindleError),
 )
 
 /** An instance of each class, built with its own constructor arguments. */
@@ -82,7 +83,7 @@ describe('no instanceof on a Spindle error class', () => {
   const texts = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]))
   // Every class that extends a Spindle error, in core or in a plugin, found from SpindleError down.
   const classFiles = new Map<string, string>([['SpindleError', join(repositoryRoot, 'packages/core/src/errors/spindle-error.ts')]])
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false
     for (const [file, text] of texts) {
       for (const match of text.matchAll(/class (\w+) extends (\w+)/g)) {
@@ -95,7 +96,9 @@ describe('no instanceof on a Spindle error class', () => {
   }
 
   it('knows the Spindle error classes of core and of the plugins', () => {
-    expect([...classFiles.keys()]).toEqual(expect.arrayContaining(['SpindleError', 'ProviderError', 'ContextOverflowError', 'ToolSchemaError', 'WebToolError', 'McpToolError']))
+    expect([...classFiles.keys()]).toEqual(
+      expect.arrayContaining(['SpindleError', 'ProviderError', 'ContextOverflowError', 'ToolSchemaError', 'WebToolError', 'McpToolError']),
+    )
   })
 
   it('every class outside tests declares its own marker and static isInstance (plugins: describeErrorClass from @spindle/testing checks it at run time)', () => {

@@ -126,9 +126,7 @@ export class ProviderError extends SpindleError {
   readonly attempts: number | undefined
   constructor(message: string, options: ProviderErrorOptions = {}, code: string = 'provider') {
     const status = options.status
-    const retryable =
-      options.isRetryable ??
-      (status !== undefined && (status === 408 || status === 409 || status === 429 || status >= 500))
+    const retryable = options.isRetryable ?? (status !== undefined && (status === 408 || status === 409 || status === 429 || status >= 500))
     super(code, message, { ...options, isRetryable: retryable })
     this.name = 'ProviderError'
     this.status = status

@@ -12,7 +12,10 @@ describe('splitBaseURL', () => {
   })
 
   it('splits the query off into defaultQuery, so request paths go before it', () => {
-    expect(splitBaseURL('https://gw.example/v1?api-version=2025&team=ml', fail)).toEqual({ baseURL: 'https://gw.example/v1', defaultQuery: { 'api-version': '2025', team: 'ml' } })
+    expect(splitBaseURL('https://gw.example/v1?api-version=2025&team=ml', fail)).toEqual({
+      baseURL: 'https://gw.example/v1',
+      defaultQuery: { 'api-version': '2025', team: 'ml' },
+    })
   })
 
   it('refuses credentials before the host without quoting them', () => {

@@ -12,7 +12,13 @@ describe('toolResultParts', () => {
   })
 
   it('splits MCP content into text and image parts, other keys last as one JSON text part', () => {
-    const result: JsonValue = { content: [{ type: 'text', text: 'chart:' }, { type: 'image', mimeType: 'image/PNG', data: png }], structuredContent: { n: 1 } }
+    const result: JsonValue = {
+      content: [
+        { type: 'text', text: 'chart:' },
+        { type: 'image', mimeType: 'image/PNG', data: png },
+      ],
+      structuredContent: { n: 1 },
+    }
     expect(toolResultParts(result)).toEqual([
       { type: 'text', text: 'chart:' },
       { type: 'image', mediaType: 'image/png', data: png },

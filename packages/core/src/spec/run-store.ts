@@ -9,17 +9,7 @@ import type { RunError } from './run-error.js'
 export type RunStatus = 'queued' | 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'interrupted'
 
 export type FinishReason =
-  | 'stop'
-  | 'max_steps'
-  | 'max_tool_calls'
-  | 'budget'
-  | 'timeout'
-  | 'cancelled'
-  | 'awaiting_approval'
-  | 'policy'
-  | 'length'
-  | 'content_filter'
-  | 'error'
+  'stop' | 'max_steps' | 'max_tool_calls' | 'budget' | 'timeout' | 'cancelled' | 'awaiting_approval' | 'policy' | 'length' | 'content_filter' | 'error'
 
 /** A run as stored: its request, status, finish reason, usage, lease (owner and expiry) and timestamps. */
 export interface RunRecord {
@@ -56,9 +46,7 @@ export type NewRun = Pick<RunRecord, 'id' | 'sessionId' | 'request'> &
  * - on an optional field (`finishReason`, `error`, `lease`, `startedAt`, `finishedAt`, `idempotencyKey`) clears it;
  * - on a required field (`status`, `step`, `usage`, `metadata`) leaves it unchanged, as if absent (a record always has them).
  */
-export type RunPatch = Partial<
-  Pick<RunRecord, 'status' | 'step' | 'finishReason' | 'usage' | 'error' | 'lease' | 'metadata' | 'startedAt' | 'finishedAt'>
-> & {
+export type RunPatch = Partial<Pick<RunRecord, 'status' | 'step' | 'finishReason' | 'usage' | 'error' | 'lease' | 'metadata' | 'startedAt' | 'finishedAt'>> & {
   /**
    * Present (with `undefined`): releases the run's idempotency key, so that a new run of the session may take it
    * (the runtime does this once the key is older than `policy.idempotencyTtlMs`). A key cannot be set by a patch.

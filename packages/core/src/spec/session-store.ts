@@ -33,8 +33,7 @@ export interface CompactionRecord {
 
 /** What is appended: a message, or a compaction marker. The original messages are never removed. */
 export type SessionEntryInput =
-  | { kind: 'message'; message: ModelMessage; runId?: string }
-  | { kind: 'compaction'; compaction: CompactionRecord; runId?: string }
+  { kind: 'message'; message: ModelMessage; runId?: string } | { kind: 'compaction'; compaction: CompactionRecord; runId?: string }
 
 /** An entry of the session log as read back: a message or a compaction marker, with its gap-free `seq` and time. */
 export type SessionEntry = SessionEntryInput & {

@@ -32,7 +32,7 @@ describe('errorClassProblems', () => {
   it('names a class that inherits SpindleError.isInstance', () => {
     expect(errorClassProblems(UnmarkedError, new UnmarkedError('m'))).toEqual([
       'UnmarkedError has no static isInstance of its own (it inherits SpindleError.isInstance, which is true for every Spindle error)',
-      'UnmarkedError.isInstance(new SpindleError()) is true: the marker must be the class\'s own',
+      "UnmarkedError.isInstance(new SpindleError()) is true: the marker must be the class's own",
     ])
   })
 

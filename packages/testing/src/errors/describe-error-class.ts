@@ -19,14 +19,17 @@ export interface CheckedErrorClass<E extends SpindleError = SpindleError> {
 export function errorClassProblems<E extends SpindleError>(errorClass: CheckedErrorClass<E>, error: E): string[] {
   const problems: string[] = []
   const name = errorClass.name
-  if (!Object.hasOwn(errorClass, 'isInstance')) problems.push(`${name} has no static isInstance of its own (it inherits SpindleError.isInstance, which is true for every Spindle error)`)
+  if (!Object.hasOwn(errorClass, 'isInstance'))
+    problems.push(`${name} has no static isInstance of its own (it inherits SpindleError.isInstance, which is true for every Spindle error)`)
   if (!errorClass.isInstance(error)) problems.push(`${name}.isInstance(its own error) is false`)
   if (!SpindleError.isInstance(error)) problems.push(`${name}'s error is not a SpindleError (SpindleError.isInstance is false)`)
   const copy = Object.create(Error.prototype) as Record<PropertyKey, unknown>
   for (const key of Reflect.ownKeys(error)) copy[key] = (error as unknown as Record<PropertyKey, unknown>)[key]
-  if (!errorClass.isInstance(copy)) problems.push(`${name}.isInstance is false for its error from another copy of the package (use a Symbol.for marker and hasErrorMarker, not instanceof)`)
+  if (!errorClass.isInstance(copy))
+    problems.push(`${name}.isInstance is false for its error from another copy of the package (use a Symbol.for marker and hasErrorMarker, not instanceof)`)
   if (errorClass.isInstance(new Error('plain'))) problems.push(`${name}.isInstance(new Error()) is true`)
-  if (errorClass.isInstance(new SpindleError('other', 'another class'))) problems.push(`${name}.isInstance(new SpindleError()) is true: the marker must be the class's own`)
+  if (errorClass.isInstance(new SpindleError('other', 'another class')))
+    problems.push(`${name}.isInstance(new SpindleError()) is true: the marker must be the class's own`)
   return problems
 }
 

@@ -23,8 +23,16 @@ describe('the plugin-interface problems', () => {
   })
 
   it('name a missing version and a throwing apply of a context adapter', async () => {
-    const problems = await contextAdapterProblems({ name: 'broken', apply: () => { throw new Error('boom') } })
-    expect(problems).toEqual(['specificationVersion is undefined, expected "v1": declare the spec version it implements', 'apply threw on an ordinary session: boom'])
+    const problems = await contextAdapterProblems({
+      name: 'broken',
+      apply: () => {
+        throw new Error('boom')
+      },
+    })
+    expect(problems).toEqual([
+      'specificationVersion is undefined, expected "v1": declare the spec version it implements',
+      'apply threw on an ordinary session: boom',
+    ])
   })
 
   it('name a cut between a tool call and its result', async () => {
@@ -34,7 +42,12 @@ describe('the plugin-interface problems', () => {
   })
 
   it('name an observer that throws, with the event it threw on', async () => {
-    const problems = await runtimeObserverProblems({ specificationVersion: 'v1', onEvent: (event) => { if (event.type === 'run.finished') throw new Error('no span') } })
+    const problems = await runtimeObserverProblems({
+      specificationVersion: 'v1',
+      onEvent: (event) => {
+        if (event.type === 'run.finished') throw new Error('no span')
+      },
+    })
     expect(problems).toEqual(['onEvent threw on run.finished (the runtime drops the error and the observer misses the rest): no span'])
   })
 })

@@ -36,8 +36,10 @@ export function sampleSessionWindow(sessionId = 'conformance-session'): SessionE
 
 function versionProblems(plugin: { readonly specificationVersion?: unknown; readonly name?: unknown }, named: boolean): string[] {
   const problems: string[] = []
-  if (plugin.specificationVersion !== 'v1') problems.push(`specificationVersion is ${JSON.stringify(plugin.specificationVersion)}, expected "v1": declare the spec version it implements`)
-  if (named && (typeof plugin.name !== 'string' || plugin.name.length === 0)) problems.push(`name is ${JSON.stringify(plugin.name)}, expected a non-empty string`)
+  if (plugin.specificationVersion !== 'v1')
+    problems.push(`specificationVersion is ${JSON.stringify(plugin.specificationVersion)}, expected "v1": declare the spec version it implements`)
+  if (named && (typeof plugin.name !== 'string' || plugin.name.length === 0))
+    problems.push(`name is ${JSON.stringify(plugin.name)}, expected a non-empty string`)
   return problems
 }
 
@@ -45,7 +47,11 @@ function versionProblems(plugin: { readonly specificationVersion?: unknown; read
 export async function contextAdapterProblems(adapter: ContextAdapter): Promise<string[]> {
   const problems = versionProblems(adapter, true)
   const window = sampleSessionWindow()
-  const draft: ContextDraft = { system: ['You are a test agent.'], messages: window.flatMap((entry) => (entry.kind === 'message' ? [entry.message] : [])), tools: [] }
+  const draft: ContextDraft = {
+    system: ['You are a test agent.'],
+    messages: window.flatMap((entry) => (entry.kind === 'message' ? [entry.message] : [])),
+    tools: [],
+  }
   try {
     await adapter.apply(draft, {
       runId: 'conformance-run',
@@ -84,7 +90,9 @@ export async function compactionStrategyProblems(strategy: CompactionStrategy): 
       signal: new AbortController().signal,
     })
     if (record !== undefined && !safe.includes(record.throughSeq)) {
-      problems.push(`throughSeq ${record.throughSeq} is not a safe cut (${safe.join(', ')}): end on a seq safeCutPoints(window) returns (@spindle/core/plugin-kit)`)
+      problems.push(
+        `throughSeq ${record.throughSeq} is not a safe cut (${safe.join(', ')}): end on a seq safeCutPoints(window) returns (@spindle/core/plugin-kit)`,
+      )
     }
   } catch (error) {
     problems.push(`compact threw on an ordinary session: ${(error as Error)?.message ?? String(error)}`)
@@ -109,7 +117,10 @@ export async function runtimeObserverProblems(observer: RuntimeObserver): Promis
   })
   await new AgentRuntime(extensions).run({ agent: { name: 'conformance-agent', model: mockModel([{ text: 'Hello.' }]) }, input: 'Hi' })
   const first = failures[0]
-  if (first) problems.push(`onEvent threw on ${first.event.type} (the runtime drops the error and the observer misses the rest): ${(first.error as Error)?.message ?? String(first.error)}`)
+  if (first)
+    problems.push(
+      `onEvent threw on ${first.event.type} (the runtime drops the error and the observer misses the rest): ${(first.error as Error)?.message ?? String(first.error)}`,
+    )
   return problems
 }
 
@@ -132,7 +143,12 @@ function describeInterface<T>(kind: string, fix: string, make: Make<T>, problems
  * describeContextAdapter(() => workingMemory().adapter)
  */
 export function describeContextAdapter(make: Make<ContextAdapter>): void {
-  describeInterface('context-adapter', "set specificationVersion: 'v1' and a unique name; apply only adds to the draft and does not throw", make, contextAdapterProblems)
+  describeInterface(
+    'context-adapter',
+    "set specificationVersion: 'v1' and a unique name; apply only adds to the draft and does not throw",
+    make,
+    contextAdapterProblems,
+  )
 }
 
 /**
@@ -143,7 +159,12 @@ export function describeContextAdapter(make: Make<ContextAdapter>): void {
  * describeCompactionStrategy(() => summarizeCompaction({ model: mockModel([{ text: summary }]) }))
  */
 export function describeCompactionStrategy(make: Make<CompactionStrategy>): void {
-  describeInterface('compaction-strategy', "set specificationVersion: 'v1' and a name; cut only at a seq safeCutPoints(window) returns", make, compactionStrategyProblems)
+  describeInterface(
+    'compaction-strategy',
+    "set specificationVersion: 'v1' and a name; cut only at a seq safeCutPoints(window) returns",
+    make,
+    compactionStrategyProblems,
+  )
 }
 
 /**
