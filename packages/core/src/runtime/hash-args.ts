@@ -2,6 +2,12 @@
 import { createHash } from 'node:crypto'
 import type { JsonValue } from '../spec/json.js'
 
+/**
+ * The SHA-256 hex digest of the arguments' canonical JSON (object keys sorted), so equal arguments hash equally.
+ *
+ * @example
+ * hashArgs({ b: 1, a: 2 }) === hashArgs({ a: 2, b: 1 }) // true
+ */
 export function hashArgs(args: JsonValue): string {
   return createHash('sha256').update(canonical(args)).digest('hex')
 }

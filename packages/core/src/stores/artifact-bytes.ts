@@ -9,6 +9,7 @@ export async function* artifactSourceChunks(source: ArtifactSource): AsyncIterab
   else for await (const chunk of source) yield chunk
 }
 
+/** A whole artifact source read into memory: its id (the sha-256 of the bytes), its size and its bytes. */
 export interface CollectedArtifact {
   /** Lowercase hex sha-256 of the bytes: the artifact id. */
   id: string

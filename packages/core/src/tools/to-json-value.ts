@@ -1,6 +1,13 @@
 // Converts whatever a tool returned into a JSON value (undefined → null, Errors → messages, BigInt → string).
 import type { JsonValue } from '../spec/json.js'
 
+/**
+ * Whatever a tool returned, as a JSON value: `undefined` becomes `null`, an Error `{ name, message }`, a BigInt or a
+ * non-finite number a string, bytes `'<n bytes>'`; a value JSON cannot hold at all becomes its `String()`.
+ *
+ * @example
+ * toJsonValue({ big: 10n, error: new Error('x') }) // { big: '10', error: { name: 'Error', message: 'x' } }
+ */
 export function toJsonValue(value: unknown): JsonValue {
   if (value === undefined) return null
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value
