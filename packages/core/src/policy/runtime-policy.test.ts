@@ -21,6 +21,7 @@ describe('createRuntimePolicy', () => {
       runTimeoutMs: 600_000,
       maxInputBytes: 1_000_000,
       maxToolOutputBytes: 32_000,
+      maxToolMediaBytes: 5_000_000,
       budget: {},
       tools: { deny: [] },
       requireApproval: [],
