@@ -11,15 +11,18 @@ for (const folder of folders) {
   for (const entry of safeList(join(root, folder))) {
     const dir = join(folder, entry)
     if (existsSync(join(root, dir, 'package.json'))) packageDirs.push(dir)
-    else for (const nested of safeList(join(root, dir))) {
-      if (existsSync(join(root, dir, nested, 'package.json'))) packageDirs.push(join(dir, nested))
-    }
+    else
+      for (const nested of safeList(join(root, dir))) {
+        if (existsSync(join(root, dir, nested, 'package.json'))) packageDirs.push(join(dir, nested))
+      }
   }
 }
 
 function safeList(dir: string): string[] {
   try {
-    return readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
   } catch {
     return []
   }
@@ -30,7 +33,9 @@ function hasTypeTests(dir: string): boolean {
   // (100,000+ entries for a package with a few dev dependencies), and this runs for every project at each start.
   const walk = (folder: string): boolean =>
     readdirSync(folder, { withFileTypes: true }).some((entry) =>
-      entry.isDirectory() ? entry.name !== 'node_modules' && entry.name !== 'dist' && !entry.name.startsWith('.') && walk(join(folder, entry.name)) : entry.name.endsWith('.test-d.ts'),
+      entry.isDirectory()
+        ? entry.name !== 'node_modules' && entry.name !== 'dist' && !entry.name.startsWith('.') && walk(join(folder, entry.name))
+        : entry.name.endsWith('.test-d.ts'),
     )
   try {
     return walk(dir)

@@ -36,7 +36,14 @@ describe('conformance coverage', () => {
   it('every store and provider package runs its conformance suite', () => {
     const found = plugins().map(({ dir }) => relative(repo, dir))
     // The scan must see the known plugins, so it can never pass by finding nothing.
-    for (const known of ['packages/stores/sqlite', 'packages/stores/postgres', 'packages/providers/openai', 'packages/providers/anthropic', 'examples/custom-store', 'examples/custom-provider']) {
+    for (const known of [
+      'packages/stores/sqlite',
+      'packages/stores/postgres',
+      'packages/providers/openai',
+      'packages/providers/anthropic',
+      'examples/custom-store',
+      'examples/custom-provider',
+    ]) {
       expect(found).toContain(known)
     }
     const missing = packagesWithoutConformance(plugins()).map((dir) => relative(repo, dir))
@@ -51,14 +58,19 @@ describe('conformance coverage', () => {
     const batching = plugins().filter(({ dir, kind }) => kind === 'stores' && sources(dir).some((text) => /implements StoreBatch\b/.test(text)))
     // The SQLite and PostgreSQL stores batch: the scan must find them.
     expect(batching.map(({ dir }) => relative(repo, dir))).toEqual(expect.arrayContaining(['packages/stores/sqlite', 'packages/stores/postgres']))
-    const missing = batching.filter(({ dir }) => !testFiles(dir).some((file) => /\bdescribeStoreBatch\(/.test(readFileSync(file, 'utf8')))).map(({ dir }) => relative(repo, dir))
+    const missing = batching
+      .filter(({ dir }) => !testFiles(dir).some((file) => /\bdescribeStoreBatch\(/.test(readFileSync(file, 'utf8'))))
+      .map(({ dir }) => relative(repo, dir))
     expect(missing, 'these store packages implement StoreBatch and must call describeStoreBatch(…) from @spindle/testing').toEqual([])
   })
 
   it('flags a plugin package whose tests do not call the suite', () => {
     const root = mkdtempSync(join(tmpdir(), 'spindle-coverage-'))
     try {
-      for (const [name, test] of [['covered', "describeStores('x', { create })"], ['uncovered', "it('works', () => {})"]]) {
+      for (const [name, test] of [
+        ['covered', "describeStores('x', { create })"],
+        ['uncovered', "it('works', () => {})"],
+      ]) {
         mkdirSync(join(root, name, 'src'), { recursive: true })
         writeFileSync(join(root, name, 'package.json'), '{}')
         writeFileSync(join(root, name, 'src', 'a.test.ts'), test)
@@ -67,7 +79,11 @@ describe('conformance coverage', () => {
       writeFileSync(join(root, 'provider', 'package.json'), '{}')
       writeFileSync(join(root, 'provider', 'src', 'a.test.ts'), "describeStores('wrong suite for a provider', {})")
       const packages = packagesUnder(root).map((dir) => ({ dir, kind: dir.endsWith('provider') ? ('providers' as const) : ('stores' as const) }))
-      expect(packagesWithoutConformance(packages).map((dir) => relative(root, dir)).sort()).toEqual(['provider', 'uncovered'])
+      expect(
+        packagesWithoutConformance(packages)
+          .map((dir) => relative(root, dir))
+          .sort(),
+      ).toEqual(['provider', 'uncovered'])
     } finally {
       rmSync(root, { recursive: true, force: true })
     }

@@ -15,7 +15,10 @@ const idempotencyKey = 'team-trip-to-lisbon'
 /** The concierge's script: delegate, then report. Its next turn is read from the conversation, like the travel agent's. */
 function conciergeModel(turnMs: number) {
   const turns: MockTurn[] = [
-    { text: 'Handing the booking to the travel agent.', toolCalls: [{ id: 'delegate', name: 'travel_agent', args: { prompt: 'Book three nights in Lisbon next week.' } }] },
+    {
+      text: 'Handing the booking to the travel agent.',
+      toolCalls: [{ id: 'delegate', name: 'travel_agent', args: { prompt: 'Book three nights in Lisbon next week.' } }],
+    },
     { text: 'Your trip is booked: the travel agent confirmed three nights in Lisbon.' },
   ]
   return mockModel(
@@ -40,7 +43,12 @@ export async function main(options: { databasePath?: string; turnMs?: number; lo
   const runtime = new AgentRuntime(extensions, { maxSteps: 8 }, { ownerId: 'durable-team-demo' })
   const travelSpec = tripAgent(effectsPath, turnMs)
   const travel = new Agent({ ...travelSpec, description: 'Plans and books trips' })
-  const concierge = new Agent({ name: 'concierge', instructions: 'Delegate bookings to the travel agent.', model: conciergeModel(turnMs), tools: { travel_agent: travel.asTool() } })
+  const concierge = new Agent({
+    name: 'concierge',
+    instructions: 'Delegate bookings to the travel agent.',
+    model: conciergeModel(turnMs),
+    tools: { travel_agent: travel.asTool() },
+  })
   const names = new Map<string, string>()
   const stopPrinting = new AbortController()
   const printing = (async () => {
@@ -65,7 +73,11 @@ export async function main(options: { databasePath?: string; turnMs?: number; lo
     let output = resumed.find((candidate) => candidate.sessionId === sessionId)
     output ??= await runtime.run({ agent: concierge, sessionId, idempotencyKey, input: 'Please book my trip to Lisbon.' })
     log(`answer: ${output.text}\n`)
-    log(`side effects so far: ${readEffects(effectsPath).map((line) => line.tool).join(', ')}\n`)
+    log(
+      `side effects so far: ${readEffects(effectsPath)
+        .map((line) => line.tool)
+        .join(', ')}\n`,
+    )
     return output
   } finally {
     stopPrinting.abort()

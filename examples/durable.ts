@@ -27,7 +27,10 @@ function tripModel(turnMs: number) {
   const turns: MockTurn[] = [
     { text: 'First, the weather in Lisbon next week.', toolCalls: [{ id: 'weather', name: 'check_weather', args: { city: 'Lisbon' } }] },
     { text: 'Sunny. Booking the hotel now.', toolCalls: [{ id: 'hotel', name: 'book_hotel', args: { city: 'Lisbon', nights: 3 } }] },
-    { text: 'Booked. Sending the confirmation to the traveller.', toolCalls: [{ id: 'email', name: 'send_confirmation', args: { to: 'traveller@example.com' } }] },
+    {
+      text: 'Booked. Sending the confirmation to the traveller.',
+      toolCalls: [{ id: 'email', name: 'send_confirmation', args: { to: 'traveller@example.com' } }],
+    },
     { text: 'All set: three nights in Lisbon are booked under sunny skies, and the confirmation is in your inbox.' },
   ]
   return mockModel(
@@ -84,7 +87,10 @@ export function tripAgent(effectsPath: string, turnMs: number): AgentSpec {
 
 export function readEffects(effectsPath: string): Array<{ tool: string; key: string }> {
   try {
-    return readFileSync(effectsPath, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    return readFileSync(effectsPath, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
   } catch {
     return []
   }

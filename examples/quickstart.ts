@@ -16,13 +16,13 @@ const getWeather = defineTool({
 /** The demo model is scripted: it calls the tool twice, then answers from the results. */
 const demoModel = () =>
   mockModel(
-  [
-    { reasoning: 'I need the weather in both cities.', toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }] },
-    { toolCalls: [{ name: 'get_weather', args: { city: 'Lyon' } }] },
-    { text: 'Paris is 18 °C and Lyon is 24 °C, both under a clear sky: Lyon is warmer by 6 °C.' },
-  ],
-  { modelId: 'demo' },
-)
+    [
+      { reasoning: 'I need the weather in both cities.', toolCalls: [{ name: 'get_weather', args: { city: 'Paris' } }] },
+      { toolCalls: [{ name: 'get_weather', args: { city: 'Lyon' } }] },
+      { text: 'Paris is 18 °C and Lyon is 24 °C, both under a clear sky: Lyon is warmer by 6 °C.' },
+    ],
+    { modelId: 'demo' },
+  )
 
 export async function main(log: (line: string) => void = console.log): Promise<RunOutput> {
   const runtime = new AgentRuntime(new Extensions(), { maxSteps: 5 })

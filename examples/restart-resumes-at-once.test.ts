@@ -34,35 +34,39 @@ function holdLeases(path: string) {
 
 const agent = { name: 'writer', model: mockModel((request) => ({ text: `resumed: ${JSON.stringify(request.messages[0]?.content)}` })) }
 
-it('after kill -9, a new runtime with the default owner id resumes the dead process\'s runs at once (recover() and run() with the same idempotency key)', { timeout: 30_000 }, async () => {
-  const path = join(directory, 'killed.db')
-  const holder = holdLeases(path)
-  const deadOwner = await holder.holding
-  holder.child.kill('SIGKILL')
-  expect(await holder.exited).toBe('SIGKILL')
+it(
+  "after kill -9, a new runtime with the default owner id resumes the dead process's runs at once (recover() and run() with the same idempotency key)",
+  { timeout: 30_000 },
+  async () => {
+    const path = join(directory, 'killed.db')
+    const holder = holdLeases(path)
+    const deadOwner = await holder.holding
+    holder.child.kill('SIGKILL')
+    expect(await holder.exited).toBe('SIGKILL')
 
-  const extensions = new Extensions().use(sqliteStores({ path }))
-  const runtime = new AgentRuntime(extensions, { leaseMs: 30_000 })
-  try {
-    // The dead process's leases are 30 s long and still unexpired.
-    const held = await runtime.runs.listRuns({ status: 'running' })
-    expect(held).toHaveLength(2)
-    for (const run of held) expect(run.lease).toMatchObject({ owner: deadOwner, expiresAt: expect.any(Number) })
-    expect(Math.min(...held.map((run) => run.lease!.expiresAt)) - Date.now()).toBeGreaterThan(20_000)
-    expect(runtime.ownerId).not.toBe(deadOwner)
+    const extensions = new Extensions().use(sqliteStores({ path }))
+    const runtime = new AgentRuntime(extensions, { leaseMs: 30_000 })
+    try {
+      // The dead process's leases are 30 s long and still unexpired.
+      const held = await runtime.runs.listRuns({ status: 'running' })
+      expect(held).toHaveLength(2)
+      for (const run of held) expect(run.lease).toMatchObject({ owner: deadOwner, expiresAt: expect.any(Number) })
+      expect(Math.min(...held.map((run) => run.lease!.expiresAt)) - Date.now()).toBeGreaterThan(20_000)
+      expect(runtime.ownerId).not.toBe(deadOwner)
 
-    const started = Date.now()
-    const keyed = await runtime.run({ agent, input: 'key me', sessionId: 'keyed', idempotencyKey: 'job-1' })
-    expect(keyed).toMatchObject({ finishReason: 'stop', text: 'resumed: "key me"' })
-    const { resumed, busy, failed } = await (await runtime.recover({ agents: [agent] })).done
-    expect(Date.now() - started).toBeLessThan(5_000)
-    expect({ busy, failed }).toEqual({ busy: [], failed: [] })
-    expect(resumed.map((output) => output.text)).toEqual(['resumed: "recover me"'])
-    for (const run of await runtime.runs.listRuns()) expect(run.status).toBe('completed')
-  } finally {
-    await extensions.dispose()
-  }
-})
+      const started = Date.now()
+      const keyed = await runtime.run({ agent, input: 'key me', sessionId: 'keyed', idempotencyKey: 'job-1' })
+      expect(keyed).toMatchObject({ finishReason: 'stop', text: 'resumed: "key me"' })
+      const { resumed, busy, failed } = await (await runtime.recover({ agents: [agent] })).done
+      expect(Date.now() - started).toBeLessThan(5_000)
+      expect({ busy, failed }).toEqual({ busy: [], failed: [] })
+      expect(resumed.map((output) => output.text)).toEqual(['resumed: "recover me"'])
+      for (const run of await runtime.runs.listRuns()) expect(run.status).toBe('completed')
+    } finally {
+      await extensions.dispose()
+    }
+  },
+)
 
 it('the runs of a live process on the same file are not taken before their lease expires', { timeout: 30_000 }, async () => {
   const path = join(directory, 'alive.db')

@@ -25,7 +25,9 @@ export interface ToolsAgentResult {
 async function startPriceServer(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((_request, response) => {
     response.setHeader('content-type', 'text/html; charset=utf-8')
-    response.end('<html><head><title>Prices</title><script>track()</script></head><body><h1>Prices</h1><ul><li>Tea: 12</li><li>Cake: 30</li></ul></body></html>')
+    response.end(
+      '<html><head><title>Prices</title><script>track()</script></head><body><h1>Prices</h1><ul><li>Tea: 12</li><li>Cake: 30</li></ul></body></html>',
+    )
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
@@ -53,7 +55,11 @@ export async function main(log: (line: string) => void = console.log): Promise<T
       [
         { toolCalls: [{ name: 'read_file', args: { path: 'order.md' }, id: 'read-1' }] },
         { toolCalls: [{ name: 'web_page', args: { url: prices.url }, id: 'fetch-1' }] },
-        { toolCalls: [{ name: 'run_code', args: { code: 'const items = { Tea: 12, Cake: 30 }; Object.values(items).reduce((a, b) => a + b, 0)' }, id: 'code-1' }] },
+        {
+          toolCalls: [
+            { name: 'run_code', args: { code: 'const items = { Tea: 12, Cake: 30 }; Object.values(items).reduce((a, b) => a + b, 0)' }, id: 'code-1' },
+          ],
+        },
         { toolCalls: [{ name: 'write_file', args: { path: 'total.md', content: 'Order total: 42\n' }, id: 'write-1' }] },
         { text: 'The order (tea and cake) costs 42; I wrote it to total.md.' },
       ],

@@ -14,7 +14,10 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }))
 function run(): Promise<{ code: number | null; output: string }> {
   // `--import tsx` resolved here: the example runs in a temporary directory (its spindle.db is created there).
   const tsx = fileURLToPath(import.meta.resolve('tsx'))
-  const child = spawn(process.execPath, ['--conditions=@spindle/source', '--import', tsx, join(import.meta.dirname, 'usage.ts')], { cwd: directory, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--conditions=@spindle/source', '--import', tsx, join(import.meta.dirname, 'usage.ts')], {
+    cwd: directory,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   child.stdout.on('data', (data: Buffer) => (output += data.toString()))
   child.stderr.on('data', (data: Buffer) => (output += data.toString()))

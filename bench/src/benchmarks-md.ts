@@ -45,8 +45,18 @@ function targets(rows: ResultRow[]): string[] {
     lines.push(`| ${target} | ${value === undefined ? 'n/a' : `${formatNumber(value)} ${unit}`} | ${value === undefined ? '—' : met(value) ? 'yes' : 'no'} |`)
   for (const mode of ['spindle run', 'spindle stream']) {
     for (const n of [10, 100, 1_000]) {
-      line(`kernel ${mode}, N=${n}: ≤ 25 µs/step (no peer loaded)`, findIn(rows, 'kernel', kernelOnlyCase, mode, n, 'wall per step')?.median, 'µs', (value) => value <= 25)
-      line(`kernel ${mode}, N=${n}: ≤ 25 µs/step (interleaved with the peers)`, findIn(rows, 'kernel', kernelCase, mode, n, 'wall per step')?.median, 'µs', (value) => value <= 25)
+      line(
+        `kernel ${mode}, N=${n}: ≤ 25 µs/step (no peer loaded)`,
+        findIn(rows, 'kernel', kernelOnlyCase, mode, n, 'wall per step')?.median,
+        'µs',
+        (value) => value <= 25,
+      )
+      line(
+        `kernel ${mode}, N=${n}: ≤ 25 µs/step (interleaved with the peers)`,
+        findIn(rows, 'kernel', kernelCase, mode, n, 'wall per step')?.median,
+        'µs',
+        (value) => value <= 25,
+      )
     }
     line(
       `kernel ${mode}: N=1000 / N=10 ≤ 1.3 (kernel variants only)`,
@@ -54,11 +64,22 @@ function targets(rows: ResultRow[]): string[] {
       '×',
       (value) => value <= 1.3,
     )
-    for (const n of [10, 100, 1_000]) line(`kernel ${mode}, N=${n}: ≤ 10 KB allocated/step`, find(rows, 'kernel', mode, n, 'allocated per step')?.median, 'KB', (value) => value <= 10)
+    for (const n of [10, 100, 1_000])
+      line(`kernel ${mode}, N=${n}: ≤ 10 KB allocated/step`, find(rows, 'kernel', mode, n, 'allocated per step')?.median, 'KB', (value) => value <= 10)
   }
-  line('kernel: no retained growth (SQLite stores, JS heap per run)', rows.find((row) => row.suite === 'kernel' && row.variant === 'spindle run, SQLite stores')?.median, 'B/run', (value) => value < 512)
+  line(
+    'kernel: no retained growth (SQLite stores, JS heap per run)',
+    rows.find((row) => row.suite === 'kernel' && row.variant === 'spindle run, SQLite stores')?.median,
+    'B/run',
+    (value) => value < 512,
+  )
   for (const history of [10, 1_000, 10_000]) {
-    line(`durable SQLite (warm), ${history} messages: ≤ 150 µs/step`, find(rows, 'durable', 'spindle SQLite (warm)', history, 'wall per step')?.median, 'µs', (value) => value <= 150)
+    line(
+      `durable SQLite (warm), ${history} messages: ≤ 150 µs/step`,
+      find(rows, 'durable', 'spindle SQLite (warm)', history, 'wall per step')?.median,
+      'µs',
+      (value) => value <= 150,
+    )
   }
   const flat10 = find(rows, 'durable', 'spindle SQLite (warm)', 10, 'wall per step')?.median
   const flat10k = find(rows, 'durable', 'spindle SQLite (warm)', 10_000, 'wall per step')?.median
@@ -101,7 +122,8 @@ function targets(rows: ResultRow[]): string[] {
  */
 function hostSpeed(rows: ResultRow[]): string {
   // From the kernel variants' own rounds when the run has them (no peer's async_hooks), else the interleaved ones.
-  const at100 = (variant: string) => (findIn(rows, 'kernel', kernelOnlyCase, variant, 100, 'wall per step') ?? findIn(rows, 'kernel', kernelCase, variant, 100, 'wall per step'))?.median
+  const at100 = (variant: string) =>
+    (findIn(rows, 'kernel', kernelOnlyCase, variant, 100, 'wall per step') ?? findIn(rows, 'kernel', kernelCase, variant, 100, 'wall per step'))?.median
   const bare = at100('bare loop')
   const spindle = at100('spindle run')
   if (bare === undefined || spindle === undefined) return '- Host speed: no kernel figures in this run.'
@@ -110,7 +132,20 @@ function hostSpeed(rows: ResultRow[]): string {
 
 export function benchmarksMarkdown(report: Report, seconds: number): string {
   const cpu = cpus()[0]
-  const packages = ['@spindle/core', 'ai', '@langchain/core', '@langchain/langgraph', '@langchain/langgraph-checkpoint-sqlite', '@openai/agents', 'openai', '@anthropic-ai/sdk', 'zod', 'better-sqlite3', '@opentelemetry/api', '@opentelemetry/sdk-trace-base']
+  const packages = [
+    '@spindle/core',
+    'ai',
+    '@langchain/core',
+    '@langchain/langgraph',
+    '@langchain/langgraph-checkpoint-sqlite',
+    '@openai/agents',
+    'openai',
+    '@anthropic-ai/sdk',
+    'zod',
+    'better-sqlite3',
+    '@opentelemetry/api',
+    '@opentelemetry/sdk-trace-base',
+  ]
   return [
     '# Benchmarks',
     '',
@@ -128,7 +163,9 @@ export function benchmarksMarkdown(report: Report, seconds: number): string {
     '',
     '## Machine',
     '',
-    `- ${cpu?.model ?? 'unknown CPU'}, ${cpus().length} logical cores, ${Math.round(totalmem() / 2 ** 30)} GiB RAM; load average at the end of the run: ${loadavg().map((value) => value.toFixed(1)).join(' / ')} (the machine is shared, so wall times are noisy; CPU times are steadier).`,
+    `- ${cpu?.model ?? 'unknown CPU'}, ${cpus().length} logical cores, ${Math.round(totalmem() / 2 ** 30)} GiB RAM; load average at the end of the run: ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' / ')} (the machine is shared, so wall times are noisy; CPU times are steadier).`,
     `- Node ${process.version} (${process.platform} ${process.arch}); full run took ${seconds.toFixed(0)} s on ${new Date().toISOString().slice(0, 10)}.`,
     hostSpeed(report.rows),
     '',

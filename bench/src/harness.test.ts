@@ -27,7 +27,8 @@ describe('harness', () => {
         const order = roundOrder(items, round)
         expect([...order].sort((a, b) => a - b)).toEqual(items)
         order.forEach((item, position) => atPosition.set(`${item}@${position}`, (atPosition.get(`${item}@${position}`) ?? 0) + 1))
-        for (let position = 1; position < count; position++) follows.set(`${order[position - 1]}>${order[position]}`, (follows.get(`${order[position - 1]}>${order[position]}`) ?? 0) + 1)
+        for (let position = 1; position < count; position++)
+          follows.set(`${order[position - 1]}>${order[position]}`, (follows.get(`${order[position - 1]}>${order[position]}`) ?? 0) + 1)
         // The next cycle repeats it.
         expect(roundOrder(items, round + cycle)).toEqual(order)
       }

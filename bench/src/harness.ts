@@ -173,7 +173,10 @@ async function allocationProfile(operation: () => Promise<void> | void, repeat: 
  * GCs already collected (Node 20 has no `total_allocated_bytes`): an unbiased estimate of everything allocated
  * while `operation` ran, whether it survived or not. One sample per call of `repeat` operations.
  */
-export async function allocatedPerUnit(operation: () => Promise<void> | void, options: { repeat: number; unitsPerRun: number; samplingInterval?: number }): Promise<number> {
+export async function allocatedPerUnit(
+  operation: () => Promise<void> | void,
+  options: { repeat: number; unitsPerRun: number; samplingInterval?: number },
+): Promise<number> {
   const head = await allocationProfile(operation, options.repeat, options.samplingInterval ?? 512)
   return totalSelfSize(head) / (options.repeat * options.unitsPerRun)
 }
@@ -216,7 +219,10 @@ export interface AllocationSite {
  * goes, site by site. Run node with `--no-turbo-inlining` to credit each function with its own allocations (an
  * inlined function's count for the function it was inlined into).
  */
-export async function allocationSites(operation: () => Promise<void> | void, options: { repeat: number; unitsPerRun: number; samplingInterval?: number }): Promise<AllocationSite[]> {
+export async function allocationSites(
+  operation: () => Promise<void> | void,
+  options: { repeat: number; unitsPerRun: number; samplingInterval?: number },
+): Promise<AllocationSite[]> {
   const head = await allocationProfile(operation, options.repeat, options.samplingInterval ?? 512)
   const sites = new Map<string, AllocationSite>()
   const units = options.repeat * options.unitsPerRun

@@ -34,7 +34,9 @@ const suites: Record<string, () => Promise<Suite>> = {
 const argv = process.argv.slice(2)
 const quick = argv.includes('--quick')
 const suiteArgument = argv.find((argument) => argument.startsWith('--suite'))
-const selectedNames = suiteArgument ? (suiteArgument.includes('=') ? suiteArgument.split('=')[1]! : argv[argv.indexOf(suiteArgument) + 1]!).split(',') : Object.keys(suites)
+const selectedNames = suiteArgument
+  ? (suiteArgument.includes('=') ? suiteArgument.split('=')[1]! : argv[argv.indexOf(suiteArgument) + 1]!).split(',')
+  : Object.keys(suites)
 for (const name of selectedNames) {
   if (!(name in suites)) throw new Error(`[spindle/bench] unknown suite "${name}"; suites: ${Object.keys(suites).join(', ')}`)
 }

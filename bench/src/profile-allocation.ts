@@ -23,8 +23,12 @@ const repeat = Math.max(3, Math.ceil(2_000 / steps))
 const sites = await withRunInFlight(() => allocationSites(() => variant.run(steps).then(() => {}), { repeat, unitsPerRun: steps, samplingInterval: 64 }))
 const total = sites.reduce((sum, site) => sum + site.bytes, 0)
 const where = (url: string) => url.replace(/^file:\/\//, '').replace(/^.*\/(packages|bench|node_modules)\//, '$1/') || '(native)'
-process.stdout.write(`${mode} N=${steps}: ${(total / 1024).toFixed(2)} KB/step (${repeat} runs, 64-byte sampling)\n\n| B/step | share | function | where |\n| ---: | ---: | --- | --- |\n`)
+process.stdout.write(
+  `${mode} N=${steps}: ${(total / 1024).toFixed(2)} KB/step (${repeat} runs, 64-byte sampling)\n\n| B/step | share | function | where |\n| ---: | ---: | --- | --- |\n`,
+)
 for (const site of sites.slice(0, top)) {
-  process.stdout.write(`| ${site.bytes.toFixed(0)} | ${((site.bytes / total) * 100).toFixed(1)}% | ${site.functionName} | ${where(site.url)}${site.line > 0 ? `:${site.line}` : ''} |\n`)
+  process.stdout.write(
+    `| ${site.bytes.toFixed(0)} | ${((site.bytes / total) * 100).toFixed(1)}% | ${site.functionName} | ${where(site.url)}${site.line > 0 ? `:${site.line}` : ''} |\n`,
+  )
 }
 process.exit(0)

@@ -25,7 +25,9 @@ for (let i = 0; i < count; i++) {
   const run = await runtime.enqueue({ agent, sessionId, input: `Where is order ${order}?`, idempotencyKey })
   runs.push(run)
 }
-console.log(`enqueued ${runs.length - already} new runs in ${Date.now() - started} ms (${already} of the ${runs.length} were already enqueued: same idempotency key)`)
+console.log(
+  `enqueued ${runs.length - already} new runs in ${Date.now() - started} ms (${already} of the ${runs.length} were already enqueued: same idempotency key)`,
+)
 
 if (wait) {
   for (const { runId } of runs) {

@@ -36,7 +36,12 @@ interface Started {
 const root = join(import.meta.dirname, '..', '..')
 
 /** Runs a script of the example as the README says: `node --conditions=@spindle/source --import tsx <script>`, from the repository's root. */
-function start(script: string, args: string[], env: Record<string, string> = {}, command = [process.execPath, '--conditions=@spindle/source', '--import', 'tsx']): Started {
+function start(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+  command = [process.execPath, '--conditions=@spindle/source', '--import', 'tsx'],
+): Started {
   const child = spawn(command[0]!, [...command.slice(1), join('examples', 'scale-out', script), ...args], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl, SCALE_OUT_SCHEMA: schema, ...env },

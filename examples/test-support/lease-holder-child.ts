@@ -23,6 +23,7 @@ const requests = [
 let streaming = 0
 for (const request of requests) {
   void (async () => {
-    for await (const event of runtime.stream(request)) if (event.type === 'text.delta' && ++streaming === requests.length) console.log(`HOLDING ${runtime.ownerId}`)
+    for await (const event of runtime.stream(request))
+      if (event.type === 'text.delta' && ++streaming === requests.length) console.log(`HOLDING ${runtime.ownerId}`)
   })()
 }

@@ -20,7 +20,9 @@ const core = packages.find((pkg) => pkg.name === '@spindle/core')!
 
 describe('every published package', () => {
   it('is found: core, testing, the providers, stores, tools, memory, compaction and otel', () => {
-    expect(packages.map((pkg) => pkg.name)).toEqual(expect.arrayContaining(['@spindle/core', '@spindle/testing', '@spindle/openai', '@spindle/store-sqlite', '@spindle/tools-fs']))
+    expect(packages.map((pkg) => pkg.name)).toEqual(
+      expect.arrayContaining(['@spindle/core', '@spindle/testing', '@spindle/openai', '@spindle/store-sqlite', '@spindle/tools-fs']),
+    )
     expect(packages.length).toBeGreaterThanOrEqual(13)
   })
 

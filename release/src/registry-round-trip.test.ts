@@ -22,7 +22,14 @@ const packed: PackedPackage[] = readPacked(inject('packedDir'))
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, timeoutMs = 60_000): string {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_(config|package|lifecycle)_/i.test(name)))
   try {
-    return execFileSync(command, args, { cwd, encoding: 'utf8', env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs })
+    return execFileSync(command, args, {
+      cwd,
+      encoding: 'utf8',
+      env: { ...clean, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+      timeout: timeoutMs,
+    })
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; message: string }
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${failed.stdout ?? ''}\n${failed.stderr ?? failed.message}`)
@@ -68,7 +75,22 @@ describe('a stranger installs Spindle from a registry', () => {
     const core = packed.find((pkg) => pkg.name === '@spindle/core')!
     run(
       'npm',
-      ['install', `@spindle/core@${core.version}`, '@spindle/store-sqlite', '@spindle/openai', '@spindle/testing', 'zod@^4', 'typescript@~5.9.3', '--registry', `${registry.url}/`, '--no-audit', '--no-fund', '--prefer-online', '--loglevel', 'error'],
+      [
+        'install',
+        `@spindle/core@${core.version}`,
+        '@spindle/store-sqlite',
+        '@spindle/openai',
+        '@spindle/testing',
+        'zod@^4',
+        'typescript@~5.9.3',
+        '--registry',
+        `${registry.url}/`,
+        '--no-audit',
+        '--no-fund',
+        '--prefer-online',
+        '--loglevel',
+        'error',
+      ],
       consumer,
       nativeBuildEnv(),
       600_000,

@@ -11,10 +11,15 @@ export const distDir = join(siteDir, '.vitepress/dist')
 
 function node(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: docsDir, env: { ...process.env, NODE_OPTIONS: '' }, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`node ${args.join(' ')} failed:\n${stdout}\n${stderr}`))
-      else resolve(`${stdout}${stderr}`)
-    })
+    execFile(
+      process.execPath,
+      args,
+      { cwd: docsDir, env: { ...process.env, NODE_OPTIONS: '' }, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`node ${args.join(' ')} failed:\n${stdout}\n${stderr}`))
+        else resolve(`${stdout}${stderr}`)
+      },
+    )
   })
 }
 

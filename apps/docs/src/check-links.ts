@@ -20,7 +20,12 @@ function idsOf(file: string): Set<string> {
 }
 
 function decodeEntities(text: string): string {
-  return text.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'")
+  return text
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
 }
 
 /** `page → href: why` for each broken link; checks `checkedPages` and returns how many links it followed. */
@@ -43,7 +48,8 @@ export function findBrokenLinks(distDir: string): { broken: string[]; links: num
         broken.push(`${page} → ${href}: no such page`)
         continue
       }
-      if (fragment && target.endsWith('.html') && !idsOf(target).has(decodeURIComponent(fragment))) broken.push(`${page} → ${href}: no #${fragment} on ${posix.relative(distDir, target)}`)
+      if (fragment && target.endsWith('.html') && !idsOf(target).has(decodeURIComponent(fragment)))
+        broken.push(`${page} → ${href}: no #${fragment} on ${posix.relative(distDir, target)}`)
     }
   }
   void dirname

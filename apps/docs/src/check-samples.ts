@@ -40,7 +40,9 @@ export function typeCheckSamples(samples: CodeSample[], files: Map<string, strin
     verbatimModuleSyntax: true,
   })
   const byFile = new Map([...files].map(([id, file]) => [file, samples.find((sample) => sample.id === id)!]))
-  const errors: string[] = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()].map((diagnostic) => `(options): ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`)
+  const errors: string[] = [...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics()].map(
+    (diagnostic) => `(options): ${ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n')}`,
+  )
   // Only the samples' own diagnostics: the packages are type-checked by their own builds (`pnpm typecheck`), and
   // checking only these files skips the bodies of every workspace source.
   for (const [file, sample] of byFile) {

@@ -43,8 +43,17 @@ export function extractSamples(siteDir: string): CodeSample[] {
       if (end < 0) throw new Error(`${page}:${i + 1}: a code fence is never closed`)
       const words = meta!.trim().split(/\s+/)
       if (typescriptLanguages.has(language!) && !words.includes('foreign')) {
-        const code = lines.slice(i + 1, end).map((line) => line.slice(indent!.length)).join('\n')
-        samples.push({ page: relative('.', page), line: i + 1, id: `${page.replace(/\.md$/, '').replace(/[^a-zA-Z0-9]+/g, '-')}-${++index}`, code, run: words.includes('run') })
+        const code = lines
+          .slice(i + 1, end)
+          .map((line) => line.slice(indent!.length))
+          .join('\n')
+        samples.push({
+          page: relative('.', page),
+          line: i + 1,
+          id: `${page.replace(/\.md$/, '').replace(/[^a-zA-Z0-9]+/g, '-')}-${++index}`,
+          code,
+          run: words.includes('run'),
+        })
       }
       i = end
     }

@@ -23,7 +23,11 @@ describe('the code samples of the docs', () => {
     expect(typeCheckSamples(samples, files)).toEqual([])
   }, 300_000)
 
-  it.each(samples.filter((sample) => sample.run).map((sample) => [`${sample.page}:${sample.line}`, sample] as const))('%s runs offline', async (_, sample) => {
-    await expect(runSample(files.get(sample.id)!)).resolves.toBeTypeOf('string')
-  }, 120_000)
+  it.each(samples.filter((sample) => sample.run).map((sample) => [`${sample.page}:${sample.line}`, sample] as const))(
+    '%s runs offline',
+    async (_, sample) => {
+      await expect(runSample(files.get(sample.id)!)).resolves.toBeTypeOf('string')
+    },
+    120_000,
+  )
 })

@@ -37,7 +37,8 @@ describe('the built site', () => {
     const nowDocumented = known.filter((name) => !undocumented.includes(name))
     expect(newlyUndocumented, 'these public exports have no TSDoc comment: add one').toEqual([])
     // Exports documented since the list was written only shrink it; say so, without failing others' commits.
-    if (nowDocumented.length > 0) console.info(`[spindle/docs] ${nowDocumented.length} exports of known-undocumented.json are documented now: remove them from it`)
+    if (nowDocumented.length > 0)
+      console.info(`[spindle/docs] ${nowDocumented.length} exports of known-undocumented.json are documented now: remove them from it`)
     expect(undocumented.length).toBeLessThanOrEqual(known.length)
   })
 
@@ -87,7 +88,10 @@ describe.skipIf(noBrowser !== undefined)(`the site in Chromium${noBrowser ? ` (s
     expect((await results.allInnerTexts()).join('\n').toLowerCase()).toContain('reconcile')
     // Following a result opens the page that explains it.
     const before = page.url()
-    await results.filter({ hasText: /durability/i }).first().click()
+    await results
+      .filter({ hasText: /durability/i })
+      .first()
+      .click()
     await page.waitForURL((url) => url.href !== before)
     await expect(page.locator('.vp-doc h1').innerText()).resolves.toContain('Durability')
     expect((await page.locator('.vp-doc').innerText()).toLowerCase()).toContain('reconcile')

@@ -8,7 +8,9 @@ if (unavailable) throw new Error(`[spindle/playground] cannot measure: ${unavail
 const results = await measureFirstToken({ rounds: 5 })
 const fmt = (value: number) => `${value.toFixed(0)} ms`
 for (const [index, result] of results.entries()) {
-  console.log(`round ${index + 1}${index === 0 ? ' (cold)' : ''}: page load ${fmt(result.load)}, first token ${fmt(result.firstToken)}, together ${fmt(result.total)}`)
+  console.log(
+    `round ${index + 1}${index === 0 ? ' (cold)' : ''}: page load ${fmt(result.load)}, first token ${fmt(result.firstToken)}, together ${fmt(result.total)}`,
+  )
 }
 const sorted = results.map((result) => result.total).sort((a, b) => a - b)
 console.log(`median together: ${fmt(sorted[Math.floor(sorted.length / 2)]!)} (demo model's first chunk waits 15 ms by design)`)

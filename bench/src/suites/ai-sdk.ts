@@ -10,11 +10,19 @@ import { type BenchConfig, cell, check, measure, type Report } from '../harness.
 const chunks = 10_000
 const token = ' ab'
 
-const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id: 'resp-1', modelId: 'bench-model' }, { type: 'text-start', id: 't' }]
+const parts: LanguageModelV3StreamPart[] = [
+  { type: 'stream-start', warnings: [] },
+  { type: 'response-metadata', id: 'resp-1', modelId: 'bench-model' },
+  { type: 'text-start', id: 't' },
+]
 for (let index = 0; index < chunks; index++) parts.push({ type: 'text-delta', id: 't', delta: token })
 parts.push(
   { type: 'text-end', id: 't' },
-  { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: chunks, text: chunks, reasoning: 0 } } },
+  {
+    type: 'finish',
+    finishReason: { unified: 'stop', raw: 'stop' },
+    usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: chunks, text: chunks, reasoning: 0 } },
+  },
 )
 
 /**
@@ -49,7 +57,8 @@ const runEvents: AgentEvent[] = [
   { type: 'run.started', agent: 'bench', modelId: 'bench-model', input: 'go', runId: 'r', sessionId: 's', seq: 1, timestamp: 0 },
   { type: 'step.started', step: 1, runId: 'r', sessionId: 's', seq: 2, timestamp: 0 },
 ]
-for (let index = 0; index < chunks; index++) runEvents.push({ type: 'text.delta', step: 1, delta: token, runId: 'r', sessionId: 's', seq: index + 3, timestamp: 0 })
+for (let index = 0; index < chunks; index++)
+  runEvents.push({ type: 'text.delta', step: 1, delta: token, runId: 'r', sessionId: 's', seq: index + 3, timestamp: 0 })
 const usage = { inputTokens: 1, outputTokens: chunks, totalTokens: chunks + 1 }
 runEvents.push(
   { type: 'step.finished', step: 1, usage, finishReason: 'stop', durationMs: 1, runId: 'r', sessionId: 's', seq: chunks + 3, timestamp: 0 },
@@ -105,8 +114,14 @@ export async function aiSdkSuite(config: BenchConfig, report: Report): Promise<v
       continue
     }
     // Per round: the same round's bare sample subtracted (the variants are interleaved).
-    const overheadRow = report.add({ ...base, metric: 'overhead per chunk over the AI SDK stream', unit: 'µs' }, wall.map((value, index) => value - bare.wall[index]!))
-    const cpuOverheadRow = report.add({ ...base, metric: 'cpu overhead per chunk over the AI SDK stream', unit: 'µs' }, cpu.map((value, index) => value - bare.cpu[index]!))
+    const overheadRow = report.add(
+      { ...base, metric: 'overhead per chunk over the AI SDK stream', unit: 'µs' },
+      wall.map((value, index) => value - bare.wall[index]!),
+    )
+    const cpuOverheadRow = report.add(
+      { ...base, metric: 'cpu overhead per chunk over the AI SDK stream', unit: 'µs' },
+      cpu.map((value, index) => value - bare.cpu[index]!),
+    )
     lines.push([name, cell(wallRow), cell(cpuRow), cell(overheadRow), cell(cpuOverheadRow)])
   }
   report.table(
@@ -179,7 +194,12 @@ export async function aiSdkSuite(config: BenchConfig, report: Report): Promise<v
     const cpuRow = report.add({ ...base, metric: 'cpu per event', unit: 'µs' }, cpu)
     // The stream's cost over reading the same events (the mappers alone read an array: their figure is their cost).
     const streamed = name.startsWith('toUIMessageStream')
-    const overheadRow = streamed ? report.add({ ...base, metric: 'overhead per event over reading the events', unit: 'µs' }, wall.map((value, index) => value - direct[index]!)) : undefined
+    const overheadRow = streamed
+      ? report.add(
+          { ...base, metric: 'overhead per event over reading the events', unit: 'µs' },
+          wall.map((value, index) => value - direct[index]!),
+        )
+      : undefined
     uiLines.push([name, cell(wallRow), cell(cpuRow), overheadRow ? cell(overheadRow) : '—'])
   }
   report.table(

@@ -35,7 +35,8 @@ function historyMessage(index: number): ModelMessage {
 function windowOf(size: number): ContextWindow {
   const window = new ContextWindow(estimateTokenizer)
   const entries: SessionEntry[] = []
-  for (let index = 0; index < size; index++) entries.push({ kind: 'message', message: historyMessage(index), sessionId: 'session', seq: index + 1, createdAt: 0 })
+  for (let index = 0; index < size; index++)
+    entries.push({ kind: 'message', message: historyMessage(index), sessionId: 'session', seq: index + 1, createdAt: 0 })
   window.add(entries)
   return window
 }
@@ -86,7 +87,10 @@ async function buildTable(config: BenchConfig, report: Report): Promise<void> {
     // Every build produced the whole request: the system message and every window message, each time.
     check(sink % (size + 1) === 0 && sink > 0, `context build: ${sink} messages built is not a multiple of ${size + 1}`)
     const built = await pipeline.build(input, window.messages, window.tokens)
-    check(built.request.messages.length === size + 1 && built.request.messages[0]!.role === 'system', 'context build: the request holds the system message and the window')
+    check(
+      built.request.messages.length === size + 1 && built.request.messages[0]!.role === 'system',
+      'context build: the request holds the system message and the window',
+    )
     check(built.tokens > window.tokens, 'context build: the request counts the window, the instructions and the tool')
     for (const variant of variants) {
       const { wall, cpu } = samples.get(variant.name)!
@@ -125,7 +129,10 @@ async function adaptersTable(config: BenchConfig, report: Report): Promise<void>
   const lines: Array<Array<string | number>> = []
   const configurations: Array<{ name: string; plugins: () => Plugin[] }> = [
     { name: 'default adapters (instructions + history)', plugins: () => [] },
-    { name: '+ workingMemory (a zod record in the system prompt)', plugins: () => [workingMemory({ schema: z.object({ name: z.string(), units: z.enum(['metric', 'imperial']) }) })] },
+    {
+      name: '+ workingMemory (a zod record in the system prompt)',
+      plugins: () => [workingMemory({ schema: z.object({ name: z.string(), units: z.enum(['metric', 'imperial']) }) })],
+    },
     { name: '+ semanticRecall (hashEmbedding, in-memory vectors)', plugins: () => [semanticRecall({ embeddingModel: hashEmbedding() })] },
   ]
   for (const history of histories) {

@@ -88,7 +88,17 @@ export async function durableSuite(config: BenchConfig, report: Report): Promise
       { name: 'spindle in-memory', fresh: () => new AgentRuntime(memoryExtensions, policyFor(stepsPerRun)) },
       { name: 'spindle SQLite', fresh: () => new AgentRuntime(sqliteExtensions, policyFor(stepsPerRun)) },
       { name: 'spindle SQLite, background checkpoints', fresh: () => new AgentRuntime(backgroundExtensions, policyFor(stepsPerRun)) },
-      ...(typeof postgres === 'string' ? [] : [{ name: 'spindle PostgreSQL', fresh: ((runtime: AgentRuntime) => () => new AgentRuntime(runtime.extensions, policyFor(stepsPerRun)))(postgres.runtime) }]),
+      ...(typeof postgres === 'string'
+        ? []
+        : [
+            {
+              name: 'spindle PostgreSQL',
+              fresh: (
+                (runtime: AgentRuntime) => () =>
+                  new AgentRuntime(runtime.extensions, policyFor(stepsPerRun))
+              )(postgres.runtime),
+            },
+          ]),
     ]
     // JIT warm-up, every variant alike, before the first history is measured: with one warm-up round only, the
     // first history (10 messages) was measured while V8 was still compiling the SQLite path (216 µs/step warm at
@@ -149,14 +159,15 @@ export async function durableSuite(config: BenchConfig, report: Report): Promise
         })
       }
       let thread = ''
-      if (!config.quick || history <= 10) variants.push({
-        name: 'langgraph SqliteSaver',
-        before: async () => {
-          thread = `thread_${++sessionCounter}`
-          await langgraphDurable(checkpointer, thread, stepsPerRun, history)
-        },
-        run: () => langgraphDurable(checkpointer, thread, stepsPerRun),
-      })
+      if (!config.quick || history <= 10)
+        variants.push({
+          name: 'langgraph SqliteSaver',
+          before: async () => {
+            thread = `thread_${++sessionCounter}`
+            await langgraphDurable(checkpointer, thread, stepsPerRun, history)
+          },
+          run: () => langgraphDurable(checkpointer, thread, stepsPerRun),
+        })
       const samples = await measure(variants, { rounds: roundsAt(history), warmup: 1, unitsPerRun: stepsPerRun })
       for (const variant of variants) {
         const { wall, cpu } = samples.get(variant.name)!

@@ -56,7 +56,11 @@ export async function eventsSuite(config: BenchConfig, report: Report): Promise<
   const lines: Array<Array<string | number>> = []
   for (const [name, { wall, cpu }] of samples) {
     const base = { suite: 'events', case: `${steps}-step run with subscribers`, variant: name, n: steps }
-    lines.push([name, cell(report.add({ ...base, metric: 'wall per step', unit: 'µs' }, wall)), cell(report.add({ ...base, metric: 'cpu per step', unit: 'µs' }, cpu))])
+    lines.push([
+      name,
+      cell(report.add({ ...base, metric: 'wall per step', unit: 'µs' }, wall)),
+      cell(report.add({ ...base, metric: 'cpu per step', unit: 'µs' }, cpu)),
+    ])
   }
   report.table(
     `Events: a ${steps}-step run while subscribers drain every event (until run.finished) — median (min–max)`,

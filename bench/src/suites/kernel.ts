@@ -5,7 +5,22 @@ import { sqliteStores } from '@spindle/store-sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { allocatedByArea, allocatedPerUnit, type AllocationArea, baselineHeap, type BenchConfig, cell, check, growthCase, heapAfterGc, kernelCase, kernelOnlyCase, measure, type Report, type Variant } from '../harness.js'
+import {
+  allocatedByArea,
+  allocatedPerUnit,
+  type AllocationArea,
+  baselineHeap,
+  type BenchConfig,
+  cell,
+  check,
+  growthCase,
+  heapAfterGc,
+  kernelCase,
+  kernelOnlyCase,
+  measure,
+  type Report,
+  type Variant,
+} from '../harness.js'
 import { addTool, bareLoop, finalText, memoryRuntime, policyFor, scriptTurn, spindleRun, spindleStream } from '../workload.js'
 
 interface KernelVariant {
@@ -31,10 +46,16 @@ export function spindleVariants(): KernelVariant[] {
  * them (measured 2026-12-03: 31 ns per `await` before, 106 after; importing the peers, or a LangGraph or AI SDK run,
  * changed nothing).
  */
-let peers: { aiSdk: typeof import('../peers/ai-sdk.js'); langgraph: typeof import('../peers/langgraph.js'); openaiAgents: typeof import('../peers/openai-agents.js') } | undefined
+let peers:
+  | { aiSdk: typeof import('../peers/ai-sdk.js'); langgraph: typeof import('../peers/langgraph.js'); openaiAgents: typeof import('../peers/openai-agents.js') }
+  | undefined
 
 async function loadPeers(): Promise<void> {
-  const [aiSdk, langgraph, openaiAgents] = await Promise.all([import('../peers/ai-sdk.js'), import('../peers/langgraph.js'), import('../peers/openai-agents.js')])
+  const [aiSdk, langgraph, openaiAgents] = await Promise.all([
+    import('../peers/ai-sdk.js'),
+    import('../peers/langgraph.js'),
+    import('../peers/openai-agents.js'),
+  ])
   peers = { aiSdk, langgraph, openaiAgents }
 }
 
@@ -103,7 +124,13 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
     const rounds = config.quick ? 3 : steps >= 1_000 ? 7 : steps >= 100 ? 9 : 15
     const samples = await measure(
       active.map((variant) => sampled(variant, steps)),
-      { rounds: variant1000Rounds(active, steps, rounds), warmup: config.quick ? 1 : 2, unitsPerRun: steps, runsPerSample, minSampleMs: config.quick ? 0 : minSampleMs },
+      {
+        rounds: variant1000Rounds(active, steps, rounds),
+        warmup: config.quick ? 1 : 2,
+        unitsPerRun: steps,
+        runsPerSample,
+        minSampleMs: config.quick ? 0 : minSampleMs,
+      },
     )
     for (const variant of active) {
       const { wall, cpu } = samples.get(variant.name)!
@@ -111,13 +138,22 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
       const base = { suite: 'kernel', case: kernelCase, variant: variant.name, n: steps }
       const wallRow = report.add({ ...base, metric: 'wall per step', unit: 'µs' }, wall)
       const cpuRow = report.add({ ...base, metric: 'cpu per step', unit: 'µs' }, cpu)
-      const allocRow = report.add({ ...base, metric: 'allocated per step', unit: 'KB' }, allocation.map((bytes) => bytes / 1024))
+      const allocRow = report.add(
+        { ...base, metric: 'allocated per step', unit: 'KB' },
+        allocation.map((bytes) => bytes / 1024),
+      )
       wallAt.set(`${variant.name}@${steps}`, wallRow.median)
       lines.push([variant.name, steps, cell(wallRow), cell(cpuRow), cell(allocRow)])
     }
     for (const variant of variants.filter((candidate) => candidate.peer && !active.includes(candidate))) {
       const at100 = wallAt.get(`${variant.name}@100`)
-      lines.push([variant.name, steps, config.quick ? 'not run in --quick' : `not run: ${at100 === undefined ? '' : `${Math.round(at100)} µs/step at N=100, `}a single run would take minutes`, '', ''])
+      lines.push([
+        variant.name,
+        steps,
+        config.quick ? 'not run in --quick' : `not run: ${at100 === undefined ? '' : `${Math.round(at100)} µs/step at N=100, `}a single run would take minutes`,
+        '',
+        '',
+      ])
     }
   }
   report.table(
@@ -145,14 +181,17 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
     const at10 = wallAt.get(`${name}@10`)
     const at1000 = wallAt.get(`${name}@1000`)
     if (at10 === undefined || at1000 === undefined) continue
-    report.add({ suite: 'kernel', case: 'growth N=1000 / N=10, interleaved with the peers', variant: name, n: 1_000, metric: 'ratio', unit: 'x' }, at1000 / at10)
+    report.add(
+      { suite: 'kernel', case: 'growth N=1000 / N=10, interleaved with the peers', variant: name, n: 1_000, metric: 'ratio', unit: 'x' },
+      at1000 / at10,
+    )
     ratioLines.push([name, 'interleaved with the peers (table above)', at10, at1000, at1000 / at10])
   }
   report.table(
     'Kernel: growth with history (wall per step, medians)',
     ['variant', 'rounds', 'N=10 µs/step', 'N=1,000 µs/step', 'ratio'],
     ratioLines,
-    'The first rows come from rounds of the kernel variants alone, before any peer is loaded: interleaved with the peers, an AI SDK sample of 1,000 steps leaves over a gigabyte of garbage, and whichever sample follows pays for collecting it (in one full run on 2026-11-30 the bare loop itself measured 38.8 µs/step at N=1,000 there against 7.4 at N=10). What can grow in the Spindle rows is garbage collection, not the loop: with in-memory stores a run keeps every event, snapshot, journal record and message copy, so a 1,000-step run carries more live data through V8\'s young-generation collections than a 10-step one. Measured on 2026-12-01 before that day\'s allocation cuts, a 1,000-step run (new runtime each run) took 22.7–25.5 µs/step with Node\'s defaults and 15.0–18.8 with `--max-semi-space-size=64`; after them (about 20 instead of 25 KB allocated per step, no async round in a tool step), 13.1–14.6 against 13.5–18.4: no difference left.',
+    "The first rows come from rounds of the kernel variants alone, before any peer is loaded: interleaved with the peers, an AI SDK sample of 1,000 steps leaves over a gigabyte of garbage, and whichever sample follows pays for collecting it (in one full run on 2026-11-30 the bare loop itself measured 38.8 µs/step at N=1,000 there against 7.4 at N=10). What can grow in the Spindle rows is garbage collection, not the loop: with in-memory stores a run keeps every event, snapshot, journal record and message copy, so a 1,000-step run carries more live data through V8's young-generation collections than a 10-step one. Measured on 2026-12-01 before that day's allocation cuts, a 1,000-step run (new runtime each run) took 22.7–25.5 µs/step with Node's defaults and 15.0–18.8 with `--max-semi-space-size=64`; after them (about 20 instead of 25 KB allocated per step, no async round in a tool step), 13.1–14.6 against 13.5–18.4: no difference left.",
   )
   if (split) reportAllocationSplit(split, report)
   await retainedGrowth(config, report)
@@ -233,7 +272,13 @@ export async function allocationSplit(variants: KernelVariant[]): Promise<Alloca
     const totals: number[] = []
     for (let index = 0; index < 3; index++) {
       variant.fresh?.(steps)
-      const bytes = await allocatedByArea(() => variant.run(steps).then(() => {}), { repeat: 20, unitsPerRun: steps, samplingInterval: 64, area: allocationArea, rest: 'rest' })
+      const bytes = await allocatedByArea(() => variant.run(steps).then(() => {}), {
+        repeat: 20,
+        unitsPerRun: steps,
+        samplingInterval: 64,
+        area: allocationArea,
+        rest: 'rest',
+      })
       let total = 0
       for (const area of splitAreas) {
         areas.get(area)!.push((bytes.get(area) ?? 0) / 1024)
@@ -321,7 +366,10 @@ async function retainedGrowth(config: BenchConfig, report: Report): Promise<void
       for (let index = warm; index < total; index++) await spindleRun(runtime, 1)
       const end = heapAfterGc()
       const perRun = (end - start) / (total - warm)
-      report.add({ suite: 'kernel', case: `retained heap after GC over runs ${warm}–${total}`, variant: entry.name, n: total, metric: 'retained per run', unit: 'B' }, perRun)
+      report.add(
+        { suite: 'kernel', case: `retained heap after GC over runs ${warm}–${total}`, variant: entry.name, n: total, metric: 'retained per run', unit: 'B' },
+        perRun,
+      )
       lines.push([entry.name, total - warm, Math.round(start / 1024), Math.round(end / 1024), perRun])
       await runtime.extensions.dispose()
     }
@@ -331,7 +379,10 @@ async function retainedGrowth(config: BenchConfig, report: Report): Promise<void
       for (let index = warm; index < total; index++) await bareLoop(1)
       const end = heapAfterGc()
       const perRun = (end - start) / (total - warm)
-      report.add({ suite: 'kernel', case: `retained heap after GC over runs ${warm}–${total}`, variant: 'bare loop', n: total, metric: 'retained per run', unit: 'B' }, perRun)
+      report.add(
+        { suite: 'kernel', case: `retained heap after GC over runs ${warm}–${total}`, variant: 'bare loop', n: total, metric: 'retained per run', unit: 'B' },
+        perRun,
+      )
       lines.push(['bare loop', total - warm, Math.round(start / 1024), Math.round(end / 1024), perRun])
     }
   } finally {

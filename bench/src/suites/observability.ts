@@ -94,7 +94,9 @@ export async function observabilitySuite(config: BenchConfig, report: Report): P
         cell(wallRow),
         cell(cpuRow),
         `${overBare >= 0 ? '+' : ''}${overBare.toFixed(2)} (${((overBare / baseline.get('cpu')!) * 100).toFixed(1)}%)`,
-        overDefault === undefined ? '—' : `${overDefault >= 0 ? '+' : ''}${overDefault.toFixed(2)} (${((overDefault / baseline.get('default')!) * 100).toFixed(1)}%)`,
+        overDefault === undefined
+          ? '—'
+          : `${overDefault >= 0 ? '+' : ''}${overDefault.toFixed(2)} (${((overDefault / baseline.get('default')!) * 100).toFixed(1)}%)`,
       ])
     }
   }
@@ -120,7 +122,10 @@ async function isolated(config: BenchConfig, report: Report): Promise<void> {
   recorder.redactor = false
   recorder.addObserver({ onEvent: (event) => void recorded.push(event) })
   await spindleRun(new AgentRuntime(recorder, policyFor(steps)), steps)
-  check(recorded.some((event) => event.type === 'run.finished'), 'the recorded run finished')
+  check(
+    recorded.some((event) => event.type === 'run.finished'),
+    'the recorded run finished',
+  )
   const redactor = createRedactor()
   const observer = new OtelObserver({ tracer: trace.getTracer('spindle-bench'), meter: metrics.getMeter('spindle-bench'), captureContent: false })
   const samples = await measure(

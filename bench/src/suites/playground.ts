@@ -18,9 +18,16 @@ export async function playgroundSuite(config: BenchConfig, report: Report): Prom
   check(results.length === rounds, `${results.length} rounds measured, expected ${rounds}`)
   const [cold, ...warm] = results
   const lines: Array<Array<string | number>> = []
-  for (const [metric, key] of [['page load', 'load'], ['first token (Enter → first text painted)', 'firstToken'], ['page load + first token', 'total']] as const) {
+  for (const [metric, key] of [
+    ['page load', 'load'],
+    ['first token (Enter → first text painted)', 'firstToken'],
+    ['page load + first token', 'total'],
+  ] as const) {
     const values = warm.map((round) => round[key])
-    check(values.every((value) => value > 0), `${metric}: every round measured`)
+    check(
+      values.every((value) => value > 0),
+      `${metric}: every round measured`,
+    )
     const row = report.add({ suite: 'playground', case: 'demo model, headless Chromium', variant: 'warm', n: warm.length, metric, unit: 'ms' }, values)
     report.add({ suite: 'playground', case: 'demo model, headless Chromium', variant: 'cold', n: 1, metric, unit: 'ms' }, cold![key])
     lines.push([metric, warm.length, cold![key], cell(row)])

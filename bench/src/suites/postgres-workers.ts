@@ -309,7 +309,10 @@ export async function postgresWorkersSuite(config: BenchConfig, report: Report):
         n: runs,
       }
       const runsRow = report.add({ ...base, metric: 'runs per second', unit: 'runs/s' }, throughput)
-      const stepsRow = report.add({ ...base, metric: 'steps per second', unit: 'steps/s' }, throughput.map((value) => value * steps))
+      const stepsRow = report.add(
+        { ...base, metric: 'steps per second', unit: 'steps/s' },
+        throughput.map((value) => value * steps),
+      )
       const latencyRow = report.add({ ...base, metric: 'latency enqueue → finished', unit: 'ms' }, latencies)
       const p95Row = report.add({ ...base, metric: 'latency enqueue → finished, p95', unit: 'ms' }, percentile(latencies, 0.95))
       const executionRow = report.add({ ...base, metric: 'execution started → finished', unit: 'ms' }, executions)

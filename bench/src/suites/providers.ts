@@ -67,7 +67,12 @@ export async function providersSuite(config: BenchConfig, report: Report): Promi
           name: 'anthropic SDK messages stream',
           run: async () => {
             let count = 0
-            const stream = await anthropicClient.messages.create({ model: 'claude-bench', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }], stream: true })
+            const stream = await anthropicClient.messages.create({
+              model: 'claude-bench',
+              max_tokens: 64,
+              messages: [{ role: 'user', content: 'hi' }],
+              stream: true,
+            })
             for await (const event of stream) if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') count++
             check(count === chunks, `anthropic SDK got ${count} deltas`)
           },
@@ -84,7 +89,13 @@ export async function providersSuite(config: BenchConfig, report: Report): Promi
         const base = { suite: 'providers', case: `${group.name}: ${chunks} text deltas over loopback HTTP`, variant: variant.name, n: chunks }
         const wallRow = report.add({ ...base, metric: 'wall per chunk', unit: 'µs' }, wall)
         const cpuRow = report.add({ ...base, metric: 'cpu per chunk', unit: 'µs' }, cpu)
-        const overhead = variant === group.sdk ? undefined : report.add({ ...base, metric: 'overhead per chunk over the SDK stream', unit: 'µs' }, wall.map((value, index) => value - sdk.wall[index]!))
+        const overhead =
+          variant === group.sdk
+            ? undefined
+            : report.add(
+                { ...base, metric: 'overhead per chunk over the SDK stream', unit: 'µs' },
+                wall.map((value, index) => value - sdk.wall[index]!),
+              )
         lines.push([group.name, variant.name, cell(wallRow), cell(cpuRow), overhead ? cell(overhead) : '—'])
       }
     }

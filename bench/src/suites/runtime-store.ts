@@ -43,7 +43,11 @@ export async function runtimeStoreSuite(config: BenchConfig, report: Report): Pr
   const lines: Array<Array<string | number>> = []
   for (const [name, { wall, cpu }] of [...samples, ...runSamples]) {
     const base = { suite: 'runtime-store', case: 'per request', variant: name, n: 1 }
-    lines.push([name, cell(report.add({ ...base, metric: 'wall per request', unit: 'µs' }, wall)), cell(report.add({ ...base, metric: 'cpu per request', unit: 'µs' }, cpu))])
+    lines.push([
+      name,
+      cell(report.add({ ...base, metric: 'wall per request', unit: 'µs' }, wall)),
+      cell(report.add({ ...base, metric: 'cpu per request', unit: 'µs' }, cpu)),
+    ])
   }
   report.table('RuntimeStore: per request — median (min–max)', ['operation', 'wall µs', 'CPU µs'], lines)
 }

@@ -68,5 +68,9 @@ export async function streamingSuite(config: BenchConfig, report: Report): Promi
     const overheadRow = report.add({ ...base, metric: 'overhead per chunk over the bare stream', unit: 'µs' }, overhead)
     lines.push([name, cell(wallRow), cell(cpuRow), name.startsWith('model') ? '—' : cell(overheadRow)])
   }
-  report.table(`Streaming: one answer of ${chunks.toLocaleString('en-US')} word deltas (\`'${token}'\`) — median (min–max)`, ['variant', 'wall µs/chunk', 'CPU µs/chunk', 'overhead µs/chunk'], lines)
+  report.table(
+    `Streaming: one answer of ${chunks.toLocaleString('en-US')} word deltas (\`'${token}'\`) — median (min–max)`,
+    ['variant', 'wall µs/chunk', 'CPU µs/chunk', 'overhead µs/chunk'],
+    lines,
+  )
 }

@@ -56,7 +56,9 @@ function convertMessage(message: ModelMessage): OllamaMessage[] {
       if (typeof message.content === 'string') return [{ role: 'user', content: message.content }]
       const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n')
       // Ollama takes base64 images only; artifact references and URLs must be resolved by a context adapter first.
-      const images = message.content.flatMap((part) => (part.type === 'file' && part.mediaType.startsWith('image/') && !/^(artifact:|https?:)/.test(part.data) ? [part.data] : []))
+      const images = message.content.flatMap((part) =>
+        part.type === 'file' && part.mediaType.startsWith('image/') && !/^(artifact:|https?:)/.test(part.data) ? [part.data] : [],
+      )
       return [{ role: 'user', content: text, ...(images.length > 0 && { images }) }]
     }
     case 'assistant': {

@@ -22,7 +22,10 @@ describe('spindle-provider-ollama in an AgentRuntime', () => {
       execute: ({ city }) => ({ city, forecast: 'sunny' }),
     })
     server.enqueue(
-      ollamaChatWire.streamTurn({ toolCalls: [{ id: 'call_w', name: 'get_weather', argumentChunks: ['{"city":"Lyon"}'] }], usage: { inputTokens: 40, outputTokens: 9 } }),
+      ollamaChatWire.streamTurn({
+        toolCalls: [{ id: 'call_w', name: 'get_weather', argumentChunks: ['{"city":"Lyon"}'] }],
+        usage: { inputTokens: 40, outputTokens: 9 },
+      }),
       ollamaChatWire.streamTurn({ text: ['Sunny ', 'in Lyon.'], usage: { inputTokens: 60, outputTokens: 5 } }),
     )
     const runtime = new AgentRuntime(new Extensions().use(createOllama({ baseURL: server.url })))
@@ -31,7 +34,10 @@ describe('spindle-provider-ollama in an AgentRuntime', () => {
     expect(output.usage).toMatchObject({ inputTokens: 100, outputTokens: 14 })
     const second = server.requests[1]!.body as { model: string; stream: boolean; messages: Array<Record<string, unknown>> }
     expect(second).toMatchObject({ model: 'llama3.2', stream: true })
-    expect(second.messages.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_w', function: { name: 'get_weather', arguments: { city: 'Lyon' } } }] })
+    expect(second.messages.at(-2)).toMatchObject({
+      role: 'assistant',
+      tool_calls: [{ id: 'call_w', function: { name: 'get_weather', arguments: { city: 'Lyon' } } }],
+    })
     expect(second.messages.at(-1)).toMatchObject({ role: 'tool', tool_name: 'get_weather', tool_call_id: 'call_w' })
     expect(JSON.parse(second.messages.at(-1)!.content as string)).toEqual({ city: 'Lyon', forecast: 'sunny' })
   })
@@ -41,7 +47,10 @@ describe('spindle-provider-ollama in an AgentRuntime', () => {
     expect(missing).toMatchObject({ code: 'provider', status: 404, isRetryable: false })
     expect(missing.message).toMatch(/ollama pull/)
     expect(mapOllamaError({ status: 400, message: 'the input length exceeds the context length', secrets: [] }).code).toBe('context_overflow')
-    expect(mapOllamaError({ status: 503, message: 'server busy', headers: new Headers({ 'retry-after': '2' }), secrets: [] })).toMatchObject({ isRetryable: true, retryAfterMs: 2000 })
+    expect(mapOllamaError({ status: 503, message: 'server busy', headers: new Headers({ 'retry-after': '2' }), secrets: [] })).toMatchObject({
+      isRetryable: true,
+      retryAfterMs: 2000,
+    })
     expect(mapOllamaError({ status: 401, message: 'bad key sk-secret-1', secrets: ['sk-secret-1'] }).message).not.toContain('sk-secret-1')
   })
 })

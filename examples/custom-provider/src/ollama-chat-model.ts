@@ -79,14 +79,21 @@ export class OllamaChatModel implements LanguageModel {
       if (options.signal?.aborted) return new AbortedError('[spindle-provider-ollama] the request was aborted', { cause: error })
       const reason: unknown = controller.signal.reason
       if (reason instanceof TimeoutReason) {
-        return new StreamInterruptedError(`[spindle-provider-ollama] no data from Ollama for ${reason.ms} ms (${reason.kind} timeout); retry, or raise the timeout for slow models`, { cause: error, provider: 'ollama' })
+        return new StreamInterruptedError(
+          `[spindle-provider-ollama] no data from Ollama for ${reason.ms} ms (${reason.kind} timeout); retry, or raise the timeout for slow models`,
+          { cause: error, provider: 'ollama' },
+        )
       }
-      if (phase === 'body') return new StreamInterruptedError('[spindle-provider-ollama] the connection was lost mid-stream', { cause: error, provider: 'ollama' })
-      return new ProviderError(`[spindle-provider-ollama] could not reach Ollama at ${settings.baseURL}: ${(error as Error)?.message}. Is \`ollama serve\` running?`, {
-        cause: error,
-        provider: 'ollama',
-        isRetryable: true,
-      })
+      if (phase === 'body')
+        return new StreamInterruptedError('[spindle-provider-ollama] the connection was lost mid-stream', { cause: error, provider: 'ollama' })
+      return new ProviderError(
+        `[spindle-provider-ollama] could not reach Ollama at ${settings.baseURL}: ${(error as Error)?.message}. Is \`ollama serve\` running?`,
+        {
+          cause: error,
+          provider: 'ollama',
+          isRetryable: true,
+        },
+      )
     }
     arm(new TimeoutReason('first-chunk', settings.firstChunkTimeoutMs))
     try {
@@ -132,7 +139,9 @@ export class OllamaChatModel implements LanguageModel {
         }
         if (chunk.done) break
       }
-      throw new StreamInterruptedError('[spindle-provider-ollama] the stream ended before its `done: true` line; the answer is incomplete', { provider: 'ollama' })
+      throw new StreamInterruptedError('[spindle-provider-ollama] the stream ended before its `done: true` line; the answer is incomplete', {
+        provider: 'ollama',
+      })
     } finally {
       clearTimeout(timer)
       options.signal?.removeEventListener('abort', onAbort)

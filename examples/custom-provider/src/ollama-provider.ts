@@ -49,8 +49,15 @@ export function createOllama(options: OllamaProviderOptions = {}): OllamaProvide
   const name = options.name ?? 'ollama'
   const baseURL = (options.baseURL ?? process.env.OLLAMA_HOST ?? 'http://127.0.0.1:11434').replace(/\/+$/, '')
   if (!/^https?:\/\//.test(baseURL)) throw new ConfigurationError(`[spindle-provider-ollama] baseURL "${baseURL}" must start with http:// or https://`)
-  for (const [key, value] of Object.entries({ maxRetries: options.maxRetries, initialDelayMs: options.initialDelayMs, maxDelayMs: options.maxDelayMs, firstChunkTimeoutMs: options.firstChunkTimeoutMs, idleTimeoutMs: options.idleTimeoutMs })) {
-    if (value !== undefined && !(Number.isFinite(value) && value >= 0)) throw new ConfigurationError(`[spindle-provider-ollama] ${key} must be a number >= 0, got ${value}`)
+  for (const [key, value] of Object.entries({
+    maxRetries: options.maxRetries,
+    initialDelayMs: options.initialDelayMs,
+    maxDelayMs: options.maxDelayMs,
+    firstChunkTimeoutMs: options.firstChunkTimeoutMs,
+    idleTimeoutMs: options.idleTimeoutMs,
+  })) {
+    if (value !== undefined && !(Number.isFinite(value) && value >= 0))
+      throw new ConfigurationError(`[spindle-provider-ollama] ${key} must be a number >= 0, got ${value}`)
   }
   const settings: OllamaModelSettings = {
     baseURL,

@@ -27,7 +27,11 @@ export class OllamaStreamMapper {
     try {
       chunk = JSON.parse(line) as OllamaChunk
     } catch (cause) {
-      throw new ProviderError(`[spindle-provider-ollama] the stream sent a line that is not JSON: ${line.slice(0, 120)}`, { cause, provider: 'ollama', isRetryable: false })
+      throw new ProviderError(`[spindle-provider-ollama] the stream sent a line that is not JSON: ${line.slice(0, 120)}`, {
+        cause,
+        provider: 'ollama',
+        isRetryable: false,
+      })
     }
     if (typeof chunk.error === 'string') throw mapOllamaError({ message: chunk.error, secrets: this.secrets })
     if (!this.#metadataSent && typeof chunk.model === 'string') {

@@ -44,7 +44,12 @@ function errorBody(error: WireError): string {
 
 const finishReasonCases: FinishReasonCase[] = [
   { name: 'stop', turn: { text: ['done'] }, expected: 'stop', raw: 'stop' },
-  { name: 'stop with tool calls', turn: { toolCalls: [{ id: 'call_f', name: 'get_time', argumentChunks: ['{"zone":"UTC"}'] }] }, expected: 'tool-calls', raw: 'stop' },
+  {
+    name: 'stop with tool calls',
+    turn: { toolCalls: [{ id: 'call_f', name: 'get_time', argumentChunks: ['{"zone":"UTC"}'] }] },
+    expected: 'tool-calls',
+    raw: 'stop',
+  },
   { name: 'length', turn: { text: ['cut by num_predi'], finishReason: 'length' }, expected: 'length', raw: 'length' },
   { name: 'unload', turn: { text: [''], rawFinishReason: 'unload' }, expected: 'other', raw: 'unload' },
 ]
@@ -53,7 +58,11 @@ export const ollamaChatWire: WireAdapter = {
   protocol: 'ollama-chat',
   path,
   features: { reasoning: true, cachedInputTokens: false, reasoningTokens: false },
-  streamTurn: (turn: WireTurn): ScriptedResponse => ({ match: { method: 'POST', path }, eventFormat: 'ndjson', events: ollamaChatLines(turn).map((data) => ({ data })) }),
+  streamTurn: (turn: WireTurn): ScriptedResponse => ({
+    match: { method: 'POST', path },
+    eventFormat: 'ndjson',
+    events: ollamaChatLines(turn).map((data) => ({ data })),
+  }),
   httpError: (error: WireError): ScriptedResponse => ({
     match: { method: 'POST', path },
     status: error.status,

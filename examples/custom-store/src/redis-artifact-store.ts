@@ -17,7 +17,14 @@ export class RedisArtifactStore implements ArtifactStore {
     // A repeated put keeps the first put's fields and adds only new metadata keys.
     const record: ArtifactRecord = first
       ? { ...first, metadata: { ...structuredClone(options.metadata ?? {}), ...first.metadata } }
-      : { id, size, mediaType: options.mediaType ?? 'application/octet-stream', ...(options.name !== undefined && { name: options.name }), metadata: structuredClone(options.metadata ?? {}), createdAt: Date.now() }
+      : {
+          id,
+          size,
+          mediaType: options.mediaType ?? 'application/octet-stream',
+          ...(options.name !== undefined && { name: options.name }),
+          metadata: structuredClone(options.metadata ?? {}),
+          createdAt: Date.now(),
+        }
     const transaction = this.context.redis.multi().set(metaKey, JSON.stringify(record)).zadd(this.context.key('artifacts'), 'NX', record.createdAt, id)
     if (!first) transaction.set(this.context.key('artifact-bytes', id), Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
     await transaction.exec()
@@ -34,12 +41,18 @@ export class RedisArtifactStore implements ArtifactStore {
     const { start, end } = clampArtifactRange(record.size, range)
     for (let offset = start; offset < end; offset += chunkBytes) {
       const last = Math.min(end, offset + chunkBytes) - 1
-      yield await this.context.redis.getrangeBuffer(this.context.key('artifact-bytes', id), offset, last).catch((error: unknown) => Promise.reject(toStoreError(error)))
+      yield await this.context.redis
+        .getrangeBuffer(this.context.key('artifact-bytes', id), offset, last)
+        .catch((error: unknown) => Promise.reject(toStoreError(error)))
     }
   }
 
   async delete(id: string) {
-    await this.context.redis.multi().del(this.context.key('artifact', id), this.context.key('artifact-bytes', id)).zrem(this.context.key('artifacts'), id).exec()
+    await this.context.redis
+      .multi()
+      .del(this.context.key('artifact', id), this.context.key('artifact-bytes', id))
+      .zrem(this.context.key('artifacts'), id)
+      .exec()
   }
 
   async list(options: { limit?: number; before?: number } = {}) {

@@ -7,7 +7,13 @@ import { redisStores, type RedisStores } from './index.js'
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
 const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, maxRetriesPerRequest: 0, retryStrategy: () => null })
-const reachable = await probe.connect().then(() => probe.ping()).then(() => true, () => false)
+const reachable = await probe
+  .connect()
+  .then(() => probe.ping())
+  .then(
+    () => true,
+    () => false,
+  )
 probe.disconnect()
 if (!reachable && process.env.CI === 'true') throw new Error(`[spindle-store-redis] Redis is required in CI but is not reachable at ${url}`)
 if (!reachable) console.warn(`[spindle-store-redis] Redis is not reachable at ${url}: skipping its conformance suites (start redis-server to run them)`)

@@ -17,7 +17,9 @@ export class RedisContext {
 /** A native Redis or network error as a StoreError that says what to check; Spindle errors pass through. */
 export function toStoreError(error: unknown): unknown {
   if (SpindleError.isInstance(error)) return error
-  return new StoreError(`[spindle-store-redis] ${(error as Error)?.message ?? error}. Check that Redis (7+) is reachable and accepts Lua scripts (EVAL).`, { cause: error })
+  return new StoreError(`[spindle-store-redis] ${(error as Error)?.message ?? error}. Check that Redis (7+) is reachable and accepts Lua scripts (EVAL).`, {
+    cause: error,
+  })
 }
 
 /** Wraps every async method of a store so that what it rejects with is mapped by `toStoreError`. */

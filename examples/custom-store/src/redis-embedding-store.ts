@@ -18,9 +18,13 @@ export class RedisEmbeddingStore implements EmbeddingStore {
     const dimensions = new Map<string | undefined, number>()
     for (const record of records) {
       // The first vector of a namespace fixes its dimension (SET NX); every other one must match it.
-      const expected = dimensions.get(record.namespace) ?? Number((await this.context.redis.set(this.#dimension(record.namespace), record.vector.length, 'NX', 'GET')) ?? record.vector.length)
+      const expected =
+        dimensions.get(record.namespace) ??
+        Number((await this.context.redis.set(this.#dimension(record.namespace), record.vector.length, 'NX', 'GET')) ?? record.vector.length)
       if (record.vector.length !== expected) {
-        throw new StoreError(`[spindle-store-redis] vector "${record.id}" has ${record.vector.length} dimensions but namespace ${JSON.stringify(record.namespace ?? null)} holds ${expected}; embed with the same model, or use another namespace`)
+        throw new StoreError(
+          `[spindle-store-redis] vector "${record.id}" has ${record.vector.length} dimensions but namespace ${JSON.stringify(record.namespace ?? null)} holds ${expected}; embed with the same model, or use another namespace`,
+        )
       }
       dimensions.set(record.namespace, expected)
     }
@@ -37,7 +41,10 @@ export class RedisEmbeddingStore implements EmbeddingStore {
 
   async query(query: EmbeddingQuery) {
     const ids = await this.context.redis.smembers(this.#members(query.namespace))
-    return rankEmbeddingMatches((await this.#read(ids)).filter((record) => record !== undefined), query)
+    return rankEmbeddingMatches(
+      (await this.#read(ids)).filter((record) => record !== undefined),
+      query,
+    )
   }
 
   async get(id: string) {
@@ -46,7 +53,8 @@ export class RedisEmbeddingStore implements EmbeddingStore {
 
   async delete(ids: string[]) {
     const transaction = this.context.redis.multi()
-    for (const record of await this.#read(ids)) if (record) transaction.del(this.context.key('vector', record.id)).srem(this.#members(record.namespace), record.id)
+    for (const record of await this.#read(ids))
+      if (record) transaction.del(this.context.key('vector', record.id)).srem(this.#members(record.namespace), record.id)
     await transaction.exec()
   }
 

@@ -28,7 +28,14 @@ export class RedisExecutionStore implements ExecutionStore {
   async start(execution: NewExecution) {
     const { key, runId, step, callId, toolName, args } = execution
     const base = JSON.stringify({ key, runId, step, callId, toolName, args, startedAt: Date.now() })
-    const [created, fields] = (await this.context.redis.eval(startScript, 2, this.context.key('execution', key), this.context.key('executions', runId), base, key)) as [number, Fields]
+    const [created, fields] = (await this.context.redis.eval(
+      startScript,
+      2,
+      this.context.key('execution', key),
+      this.context.key('executions', runId),
+      base,
+      key,
+    )) as [number, Fields]
     return { record: toRecord(fields)!, created: created === 1 }
   }
 

@@ -1,6 +1,16 @@
 // RunStore on Redis: one JSON value per run, a sorted set for listing, an idempotency key claimed in the same
 // Lua script as the run (so one key never gets two runs), and per-run event logs kept by seq (first write wins).
-import { DuplicateError, NotFoundError, type AgentEvent, type ListRunsOptions, type NewRun, type RunClaimExpectation, type RunPatch, type RunRecord, type RunStore } from '@spindle/core'
+import {
+  DuplicateError,
+  NotFoundError,
+  type AgentEvent,
+  type ListRunsOptions,
+  type NewRun,
+  type RunClaimExpectation,
+  type RunPatch,
+  type RunRecord,
+  type RunStore,
+} from '@spindle/core'
 import { applyRunPatch, rejectNaNListBounds, runClaimMatches } from '@spindle/core/plugin-kit'
 import { parse, type RedisContext } from './redis-context.js'
 
@@ -21,12 +31,21 @@ export class RedisRunStore implements RunStore {
 
   async createRun(run: NewRun) {
     const now = Date.now()
-    const record: RunRecord = { status: 'queued', metadata: {}, ...structuredClone(run), step: 0, usage: { inputTokens: 0, outputTokens: 0 }, createdAt: now, updatedAt: now }
+    const record: RunRecord = {
+      status: 'queued',
+      metadata: {},
+      ...structuredClone(run),
+      step: 0,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      createdAt: now,
+      updatedAt: now,
+    }
     const runKey = this.context.key('run', run.id)
     const claim = run.idempotencyKey === undefined ? runKey : this.#idempotencyKey(run.sessionId, run.idempotencyKey)
     const outcome = await this.context.redis.eval(createScript, 3, runKey, claim, this.context.key('runs'), JSON.stringify(record), run.id, now)
     if (outcome === 'id') throw new DuplicateError(`[spindle-store-redis] run "${run.id}" already exists`)
-    if (outcome === 'key') throw new DuplicateError(`[spindle-store-redis] session "${run.sessionId}" already has a run with idempotency key "${run.idempotencyKey}"`)
+    if (outcome === 'key')
+      throw new DuplicateError(`[spindle-store-redis] session "${run.sessionId}" already has a run with idempotency key "${run.idempotencyKey}"`)
     return record
   }
 
@@ -79,7 +98,12 @@ export class RedisRunStore implements RunStore {
     const statuses = options.status === undefined ? undefined : [options.status].flat()
     const runs = (ids.length === 0 ? [] : await this.context.redis.mget(ids.map((id) => this.context.key('run', id))))
       .map((text) => parse<RunRecord>(text))
-      .filter((run): run is RunRecord => run !== undefined && (options.sessionId === undefined || run.sessionId === options.sessionId) && (statuses === undefined || statuses.includes(run.status)))
+      .filter(
+        (run): run is RunRecord =>
+          run !== undefined &&
+          (options.sessionId === undefined || run.sessionId === options.sessionId) &&
+          (statuses === undefined || statuses.includes(run.status)),
+      )
     runs.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
     return options.limit === undefined ? runs : runs.slice(0, options.limit)
   }
@@ -87,7 +111,9 @@ export class RedisRunStore implements RunStore {
   async appendEvents(runId: string, events: AgentEvent[]) {
     const transaction = this.context.redis.multi()
     for (const event of events) {
-      transaction.hsetnx(this.context.key('events', runId), String(event.seq), JSON.stringify(event)).zadd(this.context.key('event-seqs', runId), 'NX', event.seq, String(event.seq))
+      transaction
+        .hsetnx(this.context.key('events', runId), String(event.seq), JSON.stringify(event))
+        .zadd(this.context.key('event-seqs', runId), 'NX', event.seq, String(event.seq))
     }
     await transaction.exec()
   }
@@ -95,9 +121,10 @@ export class RedisRunStore implements RunStore {
   async listEvents(runId: string, options: { after?: number; limit?: number } = {}) {
     rejectNaNListBounds('store-redis', 'listEvents', options)
     const range = [options.after === undefined ? '-inf' : `(${options.after}`, '+inf'] as const
-    const seqs = options.limit === undefined
-      ? await this.context.redis.zrangebyscore(this.context.key('event-seqs', runId), ...range)
-      : await this.context.redis.zrangebyscore(this.context.key('event-seqs', runId), ...range, 'LIMIT', 0, options.limit)
+    const seqs =
+      options.limit === undefined
+        ? await this.context.redis.zrangebyscore(this.context.key('event-seqs', runId), ...range)
+        : await this.context.redis.zrangebyscore(this.context.key('event-seqs', runId), ...range, 'LIMIT', 0, options.limit)
     if (seqs.length === 0) return []
     return (await this.context.redis.hmget(this.context.key('events', runId), ...seqs)).map((text) => JSON.parse(text!) as AgentEvent)
   }

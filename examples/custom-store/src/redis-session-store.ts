@@ -1,6 +1,18 @@
 // SessionStore on Redis: a hash per session (data, lastSeq, fence) and a list per log. One Lua script checks the
 // fence, assigns seq = lastSeq + 1… and pushes the entries, so concurrent appends from any connection stay gap-free.
-import { DuplicateError, NotFoundError, StaleFenceError, type AppendOptions, type JsonObject, type ListEntriesOptions, type ListSessionsOptions, type SessionEntry, type SessionEntryInput, type SessionRecord, type SessionStore } from '@spindle/core'
+import {
+  DuplicateError,
+  NotFoundError,
+  StaleFenceError,
+  type AppendOptions,
+  type JsonObject,
+  type ListEntriesOptions,
+  type ListSessionsOptions,
+  type SessionEntry,
+  type SessionEntryInput,
+  type SessionRecord,
+  type SessionStore,
+} from '@spindle/core'
 import { rejectNaNListBounds } from '@spindle/core/plugin-kit'
 import { parse, type RedisContext } from './redis-context.js'
 
@@ -32,7 +44,13 @@ export class RedisSessionStore implements SessionStore {
 
   async createSession(input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {}) {
     const now = Date.now()
-    const data: SessionData = { id: input.id ?? crypto.randomUUID(), ...(input.resourceId !== undefined && { resourceId: input.resourceId }), ...(input.title !== undefined && { title: input.title }), metadata: input.metadata ?? {}, createdAt: now }
+    const data: SessionData = {
+      id: input.id ?? crypto.randomUUID(),
+      ...(input.resourceId !== undefined && { resourceId: input.resourceId }),
+      ...(input.title !== undefined && { title: input.title }),
+      metadata: input.metadata ?? {},
+      createdAt: now,
+    }
     const keys = this.#keys(data.id)
     const created = await this.context.redis.eval(createScript, 2, keys.session, keys.index, JSON.stringify(data), now, data.id)
     if (created === 0) throw new DuplicateError(`[spindle-store-redis] session "${data.id}" already exists`)
@@ -58,7 +76,11 @@ export class RedisSessionStore implements SessionStore {
     if (current === undefined) throw new NotFoundError(`[spindle-store-redis] session "${id}" does not exist`)
     const { lastSeq: _lastSeq, updatedAt: _updatedAt, ...data } = { ...current, ...structuredClone(patch) }
     const updatedAt = Math.max(Date.now(), current.updatedAt)
-    await this.context.redis.multi().hset(this.#keys(id).session, 'data', JSON.stringify(data), 'updatedAt', updatedAt).zadd(this.#keys(id).index, updatedAt, id).exec()
+    await this.context.redis
+      .multi()
+      .hset(this.#keys(id).session, 'data', JSON.stringify(data), 'updatedAt', updatedAt)
+      .zadd(this.#keys(id).index, updatedAt, id)
+      .exec()
     return (await this.getSession(id))!
   }
 
@@ -74,11 +96,22 @@ export class RedisSessionStore implements SessionStore {
     const bodies = stored.map((entry) => JSON.stringify(entry).slice(0, -1))
     let first: number
     try {
-      first = (await this.context.redis.eval(appendScript, 3, keys.session, keys.log, keys.index, options.fence ?? '', createdAt, sessionId, ...bodies)) as number
+      first = (await this.context.redis.eval(
+        appendScript,
+        3,
+        keys.session,
+        keys.log,
+        keys.index,
+        options.fence ?? '',
+        createdAt,
+        sessionId,
+        ...bodies,
+      )) as number
     } catch (error) {
       const message = (error as Error).message ?? ''
       if (message.includes('not_found')) throw new NotFoundError(`[spindle-store-redis] session "${sessionId}" does not exist`, { cause: error })
-      if (message.includes('stale_fence')) throw new StaleFenceError(`[spindle-store-redis] fence ${options.fence} is older than the session's; this writer lost its lease`, { cause: error })
+      if (message.includes('stale_fence'))
+        throw new StaleFenceError(`[spindle-store-redis] fence ${options.fence} is older than the session's; this writer lost its lease`, { cause: error })
       throw error
     }
     return stored.map((entry, index) => ({ ...structuredClone(entry), seq: first + index }) as SessionEntry)

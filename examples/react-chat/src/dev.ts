@@ -11,7 +11,11 @@ const api = await startChatServer({
   databasePath: process.env.DATABASE_PATH ?? join(exampleRoot, '.data', 'chat.db'),
   port: Number(process.env.API_PORT ?? 8787),
 })
-const vite = await createServer({ configFile: join(exampleRoot, 'vite.config.ts'), root: join(exampleRoot, 'src', 'web'), server: { port: Number(process.env.PORT ?? 5173) } })
+const vite = await createServer({
+  configFile: join(exampleRoot, 'vite.config.ts'),
+  root: join(exampleRoot, 'src', 'web'),
+  server: { port: Number(process.env.PORT ?? 5173) },
+})
 await vite.listen()
 console.log(`API on ${api.url}; the chat on ${vite.resolvedUrls?.local[0] ?? `http://localhost:${vite.config.server.port}/`}`)
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -51,7 +51,12 @@ suite(skipReason ? `react-chat e2e (skipped: ${skipReason})` : 'react-chat examp
   beforeAll(async () => {
     // Built once for the whole file; the server serves dist/web like `pnpm start` does.
     await build({ configFile: join(exampleRoot, 'vite.config.ts'), root: join(exampleRoot, 'src', 'web'), logLevel: 'error' })
-    server = await startChatServer({ databasePath: join(dataDir, 'chat.db'), webRoot: join(exampleRoot, 'dist', 'web'), port: 0, model: { chunkDelayMs: 60, chunkSize: 6 } })
+    server = await startChatServer({
+      databasePath: join(dataDir, 'chat.db'),
+      webRoot: join(exampleRoot, 'dist', 'web'),
+      port: 0,
+      model: { chunkDelayMs: 60, chunkSize: 6 },
+    })
     browser = await launchChromium()
     page = await browser.newPage({ viewport: { width: 900, height: 1000 } })
     await page.goto(server.url)
@@ -90,11 +95,14 @@ suite(skipReason ? `react-chat e2e (skipped: ${skipReason})` : 'react-chat examp
   it('a reload in the middle of an answer loses nothing: the whole answer shows once, the chat before it too', { timeout: 60_000 }, async () => {
     await send('Tell me a story')
     // Some of the story is on the page, not all of it; the run is still going on the server.
-    await page.waitForFunction((start) => {
-      const messages = document.querySelectorAll('[data-testid=message-assistant]')
-      const text = messages[messages.length - 1]?.textContent ?? ''
-      return text.startsWith(start) && text.length > 40
-    }, storyText.slice(0, 20))
+    await page.waitForFunction(
+      (start) => {
+        const messages = document.querySelectorAll('[data-testid=message-assistant]')
+        const text = messages[messages.length - 1]?.textContent ?? ''
+        return text.startsWith(start) && text.length > 40
+      },
+      storyText.slice(0, 20),
+    )
     const shownBefore = await lastAssistantText()
     expect(shownBefore.length).toBeLessThan(storyText.length)
     const [running] = await server!.runtime.runs.listRuns({ limit: 1 })

@@ -68,19 +68,19 @@ export type { RunError } from './spec/run-error.js'
 export { runErrorOf } from './runtime/run-error-of.js'
 export { ContextAdapterError } from './errors/context-adapter-error.js'
 export type { ExecutionOutcome, ExecutionRecord, ExecutionStatus, ExecutionStore, NewExecution } from './spec/execution-store.js'
-export { type BatchedStores, type StoreBatch, type StoreWrite, type StoreWriteResult, type StoreWriteResults, type StoreWriteResultsWanted } from './spec/store-batch.js'
+export {
+  type BatchedStores,
+  type StoreBatch,
+  type StoreWrite,
+  type StoreWriteResult,
+  type StoreWriteResults,
+  type StoreWriteResultsWanted,
+} from './spec/store-batch.js'
 export type { RunSnapshot, SnapshotStore } from './spec/snapshot-store.js'
 export type { EmbeddingMatch, EmbeddingQuery, EmbeddingRecord, EmbeddingStore } from './spec/embedding-store.js'
 export type { ArtifactRecord, ArtifactSource, ArtifactStore, PutArtifactOptions } from './spec/artifact-store.js'
 export { type StoreKind, type Stores, storeKinds } from './spec/stores.js'
-export {
-  type AgentEvent,
-  type AgentEventOf,
-  type AgentEventPayload,
-  type AgentEventType,
-  type LaggedEvent,
-  terminalEventTypes,
-} from './spec/events.js'
+export { type AgentEvent, type AgentEventOf, type AgentEventPayload, type AgentEventType, type LaggedEvent, terminalEventTypes } from './spec/events.js'
 export type { EventBus, SubscribeOptions } from './spec/event-bus.js'
 export type { AcquireOptions, SessionGate, SessionGateState, SessionLease } from './spec/session-gate.js'
 
@@ -163,7 +163,13 @@ export { ContextWindow } from './context/context-window.js'
 export { historyAdapter, instructionsAdapter } from './context/builtin-adapters.js'
 export { countMessageTokens, countMessagesTokens, estimateTokenizer, type Tokenizer } from './context/tokenizer.js'
 export { readArtifactTool, type ReadArtifactInput, type ReadArtifactToolOptions } from './context/read-artifact-tool.js'
-export { calibratedTokenizer, tokenizerForModel, tokenizerProfiles, type CalibratedTokenizer, type CalibratedTokenizerOptions } from './context/calibrated-tokenizer.js'
+export {
+  calibratedTokenizer,
+  tokenizerForModel,
+  tokenizerProfiles,
+  type CalibratedTokenizer,
+  type CalibratedTokenizerOptions,
+} from './context/calibrated-tokenizer.js'
 export { CompactionService, type CompactionServiceOptions, type CompactRequest } from './compaction/compaction-service.js'
 export { truncateCompaction } from './compaction/truncate-compaction.js'
 export { ToolRuntime, type ExecuteCallsInput, type ExecuteCallsResult, type ToolCallOutcome } from './tools/tool-runtime.js'

@@ -33,13 +33,7 @@ export { runStoreRules } from './conformance/run-store-rules.js'
 export { sessionStoreRules } from './conformance/session-store-rules.js'
 export { snapshotStoreRules } from './conformance/snapshot-store-rules.js'
 export { storeBatchRules } from './conformance/store-batch-rules.js'
-export {
-  runCheck,
-  type ConformanceCheck,
-  type ConformanceChecks,
-  type StoreHarness,
-  type StoreSuiteOptions,
-} from './conformance/harness.js'
+export { runCheck, type ConformanceCheck, type ConformanceChecks, type StoreHarness, type StoreSuiteOptions } from './conformance/harness.js'
 export { rejection, rule, ruleOf } from './conformance/rule.js'
 export { describeErrorClass, errorClassProblems, type CheckedErrorClass } from './errors/describe-error-class.js'
 export {
@@ -52,8 +46,27 @@ export {
   sampleSessionWindow,
 } from './plugin-interfaces/describe-plugin-interfaces.js'
 export { unicodeSamples } from './conformance/samples.js'
-export { anthropicErrorBody, anthropicErrorEvent, anthropicErrorStatus, anthropicStreamEvents, type AnthropicErrorType, type AnthropicScriptedBlock, type AnthropicScriptedTurn, type AnthropicStopReason, type AnthropicWireEvent, type AnthropicWireUsage } from './wire/anthropic-events.js'
-export { anthropicResponse, startAnthropicMessagesServer, type AnthropicErrorReply, type AnthropicMessagesServer, type AnthropicMessagesServerOptions, type AnthropicReply, type AnthropicStreamReply } from './wire/anthropic-messages-server.js'
+export {
+  anthropicErrorBody,
+  anthropicErrorEvent,
+  anthropicErrorStatus,
+  anthropicStreamEvents,
+  type AnthropicErrorType,
+  type AnthropicScriptedBlock,
+  type AnthropicScriptedTurn,
+  type AnthropicStopReason,
+  type AnthropicWireEvent,
+  type AnthropicWireUsage,
+} from './wire/anthropic-events.js'
+export {
+  anthropicResponse,
+  startAnthropicMessagesServer,
+  type AnthropicErrorReply,
+  type AnthropicMessagesServer,
+  type AnthropicMessagesServerOptions,
+  type AnthropicReply,
+  type AnthropicStreamReply,
+} from './wire/anthropic-messages-server.js'
 export { anthropicLoneSurrogateRejection, findLoneSurrogateEscape, openaiLoneSurrogateRejection, type LoneSurrogateEscape } from './wire/lone-surrogates.js'
 export { anthropicMessagesWire, anthropicWireEvents } from './wire/anthropic-messages-wire.js'
 export { openaiResponsesEvents, openaiResponsesWire } from './wire/openai-responses-wire.js'

@@ -59,7 +59,10 @@ function withoutFloatNoise(value: number): number {
 }
 
 function tokenize(expression: string): string[] {
-  const tokens = expression.replace(/×/g, '*').replace(/÷/g, '/').match(/\d+(?:\.\d+)?|[-+*/%^()]|\S/g)
+  const tokens = expression
+    .replace(/×/g, '*')
+    .replace(/÷/g, '/')
+    .match(/\d+(?:\.\d+)?|[-+*/%^()]|\S/g)
   if (!tokens?.length) throw new Error('the expression is empty')
   return tokens
 }

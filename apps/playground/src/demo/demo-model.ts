@@ -51,7 +51,12 @@ export function demoModel(options: DemoModelOptions = {}) {
 function lastTurn(messages: ModelMessage[]): { text: string; results: ToolResultPart[] } {
   const index = messages.findLastIndex((message) => message.role === 'user')
   const user = messages[index]
-  const text = !user || user.role !== 'user' ? '' : typeof user.content === 'string' ? user.content : user.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ')
+  const text =
+    !user || user.role !== 'user'
+      ? ''
+      : typeof user.content === 'string'
+        ? user.content
+        : user.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ')
   const results = messages.slice(index + 1).flatMap((message) => (message.role === 'tool' ? message.content : []))
   return { text: text.trim(), results }
 }
@@ -98,7 +103,9 @@ function describe(part: ToolResultPart): string {
       return `${result.expression} = ${result.value}`
     case 'notes':
       if (result.saved) return `Saved note #${result.saved.id}: "${result.saved.text}". You have ${result.count} note(s).`
-      return result.notes.length ? `Your notes:\n${result.notes.map((note: { id: number; text: string }) => `${note.id}. ${note.text}`).join('\n')}` : 'You have no notes yet.'
+      return result.notes.length
+        ? `Your notes:\n${result.notes.map((note: { id: number; text: string }) => `${note.id}. ${note.text}`).join('\n')}`
+        : 'You have no notes yet.'
     case 'list_files':
       return `The sandbox holds: ${(result.entries ?? result.files ?? []).map((entry: { path?: string; name?: string }) => entry.path ?? entry.name).join(', ') || '(nothing)'}.`
     case 'read_file':
@@ -108,7 +115,11 @@ function describe(part: ToolResultPart): string {
     case 'delete_file':
       return result.deleted ? `Deleted ${result.path}.` : `Nothing deleted: ${result.reason ?? 'no such file'}.`
     case 'runtime_state':
-      return `The runtime state holds: ${Object.entries(result.values ?? {}).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(', ') || '(nothing)'}.`
+      return `The runtime state holds: ${
+        Object.entries(result.values ?? {})
+          .map(([key, value]) => `${key} = ${JSON.stringify(value)}`)
+          .join(', ') || '(nothing)'
+      }.`
     case 'run_code':
       return `The code returned ${JSON.stringify(result.result)}${result.logs?.length ? ` and printed:\n${result.logs.join('\n')}` : ''}.`
     default:

@@ -25,7 +25,10 @@ export const accountantAgent = new Agent({
 /** The tools that reach the sub-agents, keyed by the names the demo model calls. */
 export function demoSubAgentTools(): Record<string, Tool> {
   return {
-    ask_researcher: researcherAgent.asTool({ name: 'ask_researcher', description: 'Delegates a question to the researcher agent (a sub-run) and returns its answer' }) as Tool,
+    ask_researcher: researcherAgent.asTool({
+      name: 'ask_researcher',
+      description: 'Delegates a question to the researcher agent (a sub-run) and returns its answer',
+    }) as Tool,
     transfer_to_accountant: handoff(accountantAgent) as Tool,
   }
 }

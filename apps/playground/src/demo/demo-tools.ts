@@ -65,7 +65,9 @@ function realRootOf(root: string): string {
   try {
     return realpathSync(root)
   } catch (error) {
-    throw new ConfigurationError(`[spindle/playground] the sandbox folder "${root}" does not exist; create it before building the delete tool`, { cause: error })
+    throw new ConfigurationError(`[spindle/playground] the sandbox folder "${root}" does not exist; create it before building the delete tool`, {
+      cause: error,
+    })
   }
 }
 

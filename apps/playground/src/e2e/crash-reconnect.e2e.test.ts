@@ -42,7 +42,9 @@ async function serve(dataDir: string, port: number): Promise<ChildPlayground> {
 
 async function pageEvents(page: Page): Promise<string[]> {
   await page.getByRole('button', { name: /^events/ }).click()
-  return page.locator('[data-testid=event-log] li').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-seq')}:${item.querySelector('.type')?.textContent}`))
+  return page
+    .locator('[data-testid=event-log] li')
+    .evaluateAll((items) => items.map((item) => `${item.getAttribute('data-seq')}:${item.querySelector('.type')?.textContent}`))
 }
 
 async function serverEvents(server: ChildPlayground, runId: string): Promise<string[]> {
@@ -92,7 +94,13 @@ suite(skipReason ? `playground crash e2e (skipped: ${skipReason})` : 'playground
       const lastLogged = Number(logged.at(-1)!.split(':')[0])
       await expect.poll(async () => (await pageEvents(page)).slice(0, logged.length), { timeout: 10_000 }).toEqual(logged)
       for (const seen of (await pageEvents(page)).slice(logged.length)) expect(Number(seen.split(':')[0])).toBeGreaterThan(lastLogged)
-      await expect.poll(() => chat(page), { timeout: 5000 }).toContainEqual(expect.stringMatching(/^Run interrupted \(killed, or its server stopped\): the step in progress was discarded and will be redone on Resume; resume or cancel it/))
+      await expect
+        .poll(() => chat(page), { timeout: 5000 })
+        .toContainEqual(
+          expect.stringMatching(
+            /^Run interrupted \(killed, or its server stopped\): the step in progress was discarded and will be redone on Resume; resume or cancel it/,
+          ),
+        )
 
       await page.getByRole('button', { name: action }).click()
       if (action === 'Cancel') {

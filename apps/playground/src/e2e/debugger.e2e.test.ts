@@ -86,7 +86,10 @@ suite(skipReason ? `playground debugger (skipped: ${skipReason})` : 'playground 
     await row.locator('summary').click()
     expect(await row.locator('pre').innerText()).toContain('"durationMs"')
     await row.getByRole('button', { name: 'Copy' }).click()
-    await page.getByRole('status').filter({ hasText: /^Copied event \d+\.$/ }).waitFor()
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Copied event \d+\.$/ })
+      .waitFor()
     const copied = JSON.parse((await page.evaluate('navigator.clipboard.readText()')) as string)
     expect(copied).toMatchObject({ type: 'tool.result', toolName: 'calculator', result: { value: 84 } })
     await screenshotAtBothSizes(page, 'debugger-event-log')
@@ -138,7 +141,11 @@ suite(skipReason ? `playground debugger (skipped: ${skipReason})` : 'playground 
   it('lists the agents, their tools with schemas and effect classes, the policy, stores and providers', async () => {
     await openDebugger('Agents & tools')
     const panel = page.getByTestId('agents-panel')
-    expect(await panel.locator('.agent-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-agent')))).toEqual(['playground', 'researcher', 'accountant'])
+    expect(await panel.locator('.agent-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-agent')))).toEqual([
+      'playground',
+      'researcher',
+      'accountant',
+    ])
     const main = panel.locator('.agent-card[data-agent=playground]')
     expect(await main.locator('.instructions').innerText()).toContain('You are the assistant of the Spindle playground')
     expect(await main.locator('tr[data-tool=delete_file]').innerText()).toMatch(/irreversible\s+always/)
@@ -168,9 +175,17 @@ suite(skipReason ? `playground debugger (skipped: ${skipReason})` : 'playground 
     expect(await page.getByTestId('chart-tokens').locator('circle').count()).toBe(3)
     expect(await page.getByTestId('chart-cost').locator('circle').count()).toBe(3)
     expect(await page.getByTestId('chart-steps').locator('rect.bar-rect').count()).toBe(3)
-    expect(await page.getByTestId('chart-tools').locator('g[data-bar]').evaluateAll((bars) => bars.map((bar) => bar.getAttribute('data-bar')))).toEqual(['calculator', 'notes'])
+    expect(
+      await page
+        .getByTestId('chart-tools')
+        .locator('g[data-bar]')
+        .evaluateAll((bars) => bars.map((bar) => bar.getAttribute('data-bar'))),
+    ).toEqual(['calculator', 'notes'])
     // The tokens line only grows: each run adds its tokens.
-    const heights = await page.getByTestId('chart-tokens').locator('circle').evaluateAll((dots) => dots.map((dot) => Number(dot.getAttribute('cy'))))
+    const heights = await page
+      .getByTestId('chart-tokens')
+      .locator('circle')
+      .evaluateAll((dots) => dots.map((dot) => Number(dot.getAttribute('cy'))))
     expect(heights[0]).toBeGreaterThan(heights[2]!)
     expect(routeSessionId(page)).toBe(sessionId)
     await screenshotAtBothSizes(page, 'debugger-session-overview')

@@ -28,7 +28,11 @@ async function timelineRows(): Promise<string[]> {
 
 suite(skipReason ? `playground display defects (skipped: ${skipReason})` : 'playground display defects in headless Chromium', () => {
   beforeAll(async () => {
-    opened = await openPlaygroundPage({ chunkDelayMs: 12, viewport: { width: 1440, height: 900 }, config: { openai: { baseURL: 'http://127.0.0.1:9/v1', model: 'nowhere' } } })
+    opened = await openPlaygroundPage({
+      chunkDelayMs: 12,
+      viewport: { width: 1440, height: 900 },
+      config: { openai: { baseURL: 'http://127.0.0.1:9/v1', model: 'nowhere' } },
+    })
     page = opened.page
   }, 180_000)
 
@@ -117,18 +121,29 @@ suite(skipReason ? `playground display defects (skipped: ${skipReason})` : 'play
     }
   }, 90_000)
 
-  it('4. the timeline is in time order (a resume between its steps), and a running step\'s bar grows with it', async () => {
+  it("4. the timeline is in time order (a resume between its steps), and a running step's bar grows with it", async () => {
     await newSession(page)
     await send(page, 'write order.txt with "in order"')
     await page.getByTestId('approval').getByRole('button', { name: 'Approve' }).click()
     await runStatus().filter({ hasText: 'completed' }).waitFor()
-    await expect.poll(timelineRows, { timeout: 5000 }).toEqual([expect.stringMatching(/^Step 1/), expect.stringMatching(/resumed from step 1/), expect.stringMatching(/^Step 2/), expect.stringMatching(/finished: stop/)])
+    await expect
+      .poll(timelineRows, { timeout: 5000 })
+      .toEqual([
+        expect.stringMatching(/^Step 1/),
+        expect.stringMatching(/resumed from step 1/),
+        expect.stringMatching(/^Step 2/),
+        expect.stringMatching(/finished: stop/),
+      ])
 
     await newSession(page)
     await send(page, 'Tell me a long story')
     await page.waitForFunction(() => (document.querySelector('[data-testid=assistant]')?.textContent?.length ?? 0) > 60)
     // The only step runs from near the run's start until now: its bar fills most of its track.
-    const fill = () => page.locator('[data-testid=timeline] .bar').first().evaluate((bar) => (bar as any).getBoundingClientRect().width / (bar as any).parentElement.getBoundingClientRect().width)
+    const fill = () =>
+      page
+        .locator('[data-testid=timeline] .bar')
+        .first()
+        .evaluate((bar) => (bar as any).getBoundingClientRect().width / (bar as any).parentElement.getBoundingClientRect().width)
     expect(await runStatus().innerText()).toBe('running')
     expect(await fill()).toBeGreaterThan(0.5)
     await runStatus().filter({ hasText: 'completed' }).waitFor()
@@ -192,7 +207,10 @@ suite(skipReason ? `playground display defects (skipped: ${skipReason})` : 'play
       await newSession(page)
       await send(page, 'delete README.md')
       await page.getByTestId('approval').waitFor()
-      await page.locator('[data-testid=sessions-list] li', { hasText: 'delete README.md' }).locator('.badge', { hasText: 'awaiting approval' }).waitFor({ timeout: 5000 })
+      await page
+        .locator('[data-testid=sessions-list] li', { hasText: 'delete README.md' })
+        .locator('.badge', { hasText: 'awaiting approval' })
+        .waitFor({ timeout: 5000 })
       await page.getByRole('button', { name: 'Cancel' }).click()
       await runStatus().filter({ hasText: 'cancelled' }).waitFor()
 
@@ -204,7 +222,10 @@ suite(skipReason ? `playground display defects (skipped: ${skipReason})` : 'play
       await page.locator('[data-testid=sessions-list] li', { hasText: 'once more' }).locator('.badge', { hasText: 'interrupted' }).waitFor({ timeout: 5000 })
       await page.getByRole('button', { name: 'Cancel' }).click()
       await runStatus().filter({ hasText: 'cancelled' }).waitFor()
-      await page.locator('[data-testid=sessions-list] li', { hasText: 'once more' }).locator('.badge', { hasText: 'interrupted' }).waitFor({ state: 'detached', timeout: 5000 })
+      await page
+        .locator('[data-testid=sessions-list] li', { hasText: 'once more' })
+        .locator('.badge', { hasText: 'interrupted' })
+        .waitFor({ state: 'detached', timeout: 5000 })
     }, 60_000)
 
     it('the header names the demo model once', async () => {
@@ -212,7 +233,10 @@ suite(skipReason ? `playground display defects (skipped: ${skipReason})` : 'play
       const count = await page.evaluate((text) => {
         const header = document.querySelector('header.topbar')!
         const select = header.querySelector('select') as { selectedOptions: Array<{ text: string }> } | null
-        const shown = [...header.querySelectorAll('*')].filter((element) => !['OPTION', 'SELECT'].includes(element.tagName) && [...element.childNodes].some((node) => node.nodeType === 3 && node.textContent!.includes(text)))
+        const shown = [...header.querySelectorAll('*')].filter(
+          (element) =>
+            !['OPTION', 'SELECT'].includes(element.tagName) && [...element.childNodes].some((node) => node.nodeType === 3 && node.textContent!.includes(text)),
+        )
         return shown.length + (select?.selectedOptions[0]?.text.includes(text) ? 1 : 0)
       }, phrase)
       expect(count).toBe(1)

@@ -22,7 +22,11 @@ export interface PlaygroundPage {
  * Builds the web UI when needed, starts a playground and opens it (the token becomes the cookie). `config` adds to the
  * playground's configuration (another model, say); `viewport` is the window's size (1440×860 by default).
  */
-export async function openPlaygroundPage(options: { chunkDelayMs: number; config?: Partial<PlaygroundConfig>; viewport?: { width: number; height: number } }): Promise<PlaygroundPage> {
+export async function openPlaygroundPage(options: {
+  chunkDelayMs: number
+  config?: Partial<PlaygroundConfig>
+  viewport?: { width: number; height: number }
+}): Promise<PlaygroundPage> {
   await buildWebIfNeeded()
   const playground = await startTestPlayground({ ...options.config, demo: { chunkDelayMs: options.chunkDelayMs } })
   const browser = await launchChromium()

@@ -117,7 +117,9 @@ suite(skipReason ? `playground e2e (skipped: ${skipReason})` : 'playground e2e i
     await runStatus().filter({ hasText: 'completed' }).waitFor()
     const finished = await page.evaluate(async (id) => (await (await fetch(`/api/runs/${id}`)).json()).events.at(-1), runId)
     // Deltas streamed before the reload come back at once (from the server's memory, then its log), in their place.
-    await page.waitForFunction((text) => [...document.querySelectorAll('[data-testid=assistant]')].at(-1)?.textContent === text, finished.text, { timeout: 5000 })
+    await page.waitForFunction((text) => [...document.querySelectorAll('[data-testid=assistant]')].at(-1)?.textContent === text, finished.text, {
+      timeout: 5000,
+    })
     expect(await assistantText()).toBe(finished.text)
     const seqs = await eventSeqs()
     expect(seqs).toEqual(seqs.map((_, index) => index + 1))

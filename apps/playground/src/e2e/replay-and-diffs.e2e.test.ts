@@ -39,7 +39,11 @@ async function replay(): Promise<string> {
 
 suite(skipReason ? `playground edit, replay and diffs (skipped: ${skipReason})` : 'playground edit, replay and diffs in headless Chromium', () => {
   beforeAll(async () => {
-    opened = await openPlaygroundPage({ chunkDelayMs: 4, viewport: { width: 1440, height: 900 }, config: { openai: { baseURL: 'http://127.0.0.1:9/v1', model: 'nowhere' } } })
+    opened = await openPlaygroundPage({
+      chunkDelayMs: 4,
+      viewport: { width: 1440, height: 900 },
+      config: { openai: { baseURL: 'http://127.0.0.1:9/v1', model: 'nowhere' } },
+    })
     page = opened.page
   }, 180_000)
 
@@ -92,7 +96,12 @@ suite(skipReason ? `playground edit, replay and diffs (skipped: ${skipReason})` 
     const diff = page.getByTestId('fork-diff')
     await diff.locator('.fork-row').nth(1).waitFor()
     expect(await diff.getByTestId('runtime-state-diff').innerText()).toMatch(/user\.plan\s+"free"\s+→\s+"pro"/)
-    expect(await diff.locator('.fork-row[data-kind]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-kind')))).toEqual(['same', 'same', 'edited', 'edited'])
+    expect(await diff.locator('.fork-row[data-kind]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-kind')))).toEqual([
+      'same',
+      'same',
+      'edited',
+      'edited',
+    ])
     expect(await diff.locator('.fork-row.row-edited').last().innerText()).toContain('"plan":"pro"')
     await screenshot(page, 'fork-diff')
     await diff.getByRole('button', { name: 'Close' }).click()
@@ -128,13 +137,20 @@ suite(skipReason ? `playground edit, replay and diffs (skipped: ${skipReason})` 
     await runStatus().filter({ hasText: 'completed' }).waitFor()
     await openSnapshots()
     await page.getByLabel('Compare v0').check()
-    await page.getByLabel(/^Compare v\d+$/).last().check()
+    await page
+      .getByLabel(/^Compare v\d+$/)
+      .last()
+      .check()
     const diff = page.getByTestId('snapshot-diff')
     await diff.getByTestId('state-diff').waitFor()
     const state = await diff.getByTestId('state-diff').innerText()
     expect(state).toMatch(/step\s+0\s+→\s+2/)
     expect(state).toMatch(/phase\s+"\w+"\s+→\s+"done"/)
-    expect(await diff.locator('.diff-entries li').allInnerTexts()).toEqual([expect.stringMatching(/^assistant\s+calculator/i), expect.stringMatching(/^tool\s+→ calculator/i), expect.stringMatching(/^assistant\s+3 \* 3 = 9/i)])
+    expect(await diff.locator('.diff-entries li').allInnerTexts()).toEqual([
+      expect.stringMatching(/^assistant\s+calculator/i),
+      expect.stringMatching(/^tool\s+→ calculator/i),
+      expect.stringMatching(/^assistant\s+3 \* 3 = 9/i),
+    ])
     await screenshot(page, 'snapshot-diff')
   }, 60_000)
 

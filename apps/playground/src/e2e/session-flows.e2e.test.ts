@@ -109,11 +109,19 @@ suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playgr
     for (const text of ['Hello there', 'Tell me another long story']) {
       await composer().fill(text)
       await composer().press('Enter')
-      await page.waitForFunction(() => (document.querySelector('textarea[aria-label=Message]') as HTMLTextAreaElement).value === '', undefined, { timeout: 5000 })
+      await page.waitForFunction(() => (document.querySelector('textarea[aria-label=Message]') as HTMLTextAreaElement).value === '', undefined, {
+        timeout: 5000,
+      })
     }
     await page.locator('.status', { hasText: 'Queued' }).waitFor({ timeout: 5000 })
 
-    await page.waitForFunction((moral) => document.querySelectorAll('[data-testid=assistant]').length === 3 && document.querySelectorAll('[data-testid=assistant]')[2]!.textContent!.endsWith(moral), moral, { timeout: 15_000 })
+    await page.waitForFunction(
+      (moral) =>
+        document.querySelectorAll('[data-testid=assistant]').length === 3 &&
+        document.querySelectorAll('[data-testid=assistant]')[2]!.textContent!.endsWith(moral),
+      moral,
+      { timeout: 15_000 },
+    )
     await runStatus().filter({ hasText: 'completed' }).waitFor()
     await page.getByTestId('gate-state').filter({ hasText: 'gate: idle' }).waitFor({ timeout: 5000 })
     const sessionId = routeSessionId(page)!
@@ -124,7 +132,9 @@ suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playgr
     // Polled: the page joined the last run mid-stream, so its bubble holds the deltas seen since, until the run's
     // messages are read again (once the run has ended).
     const story = /^Once upon a time[\s\S]*write it down first\.$/
-    await expect.poll(() => page.locator('[data-testid=assistant]').allInnerTexts(), { timeout: 5000 }).toEqual([expect.stringMatching(story), expect.stringMatching(/^Hello! I am the demo model/), expect.stringMatching(story)])
+    await expect
+      .poll(() => page.locator('[data-testid=assistant]').allInnerTexts(), { timeout: 5000 })
+      .toEqual([expect.stringMatching(story), expect.stringMatching(/^Hello! I am the demo model/), expect.stringMatching(story)])
     expect(await page.locator('.messages .bubble.user').allInnerTexts()).toEqual(['Tell me a long story', 'Hello there', 'Tell me another long story'])
     expect(await page.locator('.status', { hasText: 'Queued' }).count()).toBe(0)
     // The sidebar counts every entry of the session: a user message and an answer per run.
@@ -143,7 +153,9 @@ suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playgr
     await page.getByTestId('approval').waitFor()
     // Still there, marked queued, after the run's own messages.
     await page.locator('.bubble.user.queued', { hasText: 'What is 7 + 8?' }).waitFor({ timeout: 5000 })
-    expect(await page.locator('.messages .status', { hasText: 'Queued' }).innerText()).toBe('Queued: the session is busy; this message runs once the current run’s pending approval is decided.')
+    expect(await page.locator('.messages .status', { hasText: 'Queued' }).innerText()).toBe(
+      'Queued: the session is busy; this message runs once the current run’s pending approval is decided.',
+    )
     expect(await page.locator('.messages .bubble.user').allInnerTexts()).toEqual(['delete README.md', 'What is 7 + 8?'])
     expect(page.url()).toContain(`/r/${first}`)
 
@@ -195,11 +207,15 @@ suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playgr
     await page.locator('[data-testid=assistant]', { hasText: '1 + 1 = 2' }).waitFor()
     await runStatus().filter({ hasText: 'completed' }).waitFor()
     // The cancelled run is shown from its persisted messages now: its question is not left as if never answered.
-    await expect.poll(chatTexts, { timeout: 5000 }).toEqual(['Tell me a long story', 'Run ended: cancelled', 'What is 1 + 1?', expect.stringMatching(/^calculator\b[\s\S]*done/), '1 + 1 = 2'])
+    await expect
+      .poll(chatTexts, { timeout: 5000 })
+      .toEqual(['Tell me a long story', 'Run ended: cancelled', 'What is 1 + 1?', expect.stringMatching(/^calculator\b[\s\S]*done/), '1 + 1 = 2'])
     // Reloaded, the same.
     await page.reload()
     await page.locator('[data-testid=assistant]', { hasText: '1 + 1 = 2' }).waitFor()
-    await expect.poll(chatTexts, { timeout: 5000 }).toEqual(['Tell me a long story', 'Run ended: cancelled', 'What is 1 + 1?', expect.stringMatching(/^calculator\b[\s\S]*done/), '1 + 1 = 2'])
+    await expect
+      .poll(chatTexts, { timeout: 5000 })
+      .toEqual(['Tell me a long story', 'Run ended: cancelled', 'What is 1 + 1?', expect.stringMatching(/^calculator\b[\s\S]*done/), '1 + 1 = 2'])
   })
 
   it('a denied call shows as denied, not as a tool error, live and in the history', async () => {
@@ -218,21 +234,29 @@ suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playgr
     await send(page, 'What is 2 + 2?')
     await page.locator('[data-testid=assistant]', { hasText: '2 + 2 = 4' }).waitFor()
     await runStatus().filter({ hasText: 'completed' }).waitFor()
-    await expect.poll(() => page.locator('[data-testid=tool-chip] .tool-status').allInnerTexts(), { timeout: 5000 }).toEqual(['denied', expect.stringMatching(/^done/)])
+    await expect
+      .poll(() => page.locator('[data-testid=tool-chip] .tool-status').allInnerTexts(), { timeout: 5000 })
+      .toEqual(['denied', expect.stringMatching(/^done/)])
   })
 
   it('scrolled up while an answer streams, the reader stays where they are; sending brings them back to the end', async () => {
     await page.setViewportSize({ width: 1440, height: 520 })
     try {
       await newSession(page)
-      for (const [question, answer] of [['What is 1 + 1?', '1 + 1 = 2'], ['What is 2 + 2?', '2 + 2 = 4'], ['What is 3 + 3?', '3 + 3 = 6'], ['What is 4 + 4?', '4 + 4 = 8']]) {
+      for (const [question, answer] of [
+        ['What is 1 + 1?', '1 + 1 = 2'],
+        ['What is 2 + 2?', '2 + 2 = 4'],
+        ['What is 3 + 3?', '3 + 3 = 6'],
+        ['What is 4 + 4?', '4 + 4 = 8'],
+      ]) {
         await send(page, question!)
         await page.locator('[data-testid=assistant]', { hasText: answer! }).waitFor()
         await runStatus().filter({ hasText: 'completed' }).waitFor()
       }
       await send(page, 'Tell me a long story')
       const messages = page.getByTestId('messages')
-      const scroll = () => messages.evaluate((element) => ({ top: element.scrollTop, bottomGap: element.scrollHeight - element.scrollTop - element.clientHeight }))
+      const scroll = () =>
+        messages.evaluate((element) => ({ top: element.scrollTop, bottomGap: element.scrollHeight - element.scrollTop - element.clientHeight }))
       await page.waitForFunction(() => [...document.querySelectorAll('[data-testid=assistant]')].some((item) => item.textContent!.startsWith('Once upon')))
       expect((await scroll()).bottomGap).toBeLessThan(48)
       await messages.evaluate((element) => {
@@ -268,8 +292,22 @@ suite(skipReason ? `playground session flows (skipped: ${skipReason})` : 'playgr
     await alert.getByRole('button', { name: 'Dismiss' }).click()
 
     // A refusal from the server (here: a new session's first message) keeps the text too.
-    await page.route('**/api/messages', (route) => route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: { code: 'admission_rejected', message: 'refused by a test' } }) }))
-    await page.route('**/api/sessions', (route) => (route.request().method() === 'POST' ? route.fulfill({ status: 400, contentType: 'application/json', body: JSON.stringify({ error: { code: 'admission_rejected', message: 'refused by a test' } }) }) : route.fallback()))
+    await page.route('**/api/messages', (route) =>
+      route.fulfill({
+        status: 400,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: { code: 'admission_rejected', message: 'refused by a test' } }),
+      }),
+    )
+    await page.route('**/api/sessions', (route) =>
+      route.request().method() === 'POST'
+        ? route.fulfill({
+            status: 400,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: { code: 'admission_rejected', message: 'refused by a test' } }),
+          })
+        : route.fallback(),
+    )
     await composer().fill('What is 1 + 1?')
     await composer().press('Enter')
     await alert.filter({ hasText: 'refused by a test' }).waitFor({ timeout: 5000 })

@@ -13,7 +13,10 @@ let page: Page
 
 const runStatus = () => page.locator('[data-testid=run-status]')
 /** The focused element's tag and text, to tell where Tab went. */
-const focused = () => page.evaluate(`(() => { const element = document.activeElement; return element ? element.tagName + ' ' + (element.textContent ?? '') : '' })()`) as Promise<string>
+const focused = () =>
+  page.evaluate(
+    `(() => { const element = document.activeElement; return element ? element.tagName + ' ' + (element.textContent ?? '') : '' })()`,
+  ) as Promise<string>
 
 /** The CSS direction the element is laid out in: `rtl` or `ltr`. */
 const direction = (locator: Locator) => locator.evaluate((element) => (globalThis as any).getComputedStyle(element).direction as string)

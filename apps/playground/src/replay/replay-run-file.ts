@@ -46,7 +46,13 @@ export function recordedTurns(file: RunFile): MockTurn[] {
     if (event.type === 'tool.call') turn.toolCalls.push({ id: event.callId, name: event.toolName, args: event.args })
     if (event.type === 'step.finished') turn.usage = event.usage
   }
-  return [...turns.entries()].sort(([a], [b]) => a - b).map(([, turn]) => ({ ...(turn.text ? { text: turn.text } : {}), ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}), ...(turn.usage ? { usage: turn.usage } : {}) }))
+  return [...turns.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([, turn]) => ({
+      ...(turn.text ? { text: turn.text } : {}),
+      ...(turn.toolCalls.length ? { toolCalls: turn.toolCalls } : {}),
+      ...(turn.usage ? { usage: turn.usage } : {}),
+    }))
 }
 
 /** A stand-in per recorded tool: returns (or throws) what the journal recorded for the same call id. */
@@ -101,7 +107,11 @@ export async function replayRunFile(file: RunFile, options: ReplayOptions = {}):
   const runtime = new AgentRuntime(new Extensions().setStores(memoryStores()), { maxSteps: Math.max(turns.length + 1, 2) })
   const session = await runtime.sessions.createSession({ id: `replay_${file.run.sessionId}`, metadata: { replayOf: file.run.id } })
   const history = priorMessages(file)
-  if (history.length) await runtime.sessions.append(session.id, history.map((message) => ({ kind: 'message' as const, message })))
+  if (history.length)
+    await runtime.sessions.append(
+      session.id,
+      history.map((message) => ({ kind: 'message' as const, message })),
+    )
   const tools = { ...recordedTools(file), ...options.tools }
   const stream = runtime.stream({
     agent: { name: agentRecord.name ?? 'replayed', ...(agentRecord.instructions ? { instructions: agentRecord.instructions } : {}), model, tools },

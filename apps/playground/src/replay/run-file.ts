@@ -59,7 +59,9 @@ export function parseRunFile(text: string): RunFile {
   }
   const parsed = runFileSchema.safeParse(raw)
   if (!parsed.success) {
-    throw new Error(`[spindle/playground] not a run file of this playground (${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'file'}: ${issue.message}`).join('; ')}); export one with the Export button of the event log`)
+    throw new Error(
+      `[spindle/playground] not a run file of this playground (${parsed.error.issues.map((issue) => `${issue.path.join('.') || 'file'}: ${issue.message}`).join('; ')}); export one with the Export button of the event log`,
+    )
   }
   return parsed.data as unknown as RunFile
 }

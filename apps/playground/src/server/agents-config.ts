@@ -45,7 +45,11 @@ export function toolView(name: string, tool: Tool): ToolView {
     effect: tool.effect,
     idempotent: tool.idempotent,
     approval,
-    ...(handoffTarget ? { agent: { name: handoffTarget.name, kind: 'handoff' as const } } : subAgent ? { agent: { name: subAgent, kind: 'sub-run' as const } } : {}),
+    ...(handoffTarget
+      ? { agent: { name: handoffTarget.name, kind: 'handoff' as const } }
+      : subAgent
+        ? { agent: { name: subAgent, kind: 'sub-run' as const } }
+        : {}),
     inputSchema: toolInputJsonSchema(tool),
   }
 }
@@ -69,6 +73,12 @@ export function agentsConfig(spindle: Spindle, options: { databaseSchema?: strin
     agents: [{ ...agent(main, 'main'), model: 'the model picked in the header' }, ...demoSubAgents.map((sub) => agent(sub, 'sub-agent'))],
     policy: policyView(spindle.runtime.policy),
     store: { kind: spindle.storeKind, ...(spindle.storeKind === 'postgres' && options.databaseSchema ? { schema: options.databaseSchema } : {}) },
-    providers: spindle.models.map((model) => ({ id: model.id, label: model.label, provider: model.id.split(':')[0]!, demo: model.demo, ...(model.pricing ? { pricing: model.pricing } : {}) })),
+    providers: spindle.models.map((model) => ({
+      id: model.id,
+      label: model.label,
+      provider: model.id.split(':')[0]!,
+      demo: model.demo,
+      ...(model.pricing ? { pricing: model.pricing } : {}),
+    })),
   }
 }

@@ -15,7 +15,12 @@ let playground: TestPlayground
 function chatStream(model: string, pieces: string[]): string {
   const chunk = (delta: object, finish: string | null, usage: object | null = null) =>
     `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1_750_000_000, model, choices: [{ index: 0, delta, finish_reason: finish }], usage })}\n\n`
-  return [chunk({ role: 'assistant', content: '' }, null), ...pieces.map((piece) => chunk({ content: piece }, null)), chunk({}, 'stop', { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 }), 'data: [DONE]\n\n'].join('')
+  return [
+    chunk({ role: 'assistant', content: '' }, null),
+    ...pieces.map((piece) => chunk({ content: piece }, null)),
+    chunk({}, 'stop', { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 }),
+    'data: [DONE]\n\n',
+  ].join('')
 }
 
 beforeAll(async () => {
@@ -48,7 +53,10 @@ describe('AI SDK models in the playground picker', () => {
     expect(config.status).toBe(200)
     const ids = (config.body.models as Array<{ id: string; label: string; demo: boolean }>).map((model) => model.id)
     expect(ids).toEqual(expect.arrayContaining(['demo:scripted', 'local:tiny-llm', 'local:other-llm']))
-    expect(config.body.models.find((model: { id: string }) => model.id === 'local:tiny-llm')).toMatchObject({ demo: false, label: expect.stringContaining('tiny-llm') })
+    expect(config.body.models.find((model: { id: string }) => model.id === 'local:tiny-llm')).toMatchObject({
+      demo: false,
+      label: expect.stringContaining('tiny-llm'),
+    })
 
     const started = await playground.call('POST', '/api/messages', { text: 'Say hello', model: 'local:tiny-llm' })
     expect(started.status).toBe(202)

@@ -40,11 +40,20 @@ export async function registerAiSdkModels(extensions: Extensions, providers: rea
 export async function aiSdkProvidersFromEnv(env: NodeJS.ProcessEnv): Promise<AiSdkPickerProvider[]> {
   const baseURL = env.AI_SDK_COMPATIBLE_BASE_URL
   if (!baseURL) return []
-  const models = (env.AI_SDK_COMPATIBLE_MODELS ?? '').split(',').map((model) => model.trim()).filter(Boolean)
-  if (models.length === 0) throw new ConfigurationError('[spindle/playground] AI_SDK_COMPATIBLE_BASE_URL is set: name its models in AI_SDK_COMPATIBLE_MODELS (comma-separated)')
+  const models = (env.AI_SDK_COMPATIBLE_MODELS ?? '')
+    .split(',')
+    .map((model) => model.trim())
+    .filter(Boolean)
+  if (models.length === 0)
+    throw new ConfigurationError('[spindle/playground] AI_SDK_COMPATIBLE_BASE_URL is set: name its models in AI_SDK_COMPATIBLE_MODELS (comma-separated)')
   const name = env.AI_SDK_COMPATIBLE_NAME || 'ai-sdk'
   const { createOpenAICompatible } = await import('@ai-sdk/openai-compatible')
-  const provider = createOpenAICompatible({ name, baseURL, includeUsage: true, ...(env.AI_SDK_COMPATIBLE_API_KEY ? { apiKey: env.AI_SDK_COMPATIBLE_API_KEY } : {}) })
+  const provider = createOpenAICompatible({
+    name,
+    baseURL,
+    includeUsage: true,
+    ...(env.AI_SDK_COMPATIBLE_API_KEY ? { apiKey: env.AI_SDK_COMPATIBLE_API_KEY } : {}),
+  })
   return [{ name, label: `OpenAI-compatible ${new URL(baseURL).host}`, provider, models }]
 }
 

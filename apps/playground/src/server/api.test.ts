@@ -54,7 +54,7 @@ describe('bad requests get clear errors', () => {
   })
 })
 
-describe('actions the run\'s current state does not allow get 409 Conflict; malformed ones stay 400', () => {
+describe("actions the run's current state does not allow get 409 Conflict; malformed ones stay 400", () => {
   const conflict = (answer: { status: number; body: any }, message: string | RegExp) => {
     expect(answer.status).toBe(409)
     expect(answer.body).toEqual({ error: { code: 'conflict', message: expect.stringMatching(message) } })
@@ -73,7 +73,7 @@ describe('actions the run\'s current state does not allow get 409 Conflict; malf
     expect(missingVersion.body.error).toMatchObject({ code: 'not_found', message: expect.stringContaining('has no snapshot version 99') })
   })
 
-  it('malformed action requests stay 400, whatever the run\'s state', async () => {
+  it("malformed action requests stay 400, whatever the run's state", async () => {
     const run = (await completedRun(await newSession(), 'what is 5 + 6?')).run
     for (const [path, body] of [
       ['approve', { callId: 'call_1' }],
@@ -134,7 +134,12 @@ describe('a first message', () => {
 
     const started = await playground.call('POST', '/api/messages', { text: 'What is 3 * 3?' })
     expect(started.status).toBe(202)
-    expect(started.body).toMatchObject({ sessionId: expect.stringMatching(/^ses_/), runId: expect.stringMatching(/^run_/), queued: false, ticket: expect.any(String) })
+    expect(started.body).toMatchObject({
+      sessionId: expect.stringMatching(/^ses_/),
+      runId: expect.stringMatching(/^run_/),
+      queued: false,
+      ticket: expect.any(String),
+    })
     const detail = await playground.waitForRun(started.body.runId, (body) => body.run.status === 'completed')
     expect(detail.run.sessionId).toBe(started.body.sessionId)
     expect(detail.events.at(-1).text).toBe('3 * 3 = 9')
@@ -244,7 +249,9 @@ describe('runs', () => {
     const sessionId = await newSession()
     const detail = await completedRun(sessionId, 'list the files')
     const total = detail.events.length
-    const response = await fetch(`${playground.origin}/api/runs/${detail.run.id}/events`, { headers: { authorization: `Bearer ${playground.token}`, 'last-event-id': '3' } })
+    const response = await fetch(`${playground.origin}/api/runs/${detail.run.id}/events`, {
+      headers: { authorization: `Bearer ${playground.token}`, 'last-event-id': '3' },
+    })
     expect(response.headers.get('content-type')).toContain('text/event-stream')
     const messages = await readSse(response, (message) => message.data?.type === 'run.finished')
     const seqs = messages.map((message) => message.data.seq)
@@ -267,7 +274,11 @@ describe('runs', () => {
     const seqs = messages.map((message) => message.data.seq).sort((a, b) => a - b)
     expect(seqs.at(-1)).toBe(terminal)
     expect(seqs).toEqual(seqs.map((_, index) => index + 1))
-    const text = messages.filter((message) => message.data.type === 'text.delta').sort((a, b) => a.data.seq - b.data.seq).map((message) => message.data.delta).join('')
+    const text = messages
+      .filter((message) => message.data.type === 'text.delta')
+      .sort((a, b) => a.data.seq - b.data.seq)
+      .map((message) => message.data.delta)
+      .join('')
     expect(text).toContain('The moral: write it down first.')
   })
 

@@ -11,7 +11,11 @@ import { BodyTooLargeError, readBodyText } from './request-body.js'
 import { runEventsStream } from './run-events-stream.js'
 import { newSessionId } from './session-id.js'
 
-const idSchema = z.string().min(1).max(200).regex(/^[\w:.-]+$/, 'ids are letters, digits, _ : . -')
+const idSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\w:.-]+$/, 'ids are letters, digits, _ : . -')
 const listQuery = z.object({ q: z.string().max(200).optional(), limit: z.coerce.number().int().min(1).max(500).default(100) })
 const runStatuses = ['queued', 'running', 'suspended', 'completed', 'failed', 'cancelled', 'interrupted'] as const
 /** The longest message, counted after trimming (the UI is told it through `/config`). */
@@ -84,7 +88,14 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
     if (SpindleError.isInstance(error)) {
       // 400: the request itself is wrong (unknown model, refused input); 409: it is well formed, but the current state
       // of the session or run does not allow it (busy, already decided, already ended).
-      const status = error.code === 'not_found' ? 404 : error.code === 'configuration' || error.code === 'admission_rejected' ? 400 : conflictCodes.has(error.code) ? 409 : 500
+      const status =
+        error.code === 'not_found'
+          ? 404
+          : error.code === 'configuration' || error.code === 'admission_rejected'
+            ? 400
+            : conflictCodes.has(error.code)
+              ? 409
+              : 500
       return c.json({ error: { code: error.code, message: error.message } }, status)
     }
     return c.json({ error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } }, 500)
@@ -122,7 +133,13 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
   })
 
   api.get('/config', (c) =>
-    c.json({ models: spindle.models, store: spindle.storeKind, tools: Object.keys(spindle.tools), sandbox: 'sandbox/ in the data folder', limits: { messageChars: maxMessageChars } }),
+    c.json({
+      models: spindle.models,
+      store: spindle.storeKind,
+      tools: Object.keys(spindle.tools),
+      sandbox: 'sandbox/ in the data folder',
+      limits: { messageChars: maxMessageChars },
+    }),
   )
 
   api.get('/sessions', async (c) => {
@@ -133,7 +150,10 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
       runtime.runs.listRuns({ status: 'interrupted', limit: 500 }),
     ])
     // A session whose run waits for a decision or a resume is flagged in the list (`attention`).
-    const attention = new Map<string, string>([...interrupted.map((run) => [run.sessionId, 'interrupted'] as const), ...suspended.map((run) => [run.sessionId, 'awaiting approval'] as const)])
+    const attention = new Map<string, string>([
+      ...interrupted.map((run) => [run.sessionId, 'interrupted'] as const),
+      ...suspended.map((run) => [run.sessionId, 'awaiting approval'] as const),
+    ])
     const listed = sessions.filter((session) => matches(q, session.id, session.title, session.metadata)).slice(0, limit)
     return c.json({ sessions: listed.map((session) => ({ ...session, attention: attention.get(session.id) })) })
   })
@@ -194,12 +214,14 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
   })
 
   api.get('/runs', async (c) => {
-    const { q, limit, status, sessionId } = query(
-      c.req.url,
-      listQuery.extend({ status: z.enum(runStatuses).optional(), sessionId: idSchema.optional() }),
-    )
+    const { q, limit, status, sessionId } = query(c.req.url, listQuery.extend({ status: z.enum(runStatuses).optional(), sessionId: idSchema.optional() }))
     const runs = await runtime.runs.listRuns({ sessionId, status: status as RunStatus | undefined, limit: q ? 500 : limit })
-    return c.json({ runs: runs.filter((run) => matches(q, run.id, run.sessionId, run.status, run.finishReason, run.request)).slice(0, limit).map(runSummary) })
+    return c.json({
+      runs: runs
+        .filter((run) => matches(q, run.id, run.sessionId, run.status, run.finishReason, run.request))
+        .slice(0, limit)
+        .map(runSummary),
+    })
   })
 
   api.get('/runs/:id', async (c) => {
@@ -210,14 +232,22 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
       runtime.executions.listByRun(run.id),
       gateState(run.sessionId),
     ])
-    return c.json({ run: { ...runSummary(run), request: run.request, lease: run.lease, metadata: run.metadata }, events, snapshots, journal, gate, backgroundError: manager.errors.get(run.id) })
+    return c.json({
+      run: { ...runSummary(run), request: run.request, lease: run.lease, metadata: run.metadata },
+      events,
+      snapshots,
+      journal,
+      gate,
+      backgroundError: manager.errors.get(run.id),
+    })
   })
 
   api.get('/runs/:id/events', async (c) => {
     const run = await getRun(c.req.param('id'))
     const raw = c.req.header('last-event-id') ?? c.req.query('after') ?? '0'
     const after = Number(raw)
-    if (!Number.isInteger(after) || after < 0) throw new ApiError(400, 'bad_request', `[spindle/playground] Last-Event-ID must be a non-negative integer (got "${raw}")`)
+    if (!Number.isInteger(after) || after < 0)
+      throw new ApiError(400, 'bad_request', `[spindle/playground] Last-Event-ID must be a non-negative integer (got "${raw}")`)
     return runEventsStream(c, runtime, spindle.liveEvents, run.id, after)
   })
 
@@ -256,6 +286,8 @@ export function createApi(spindle: Spindle, manager: RunManager): Hono {
   // Edit and replay, retry a failed run, and diffs (snapshots, fork vs parent): replay-api.ts.
   api.route('/', createReplayApi(spindle, manager))
 
-  api.all('*', (c) => c.json({ error: { code: 'not_found', message: `[spindle/playground] no API route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404))
+  api.all('*', (c) =>
+    c.json({ error: { code: 'not_found', message: `[spindle/playground] no API route ${c.req.method} ${new URL(c.req.url).pathname}` } }, 404),
+  )
   return api
 }

@@ -49,7 +49,8 @@ describe('access control', () => {
 
   it('a cookie-authenticated state change needs our Origin', async () => {
     const cookie = `spindle_playground=${playground.token}`
-    const post = (headers: Record<string, string>) => fetch(`${playground.origin}/api/sessions`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: '{}' })
+    const post = (headers: Record<string, string>) =>
+      fetch(`${playground.origin}/api/sessions`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: '{}' })
     const evil = await post({ origin: 'http://evil.example' })
     expect(evil.status).toBe(403)
     expect((await evil.json()).error.code).toBe('bad_origin')
@@ -57,7 +58,11 @@ describe('access control', () => {
     expect((await post({ origin: playground.origin })).status).toBe(201)
     // A Bearer client (curl, scripts) may omit Origin, but a wrong one is still refused.
     expect((await playground.call('POST', '/api/sessions', {}, { origin: '' })).status).toBe(403)
-    const bearerOnly = await fetch(`${playground.origin}/api/sessions`, { method: 'POST', headers: { authorization: `Bearer ${playground.token}` }, body: '{}' })
+    const bearerOnly = await fetch(`${playground.origin}/api/sessions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${playground.token}` },
+      body: '{}',
+    })
     expect(bearerOnly.status).toBe(201)
   })
 
@@ -65,7 +70,12 @@ describe('access control', () => {
     // fetch() cannot set Host; node:http can, like a rebinding browser would.
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = httpRequest(
-        { host: '127.0.0.1', port: playground.port, path: '/api/config', headers: { host: `evil.example:${playground.port}`, authorization: `Bearer ${playground.token}` } },
+        {
+          host: '127.0.0.1',
+          port: playground.port,
+          path: '/api/config',
+          headers: { host: `evil.example:${playground.port}`, authorization: `Bearer ${playground.token}` },
+        },
         (response) => {
           let text = ''
           response.on('data', (chunk) => (text += chunk))

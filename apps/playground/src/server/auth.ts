@@ -17,7 +17,12 @@ export function accessControl(options: { token: string; allowedHosts: () => Set<
   return async (c, next) => {
     const host = c.req.header('host') ?? ''
     if (!options.allowedHosts().has(host.toLowerCase())) {
-      return c.json({ error: { code: 'bad_host', message: `[spindle/playground] requests must be addressed to ${[...options.allowedHosts()].join(' or ')}, not "${host}"` } }, 421)
+      return c.json(
+        {
+          error: { code: 'bad_host', message: `[spindle/playground] requests must be addressed to ${[...options.allowedHosts()].join(' or ')}, not "${host}"` },
+        },
+        421,
+      )
     }
     const url = new URL(c.req.url)
     const queryToken = url.searchParams.get('token') ?? undefined
@@ -32,7 +37,15 @@ export function accessControl(options: { token: string; allowedHosts: () => Set<
     const cookie = getCookie(c, cookieName)
     if (!sameToken(options.token, bearer) && !sameToken(options.token, cookie)) {
       if (!url.pathname.startsWith('/api/')) return c.html(unauthorizedPage, 401)
-      return c.json({ error: { code: 'unauthorized', message: '[spindle/playground] missing or wrong token: open the URL printed at start-up, or send "Authorization: Bearer <token>"' } }, 401)
+      return c.json(
+        {
+          error: {
+            code: 'unauthorized',
+            message: '[spindle/playground] missing or wrong token: open the URL printed at start-up, or send "Authorization: Bearer <token>"',
+          },
+        },
+        401,
+      )
     }
     if (!['GET', 'HEAD', 'OPTIONS'].includes(c.req.method)) {
       const origin = c.req.header('origin')

@@ -50,13 +50,16 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): PlaygroundC
     webDir: join(appRoot, 'dist', 'web'),
     demo: { chunkDelayMs: env.DEMO_CHUNK_DELAY_MS ? Number(env.DEMO_CHUNK_DELAY_MS) : 15 },
     ...(env.SPINDLE_LEASE_MS ? { leaseMs: positiveInteger('SPINDLE_LEASE_MS', env.SPINDLE_LEASE_MS) } : {}),
-    ...(openaiKey || openaiBase ? { openai: { apiKey: openaiKey, baseURL: openaiBase, model: env.OPENAI_MODEL || (openaiBase ? 'llama3.2' : 'gpt-4.1-mini') } } : {}),
+    ...(openaiKey || openaiBase
+      ? { openai: { apiKey: openaiKey, baseURL: openaiBase, model: env.OPENAI_MODEL || (openaiBase ? 'llama3.2' : 'gpt-4.1-mini') } }
+      : {}),
     ...(env.ANTHROPIC_API_KEY ? { anthropic: { apiKey: env.ANTHROPIC_API_KEY, model: env.ANTHROPIC_MODEL || 'claude-sonnet-4-5' } } : {}),
   }
 }
 
 function positiveInteger(name: string, value: string): number {
   const parsed = Number(value)
-  if (!Number.isInteger(parsed) || parsed <= 0) throw new ConfigurationError(`[spindle/playground] ${name} must be a positive whole number of milliseconds (got "${value}")`)
+  if (!Number.isInteger(parsed) || parsed <= 0)
+    throw new ConfigurationError(`[spindle/playground] ${name} must be a positive whole number of milliseconds (got "${value}")`)
   return parsed
 }

@@ -45,7 +45,10 @@ export function composeContext(input: {
     if (message.role === 'system') {
       // The first system message joins the sections; what is not instructions or summary is memory.
       const summary = Math.min(total, count(sections.summary))
-      const memory = Math.min(total - summary, sections.memory.reduce((sum, section) => sum + count(section), 0))
+      const memory = Math.min(
+        total - summary,
+        sections.memory.reduce((sum, section) => sum + count(section), 0),
+      )
       tokens.summary += summary
       tokens.memory += memory
       // The instructions, and the message's own overhead.

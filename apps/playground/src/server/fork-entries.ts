@@ -18,7 +18,13 @@ export function forkEntries(source: SessionEntry[]): ForkedEntries {
   let open: Array<{ callId: string; toolName: string }> = []
   const close = () => {
     if (!open.length) return
-    const content: ToolResultPart[] = open.map((call) => ({ type: 'tool-result', toolCallId: call.callId, toolName: call.toolName, result: { error: forkedBeforeDecision }, isError: true }))
+    const content: ToolResultPart[] = open.map((call) => ({
+      type: 'tool-result',
+      toolCallId: call.callId,
+      toolName: call.toolName,
+      result: { error: forkedBeforeDecision },
+      isError: true,
+    }))
     entries.push({ kind: 'message', message: { role: 'tool', content } })
     notRun.push(...open.map((call) => call.callId))
     open = []

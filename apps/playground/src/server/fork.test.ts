@@ -59,10 +59,18 @@ describe('a fork from a run awaiting approval', () => {
     const forked = await playground.call('POST', `/api/runs/${source.run.id}/fork`, { version: snapshot.version })
     expect(forked.status).toBe(201)
     expect(forked.body.notRun).toEqual([request.callId])
-    const messages = (await playground.call('GET', `/api/sessions/${forked.body.sessionId}/messages`)).body.entries.map((entry: { message: any }) => entry.message)
+    const messages = (await playground.call('GET', `/api/sessions/${forked.body.sessionId}/messages`)).body.entries.map(
+      (entry: { message: any }) => entry.message,
+    )
     expect(messages.map((message: { role: string }) => message.role)).toEqual(['user', 'assistant', 'tool'])
     expect(messages[2].content).toEqual([
-      { type: 'tool-result', toolCallId: request.callId, toolName: 'write_file', result: { error: expect.stringMatching(/^Not executed: the session was forked before/) }, isError: true },
+      {
+        type: 'tool-result',
+        toolCallId: request.callId,
+        toolName: 'write_file',
+        result: { error: expect.stringMatching(/^Not executed: the session was forked before/) },
+        isError: true,
+      },
     ])
     // The source run still waits for its decision: the fork changed nothing there.
     expect((await playground.call('GET', `/api/runs/${source.run.id}`)).body.run.status).toBe('suspended')
@@ -88,7 +96,7 @@ describe('a fork from a run awaiting approval', () => {
 })
 
 describe('session ids', () => {
-  it('a fork\'s session id has the scheme of every other session: ses_ and a UUID', async () => {
+  it("a fork's session id has the scheme of every other session: ses_ and a UUID", async () => {
     const scheme = /^ses_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
     const started = await playground.call('POST', '/api/messages', { text: 'what is 1 + 2?' })
     expect(started.body.sessionId).toMatch(scheme)

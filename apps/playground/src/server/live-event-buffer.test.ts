@@ -3,7 +3,15 @@ import { type AgentEvent, InProcessEventBus, memoryStores } from '@spindle/core'
 import { describe, expect, it } from 'vitest'
 import { LiveEventBuffer } from './live-event-buffer.js'
 
-const delta = (seq: number, text = `d${seq}`, runId = 'run_a'): AgentEvent => ({ type: 'text.delta', step: 1, delta: text, runId, sessionId: 'ses_a', seq, timestamp: seq })
+const delta = (seq: number, text = `d${seq}`, runId = 'run_a'): AgentEvent => ({
+  type: 'text.delta',
+  step: 1,
+  delta: text,
+  runId,
+  sessionId: 'ses_a',
+  seq,
+  timestamp: seq,
+})
 const seqs = (events: AgentEvent[]) => events.map((event) => event.seq)
 
 describe('LiveEventBuffer', () => {

@@ -13,7 +13,14 @@ afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true })
 })
 
-const double = defineTool({ name: 'double', description: 'Doubles a number', inputSchema: z.object({ value: z.number() }), idempotent: true, effect: 'read', execute: ({ value }) => value * 2 })
+const double = defineTool({
+  name: 'double',
+  description: 'Doubles a number',
+  inputSchema: z.object({ value: z.number() }),
+  idempotent: true,
+  effect: 'read',
+  execute: ({ value }) => value * 2,
+})
 
 describe('ModelCallRecorder', () => {
   it('records each step’s request as sent, per run, and keeps it across a restart', async () => {
@@ -22,7 +29,9 @@ describe('ModelCallRecorder', () => {
     const extensions = new Extensions().setStores(memoryStores())
     extensions.providers.registerModel(
       'test:model',
-      mockModel((request) => (request.messages.at(-1)?.role === 'tool' ? { text: 'It is 42.' } : { toolCalls: [{ name: 'double', args: { value: 21 } }] }), { capabilities: { contextWindow: 10_000 } }),
+      mockModel((request) => (request.messages.at(-1)?.role === 'tool' ? { text: 'It is 42.' } : { toolCalls: [{ name: 'double', args: { value: 21 } }] }), {
+        capabilities: { contextWindow: 10_000 },
+      }),
     )
     const recorder = new ModelCallRecorder({ directory })
     recorder.install(extensions)
@@ -32,7 +41,10 @@ describe('ModelCallRecorder', () => {
     const second = await runtime.run({ agent, input: 'Double 21 again' })
 
     const calls = recorder.forRun(first.runId)
-    expect(calls.map((call) => [call.step, call.attempt])).toEqual([[1, 0], [2, 0]])
+    expect(calls.map((call) => [call.step, call.attempt])).toEqual([
+      [1, 0],
+      [2, 0],
+    ])
     expect(calls[0]!.request.messages).toEqual([
       { role: 'system', content: 'Answer with the tool.' },
       { role: 'user', content: 'Double 21' },

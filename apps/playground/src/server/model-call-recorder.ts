@@ -3,7 +3,18 @@
 // every model its registry resolves, and a last context adapter tells each run's wrapper which run and step it serves.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { ContextAdapter, Extensions, JsonValue, LanguageModel, ModelCallOptions, ModelMessage, ModelRequest, StreamPart, ToolSpecification, Usage } from '@spindle/core'
+import type {
+  ContextAdapter,
+  Extensions,
+  JsonValue,
+  LanguageModel,
+  ModelCallOptions,
+  ModelMessage,
+  ModelRequest,
+  StreamPart,
+  ToolSpecification,
+  Usage,
+} from '@spindle/core'
 import { type ContextComposition, composeContext } from './context-composition.js'
 
 /** One model call as the model saw it. */
@@ -158,7 +169,13 @@ export class ModelCallRecorder {
       startedAt: Date.now(),
       request: { messages, tools, settings },
       response: { parts: [] },
-      composition: composeContext({ messages, tools, sections: context, contextWindow: model.capabilities.contextWindow, maxOutputTokens: request.maxOutputTokens }),
+      composition: composeContext({
+        messages,
+        tools,
+        sections: context,
+        contextWindow: model.capabilities.contextWindow,
+        maxOutputTokens: request.maxOutputTokens,
+      }),
     }
     this.#calls.push(call)
     if (this.#calls.length > this.#capacity) {

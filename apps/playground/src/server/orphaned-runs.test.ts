@@ -21,7 +21,15 @@ describe('orphaned runs', () => {
     const session = await previous.sessions.createSession({ metadata: {} })
     const expiresAt = Date.now() + 4000
     const record = (id: string, owner: string, until: number) =>
-      previous.runs.createRun({ id, sessionId: session.id, status: 'running', request: { input: 'hello' }, metadata: {}, startedAt: Date.now(), lease: { owner, expiresAt: until } })
+      previous.runs.createRun({
+        id,
+        sessionId: session.id,
+        status: 'running',
+        request: { input: 'hello' },
+        metadata: {},
+        startedAt: Date.now(),
+        lease: { owner, expiresAt: until },
+      })
     await record('run_gone', 'process-gone', expiresAt)
     await record('run_alive', 'process-alive', expiresAt)
     previous.close()
@@ -30,7 +38,14 @@ describe('orphaned runs', () => {
     playground = await startTestPlayground({ dataDir, leaseMs: 8000 })
     const { runs } = playground.spindle.rawStores
     expect((await runs.getRun('run_gone'))?.status).toBe('running')
-    await runs.createRun({ id: 'run_ours', sessionId: session.id, status: 'running', request: { input: 'hello' }, metadata: {}, lease: { owner: playground.spindle.runtime.ownerId, expiresAt: Date.now() - 1 } })
+    await runs.createRun({
+      id: 'run_ours',
+      sessionId: session.id,
+      status: 'running',
+      request: { input: 'hello' },
+      metadata: {},
+      lease: { owner: playground.spindle.runtime.ownerId, expiresAt: Date.now() - 1 },
+    })
     const renew = setInterval(() => void runs.updateRun('run_alive', { lease: { owner: 'process-alive', expiresAt: Date.now() + 600 } }), 150)
     try {
       const gone = await playground.waitForRun('run_gone', (detail) => detail.run.status === 'interrupted', 8000)
@@ -60,7 +75,14 @@ describe('orphaned runs', () => {
       }
     }
     const runs = new RacingRunStore()
-    await runs.createRun({ id: 'run_taken', sessionId: 'ses_x', status: 'running', request: { input: 'hi' }, metadata: {}, lease: { owner: 'process-gone', expiresAt: Date.now() - 1 } })
+    await runs.createRun({
+      id: 'run_taken',
+      sessionId: 'ses_x',
+      status: 'running',
+      request: { input: 'hi' },
+      metadata: {},
+      lease: { owner: 'process-gone', expiresAt: Date.now() - 1 },
+    })
     const watch = watchOrphanedRuns({ runs, ownerId: 'process-here', leaseMs: 60_000, onError: (error) => reads.push(error) })
     await expect.poll(() => reads.length).toBeGreaterThan(0)
     await watch.stop()

@@ -25,8 +25,8 @@ it('with a database URL the stores are PostgreSQL, and a run completes and is lo
   const sessionId = (await playground.call('POST', '/api/sessions', {})).body.session.id
   const started = await playground.call('POST', `/api/sessions/${sessionId}/messages`, { text: 'hello' })
   const detail = await playground.waitForRun(started.body.runId, (body) => body.run.status !== 'running')
-    expect(detail.run.error).toBeUndefined()
-    expect(detail.run.status).toBe('completed')
+  expect(detail.run.error).toBeUndefined()
+  expect(detail.run.status).toBe('completed')
   expect(detail.events.at(-1)).toMatchObject({ type: 'run.finished', finishReason: 'stop' })
   expect(detail.events.at(-1).text).toContain('I am the demo model')
   expect(detail.events.map((event: { seq: number }) => event.seq)).toEqual(detail.events.map((_: unknown, index: number) => index + 1))

@@ -43,7 +43,9 @@ export function queuedMessageFile(path: string, onError: (message: string) => vo
         writeFileSync(temporary, JSON.stringify(messages))
         renameSync(temporary, path)
       } catch (error) {
-        onError(`[spindle/playground] the queued messages could not be saved to ${path} (they would not survive a restart): ${error instanceof Error ? error.message : String(error)}`)
+        onError(
+          `[spindle/playground] the queued messages could not be saved to ${path} (they would not survive a restart): ${error instanceof Error ? error.message : String(error)}`,
+        )
       }
     },
   }

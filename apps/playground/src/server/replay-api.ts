@@ -17,8 +17,14 @@ const replayBody = z
     version: z.number().int().min(0),
     edits: z
       .object({
-        messages: z.array(z.object({ seq: z.number().int().min(1), text: z.string().max(20_000) }).strict()).max(200).optional(),
-        toolResults: z.array(z.object({ callId: z.string().min(1).max(200), result: z.json() as unknown as z.ZodType<JsonValue> }).strict()).max(200).optional(),
+        messages: z
+          .array(z.object({ seq: z.number().int().min(1), text: z.string().max(20_000) }).strict())
+          .max(200)
+          .optional(),
+        toolResults: z
+          .array(z.object({ callId: z.string().min(1).max(200), result: z.json() as unknown as z.ZodType<JsonValue> }).strict())
+          .max(200)
+          .optional(),
       })
       .strict()
       .optional(),
@@ -66,7 +72,10 @@ export function createReplayApi(spindle: Spindle, manager: RunManager): Hono {
   routes.post('/runs/:id/retry', async (c) => {
     const run = await findRun(c.req.param('id'))
     const input = await body(c.req.raw, z.object({ model: z.string().max(200).optional() }).strict())
-    if (run.status !== 'failed') throw new RunStateConflictError(`[spindle/playground] run "${run.id}" is ${run.status}; only a failed run is retried (resume an interrupted one)`, { details: { runId: run.id, status: run.status } })
+    if (run.status !== 'failed')
+      throw new RunStateConflictError(`[spindle/playground] run "${run.id}" is ${run.status}; only a failed run is retried (resume an interrupted one)`, {
+        details: { runId: run.id, status: run.status },
+      })
     return c.json(await replay({ runId: run.id, model: input.model, purpose: 'retry' }), 201)
   })
 

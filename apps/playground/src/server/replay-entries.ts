@@ -71,5 +71,7 @@ function withText(message: ModelMessage, text: string, seq: number): ModelMessag
     const calls = message.content.filter((part) => part.type === 'tool-call')
     return { ...message, content: [...(text ? [{ type: 'text' as const, text }] : []), ...calls] }
   }
-  throw new Error(`[spindle/playground] entry ${seq} is a ${message.role} message: only user and assistant messages have text to rewrite (replace a tool result by its call id)`)
+  throw new Error(
+    `[spindle/playground] entry ${seq} is a ${message.role} message: only user and assistant messages have text to rewrite (replace a tool result by its call id)`,
+  )
 }

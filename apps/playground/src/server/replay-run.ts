@@ -30,7 +30,11 @@ export interface ReplayStarted extends StartedRun {
 export class ReplayEditError extends Error {}
 
 /** The log a replay starts from: the source session's entries up to the snapshot, and where the run's own begin. */
-export async function replaySource(spindle: Spindle, run: RunRecord, version?: number): Promise<{ snapshot?: RunSnapshot; entries: SessionEntry[]; firstSeq: number }> {
+export async function replaySource(
+  spindle: Spindle,
+  run: RunRecord,
+  version?: number,
+): Promise<{ snapshot?: RunSnapshot; entries: SessionEntry[]; firstSeq: number }> {
   const { runtime } = spindle
   const snapshot = version === undefined ? await runtime.snapshots.latest(run.id) : await runtime.snapshots.get(run.id, version)
   if (version !== undefined && !snapshot) throw new NotFoundError(`[spindle/playground] run "${run.id}" has no snapshot version ${version}`)
@@ -65,7 +69,15 @@ export async function replayRun(spindle: Spindle, manager: RunManager, request: 
     id: newSessionId(),
     title: `${source?.title ?? 'Session'} (${purpose === 'retry' ? 'retry' : `replay @ step ${step}`})`,
     metadata: {
-      forkedFrom: { sessionId: run.sessionId, runId: run.id, version: snapshot?.version ?? null, lastSeq: entries.at(-1)?.seq ?? 0, step, purpose, edited: Boolean(request.edits?.messages?.length || request.edits?.toolResults?.length || request.runtimeState) },
+      forkedFrom: {
+        sessionId: run.sessionId,
+        runId: run.id,
+        version: snapshot?.version ?? null,
+        lastSeq: entries.at(-1)?.seq ?? 0,
+        step,
+        purpose,
+        edited: Boolean(request.edits?.messages?.length || request.edits?.toolResults?.length || request.runtimeState),
+      },
       runtimeState: request.runtimeState ?? runtimeStateOf(source?.metadata),
     },
   })

@@ -24,7 +24,10 @@ describe('edit and replay', () => {
     const source = await completedRun('What is 2 + 3?')
     const entries = (await playground.call('GET', `/api/runs/${source.run.id}/snapshots/0/entries`)).body
     expect(entries.entries.map((entry: any) => entry.message.role)).toEqual(['user'])
-    const replay = await playground.call('POST', `/api/runs/${source.run.id}/replay`, { version: 0, edits: { messages: [{ seq: entries.entries[0].seq, text: 'What is 2 + 5?' }] } })
+    const replay = await playground.call('POST', `/api/runs/${source.run.id}/replay`, {
+      version: 0,
+      edits: { messages: [{ seq: entries.entries[0].seq, text: 'What is 2 + 5?' }] },
+    })
     expect(replay.status).toBe(201)
     const run = await playground.waitForRun(replay.body.runId, finished)
     expect(run.run.status).toBe('completed')
@@ -38,7 +41,10 @@ describe('edit and replay', () => {
     const source = await completedRun('What is 6 * 7?')
     const afterTools = source.snapshots.find((snapshot: any) => snapshot.state.step === 1)
     const callId = source.events.find((event: any) => event.type === 'tool.call').callId
-    const replay = await playground.call('POST', `/api/runs/${source.run.id}/replay`, { version: afterTools.version, edits: { toolResults: [{ callId, result: { expression: '6 * 7', value: 41 } }] } })
+    const replay = await playground.call('POST', `/api/runs/${source.run.id}/replay`, {
+      version: afterTools.version,
+      edits: { toolResults: [{ callId, result: { expression: '6 * 7', value: 41 } }] },
+    })
     const run = await playground.waitForRun(replay.body.runId, finished)
     expect(run.events.at(-1).text).toBe('6 * 7 = 41')
     expect(run.journal).toEqual([])
@@ -68,7 +74,7 @@ describe('edit and replay', () => {
 })
 
 describe('retry a failed run', () => {
-  it('starts a new run from the failed run\'s last good snapshot, with the model picked; a run that did not fail is refused', async () => {
+  it("starts a new run from the failed run's last good snapshot, with the model picked; a run that did not fail is refused", async () => {
     const started = await playground.call('POST', '/api/messages', { text: 'What is 9 * 9?', model: 'compatible:nowhere' })
     const failed = await playground.waitForRun(started.body.runId, finished, 20_000)
     expect(failed.run.status).toBe('failed')
@@ -88,12 +94,14 @@ describe('diffs', () => {
     const source = await completedRun('What is 3 * 3?')
     const [first, , last] = source.snapshots
     const diff = (await playground.call('GET', `/api/runs/${source.run.id}/snapshots/diff?from=${first.version}&to=${last.version}`)).body
-    expect(diff.state).toEqual(expect.arrayContaining([expect.objectContaining({ path: 'step', before: 0, after: 2 }), expect.objectContaining({ path: 'phase', after: 'done' })]))
+    expect(diff.state).toEqual(
+      expect.arrayContaining([expect.objectContaining({ path: 'step', before: 0, after: 2 }), expect.objectContaining({ path: 'phase', after: 'done' })]),
+    )
     expect(diff.entries.map((entry: any) => entry.role)).toEqual(['assistant', 'tool', 'assistant'])
     expect(diff.entries.at(-1).text).toBe('3 * 3 = 9')
   })
 
-  it('a fork beside its parent: the copied part the same, then each one\'s own entries', async () => {
+  it("a fork beside its parent: the copied part the same, then each one's own entries", async () => {
     const source = await completedRun('What is 4 * 4?')
     const forked = await playground.call('POST', `/api/runs/${source.run.id}/fork`, { version: 0 })
     const diff = (await playground.call('GET', `/api/sessions/${forked.body.sessionId}/fork-diff`)).body
@@ -102,7 +110,7 @@ describe('diffs', () => {
     expect((await playground.call('GET', `/api/sessions/${source.run.sessionId}/fork-diff`)).status).toBe(404)
   })
 
-  it('diffValues names each changed path; planReplay drops a finished run\'s answer so that the model answers again', () => {
+  it("diffValues names each changed path; planReplay drops a finished run's answer so that the model answers again", () => {
     expect(diffValues({ a: 1, b: [1, 2] }, { a: 2, b: [1], c: true })).toEqual([
       { path: 'a', kind: 'changed', before: 1, after: 2 },
       { path: 'b[1]', kind: 'removed', before: 2 },

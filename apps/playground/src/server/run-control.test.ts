@@ -55,14 +55,19 @@ describe('approvals', () => {
     expect(waiting).toMatchObject({ queued: true })
     expect((await playground.call('GET', `/api/sessions/${sessionId}/gate`)).body.gate.queued).toBe(1)
     // The server lists it (what a reloaded page shows as queued).
-    expect((await playground.call('GET', `/api/sessions/${sessionId}/queue`)).body).toEqual({ messages: [{ ticket: waiting.ticket, text: 'what is 6 * 7?', queuedAt: expect.any(Number) }] })
+    expect((await playground.call('GET', `/api/sessions/${sessionId}/queue`)).body).toEqual({
+      messages: [{ ticket: waiting.ticket, text: 'what is 6 * 7?', queuedAt: expect.any(Number) }],
+    })
     await new Promise((resolve) => setTimeout(resolve, 1000))
     expect((await playground.call('GET', `/api/sessions/${sessionId}/gate`)).body.gate.queued).toBe(1)
     await playground.call('POST', `/api/runs/${runId}/approve`, { callId: request.callId, approved: true })
     await playground.waitForRun(runId, (detail) => detail.run.status === 'completed')
     await playground.manager.settle()
     const runs = (await playground.call('GET', `/api/sessions/${sessionId}/runs`)).body.runs
-    expect(runs.map((run: { status: string; ticket: string }) => [run.status, run.ticket])).toEqual([['completed', waiting.ticket], ['completed', expect.any(String)]])
+    expect(runs.map((run: { status: string; ticket: string }) => [run.status, run.ticket])).toEqual([
+      ['completed', waiting.ticket],
+      ['completed', expect.any(String)],
+    ])
     const messages = await playground.call('GET', `/api/sessions/${sessionId}/messages`)
     expect(messages.body.entries.at(-1).message.content[0].text).toBe('6 * 7 = 42')
   })
@@ -76,7 +81,9 @@ describe('approvals', () => {
     expect([withdrawn.queued, kept.queued]).toEqual([true, true])
     const gone = await playground.call('DELETE', `/api/sessions/${sessionId}/queue/${withdrawn.ticket}`)
     expect(gone).toMatchObject({ status: 200, body: { withdrawn: true } })
-    expect((await playground.call('GET', `/api/sessions/${sessionId}/queue`)).body.messages.map((message: { ticket: string }) => message.ticket)).toEqual([kept.ticket])
+    expect((await playground.call('GET', `/api/sessions/${sessionId}/queue`)).body.messages.map((message: { ticket: string }) => message.ticket)).toEqual([
+      kept.ticket,
+    ])
     expect((await playground.call('DELETE', `/api/sessions/${sessionId}/queue/${withdrawn.ticket}`)).status).toBe(404)
     expect((await playground.call('DELETE', `/api/sessions/${sessionId}/queue/bad%20ticket`)).status).toBe(400)
     await playground.call('POST', `/api/runs/${runId}/approve`, { callId: request.callId, approved: true })
@@ -84,8 +91,13 @@ describe('approvals', () => {
     await playground.manager.settle()
     // The message behind the withdrawn one ran; the withdrawn one did not.
     const runs = (await playground.call('GET', `/api/sessions/${sessionId}/runs`)).body.runs
-    expect(runs.map((run: { status: string; ticket: string }) => [run.status, run.ticket])).toEqual([['completed', kept.ticket], ['completed', expect.any(String)]])
-    const texts = (await playground.call('GET', `/api/sessions/${sessionId}/messages`)).body.entries.map((entry: { message: { content: unknown } }) => JSON.stringify(entry.message.content))
+    expect(runs.map((run: { status: string; ticket: string }) => [run.status, run.ticket])).toEqual([
+      ['completed', kept.ticket],
+      ['completed', expect.any(String)],
+    ])
+    const texts = (await playground.call('GET', `/api/sessions/${sessionId}/messages`)).body.entries.map((entry: { message: { content: unknown } }) =>
+      JSON.stringify(entry.message.content),
+    )
     expect(texts.some((text: string) => text.includes('6 * 7'))).toBe(false)
     const late = await playground.call('DELETE', `/api/sessions/${sessionId}/queue/${kept.ticket}`)
     expect(late.status).toBe(409)

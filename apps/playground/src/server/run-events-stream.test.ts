@@ -27,7 +27,9 @@ async function storyMidStep(): Promise<string> {
 }
 
 function events(runId: string, lastEventId?: number): Promise<Response> {
-  return fetch(`${playground.origin}/api/runs/${runId}/events`, { headers: { authorization: `Bearer ${playground.token}`, ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) } })
+  return fetch(`${playground.origin}/api/runs/${runId}/events`, {
+    headers: { authorization: `Bearer ${playground.token}`, ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
+  })
 }
 
 const agentSeqs = (messages: Message[]) => messages.filter((message) => message.event === 'agent').map((message) => message.data.seq as number)
@@ -49,7 +51,10 @@ describe('SSE mid-step', () => {
     expect(done.some((message) => message.data?.type === 'run.finished')).toBe(false)
     expect(gapFreeFromOne(agentSeqs(done))).toBe(true)
     expect(done.filter((message) => message.event === 'agent').map((message) => message.data.type)).toContain('step.started')
-    const text = done.filter((message) => message.data?.type === 'text.delta').map((message) => message.data.delta).join('')
+    const text = done
+      .filter((message) => message.data?.type === 'text.delta')
+      .map((message) => message.data.delta)
+      .join('')
     expect(text.startsWith('Once upon a time')).toBe(true)
     await playground.waitForRun(runId, (detail) => detail.run.status === 'completed')
   })

@@ -33,6 +33,8 @@ async function runPart(runtime: AgentRuntime, recorder: ModelCallRecorder, run: 
   // The session up to the run's last entry: earlier history, and what the run added (later runs' entries left out).
   const lastOfRun = entries.findLast((entry) => entry.runId === run.id)?.seq
   const sessionEntries = lastOfRun === undefined ? entries : entries.filter((entry) => entry.seq <= lastOfRun)
-  const modelCalls: RunFileModelCall[] = recorder.forRun(run.id).map(({ runId, step, attempt, provider, modelId, request, response }) => ({ runId, step, attempt, provider, modelId, request, response }))
+  const modelCalls: RunFileModelCall[] = recorder
+    .forRun(run.id)
+    .map(({ runId, step, attempt, provider, modelId, request, response }) => ({ runId, step, attempt, provider, modelId, request, response }))
   return { run, events, snapshots, journal: journal as ExecutionRecord[], sessionEntries, modelCalls }
 }

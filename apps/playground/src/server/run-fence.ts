@@ -70,7 +70,9 @@ export class RunFence {
           return (...args: unknown[]) => {
             const runId = runOf(args)
             if (runId && isFenced(runId)) {
-              return Promise.reject(new StoreError(`[spindle/playground] run "${runId}" was killed or its server is shutting down; its writes are refused until it is resumed`))
+              return Promise.reject(
+                new StoreError(`[spindle/playground] run "${runId}" was killed or its server is shutting down; its writes are refused until it is resumed`),
+              )
             }
             return value.apply(target, args)
           }

@@ -73,7 +73,9 @@ export class RunManager {
         await this.start(message)
         restored.push(message.ticket)
       } catch (error) {
-        console.error(`[spindle/playground] a queued message of session "${message.sessionId}" could not be taken back ("${message.text.slice(0, 60)}"): ${error instanceof Error ? error.message : String(error)}`)
+        console.error(
+          `[spindle/playground] a queued message of session "${message.sessionId}" could not be taken back ("${message.text.slice(0, 60)}"): ${error instanceof Error ? error.message : String(error)}`,
+        )
       }
     }
     this.#saveQueue()
@@ -147,7 +149,14 @@ export class RunManager {
           for (let wait = 250; ; wait = Math.min(wait * 2, 2000)) {
             // The stream is lossless with back-pressure: keep reading it, or the run would wait for us.
             const runtime = new RuntimeStore({ defaults: structuredClone(runtimeState) })
-            const stream = this.#runtime.stream({ agent, input: input.messages ?? input.text, sessionId, runtime, metadata: { model: input.model, ticket }, signal: stopped })
+            const stream = this.#runtime.stream({
+              agent,
+              input: input.messages ?? input.text,
+              sessionId,
+              runtime,
+              metadata: { model: input.model, ticket },
+              signal: stopped,
+            })
             try {
               for await (const event of stream) {
                 unlist()
@@ -189,9 +198,12 @@ export class RunManager {
     const run = await this.#runtime.runs.getRun(runId)
     if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
     if (run.status !== 'suspended') {
-      throw new RunStateConflictError(`[spindle/playground] run "${runId}" is ${run.status}, not awaiting approval; only the calls of a suspended run can be approved or denied`, {
-        details: { runId, status: run.status },
-      })
+      throw new RunStateConflictError(
+        `[spindle/playground] run "${runId}" is ${run.status}, not awaiting approval; only the calls of a suspended run can be approved or denied`,
+        {
+          details: { runId, status: run.status },
+        },
+      )
     }
     try {
       await this.#runtime.approve(runId, callId, decision)
@@ -251,7 +263,9 @@ export class RunManager {
     const run = await this.#runtime.runs.getRun(runId)
     if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
     if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') {
-      throw new RunStateConflictError(`[spindle/playground] run "${runId}" is ${run.status}; only suspended or interrupted runs can be resumed`, { details: { runId, status: run.status } })
+      throw new RunStateConflictError(`[spindle/playground] run "${runId}" is ${run.status}; only suspended or interrupted runs can be resumed`, {
+        details: { runId, status: run.status },
+      })
     }
     if (run.status === 'running' && !resuming()) {
       throw new SessionBusyError(
@@ -263,9 +277,12 @@ export class RunManager {
       const snapshot = await this.#runtime.snapshots.latest(runId)
       const waiting = ((snapshot?.state.pending ?? []) as Array<{ approval?: string; callId: string }>).filter((call) => call.approval === 'required')
       if (waiting.length) {
-        throw new RunStateConflictError(`[spindle/playground] run "${runId}" waits for a decision on ${waiting.map((call) => call.callId).join(', ')}; approve or deny first`, {
-          details: { runId, status: run.status },
-        })
+        throw new RunStateConflictError(
+          `[spindle/playground] run "${runId}" waits for a decision on ${waiting.map((call) => call.callId).join(', ')}; approve or deny first`,
+          {
+            details: { runId, status: run.status },
+          },
+        )
       }
     }
     const runtimeState = runtimeStateOf((await this.#runtime.sessions.getSession(run.sessionId))?.metadata)
@@ -312,7 +329,10 @@ export class RunManager {
   async kill(runId: string): Promise<{ lastSeq: number }> {
     const run = await this.#runtime.runs.getRun(runId)
     if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
-    if (run.status !== 'running') throw new RunStateConflictError(`[spindle/playground] run "${runId}" is ${run.status}; only a running run can be killed`, { details: { runId, status: run.status } })
+    if (run.status !== 'running')
+      throw new RunStateConflictError(`[spindle/playground] run "${runId}" is ${run.status}; only a running run can be killed`, {
+        details: { runId, status: run.status },
+      })
     const { fence, rawStores } = this.#spindle
     fence.fence(runId)
     try {
@@ -340,7 +360,10 @@ export class RunManager {
     const forked = await this.#runtime.sessions.createSession({
       id: newSessionId(),
       title: `${source?.title ?? 'Session'} (fork @ step ${Number(snapshot.state.step ?? 0)})`,
-      metadata: { forkedFrom: { sessionId: snapshot.sessionId, runId, version, lastSeq, step: Number(snapshot.state.step ?? 0) }, runtimeState: runtimeStateOf(source?.metadata) },
+      metadata: {
+        forkedFrom: { sessionId: snapshot.sessionId, runId, version, lastSeq, step: Number(snapshot.state.step ?? 0) },
+        runtimeState: runtimeStateOf(source?.metadata),
+      },
     })
     // Calls the snapshot left unanswered (awaiting approval) are answered "not executed": a valid history for providers.
     const { entries: copies, notRun } = forkEntries(entries)

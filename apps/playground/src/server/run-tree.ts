@@ -35,7 +35,11 @@ export interface RunTreeNode {
  * The sub-run of an agent tool's call is found from the call's idempotency key, the way `Agent.asTool()` names it:
  * a session `sub_<sha256(key)[0..40]>`, the key itself as the run's idempotency key.
  */
-export async function childRunsOf(runtime: AgentRuntime, runId: string, journal?: ExecutionRecord[]): Promise<Array<{ key: string; step: number; callId: string; run: RunRecord }>> {
+export async function childRunsOf(
+  runtime: AgentRuntime,
+  runId: string,
+  journal?: ExecutionRecord[],
+): Promise<Array<{ key: string; step: number; callId: string; run: RunRecord }>> {
   const calls = journal ?? (await runtime.executions.listByRun(runId))
   const found: Array<{ key: string; step: number; callId: string; run: RunRecord }> = []
   for (const call of calls) {
@@ -60,7 +64,14 @@ export async function runTree(runtime: AgentRuntime, run: RunRecord, depth = 4):
   }
   const agent = (run.request.agent as { name?: string } | undefined)?.name ?? '?'
   const parentRunId = typeof run.request.parentRunId === 'string' ? run.request.parentRunId : undefined
-  return { runId: run.id, sessionId: run.sessionId, agent, status: run.status, ...(parentRunId ? { parentRunId } : {}), steps: [...steps.values()].sort((a, b) => a.step - b.step) }
+  return {
+    runId: run.id,
+    sessionId: run.sessionId,
+    agent,
+    status: run.status,
+    ...(parentRunId ? { parentRunId } : {}),
+    steps: [...steps.values()].sort((a, b) => a.step - b.step),
+  }
 }
 
 function addStep(steps: Map<number, RunTreeStep>, step: number): RunTreeStep {

@@ -37,7 +37,10 @@ export async function sessionOverview(runtime: AgentRuntime, models: ModelOption
   const tools: SessionOverview['tools'] = []
   for (const run of records) {
     const modelId = (run.request.agent as { model?: string } | undefined)?.model
-    const costUsd = costOf(run.usage, models.find((model) => model.id === modelId))
+    const costUsd = costOf(
+      run.usage,
+      models.find((model) => model.id === modelId),
+    )
     runs.push({
       runId: run.id,
       status: run.status,
@@ -51,7 +54,14 @@ export async function sessionOverview(runtime: AgentRuntime, models: ModelOption
     })
     for (const event of await runtime.runs.listEvents(run.id)) {
       if (event.type === 'tool.result' || event.type === 'tool.error') {
-        tools.push({ runId: run.id, step: event.step, toolName: event.toolName, durationMs: event.durationMs, ok: event.type === 'tool.result', at: event.timestamp })
+        tools.push({
+          runId: run.id,
+          step: event.step,
+          toolName: event.toolName,
+          durationMs: event.durationMs,
+          ok: event.type === 'tool.result',
+          at: event.timestamp,
+        })
       }
     }
   }

@@ -68,7 +68,10 @@ export function describeEntry(entry: SessionEntry): DiffEntry {
 /** A message in one line: its text, then its tool calls `name(args)` and results `→ name: result`. */
 export function messageText(message: ModelMessage): string {
   if (message.role === 'system') return message.content
-  if (message.role === 'user') return typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ')
+  if (message.role === 'user')
+    return typeof message.content === 'string'
+      ? message.content
+      : message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ')
   if (message.role === 'tool') return message.content.map((part) => `→ ${part.toolName}: ${JSON.stringify(part.result)}`).join(' ')
   return message.content
     .map((part) => (part.type === 'text' ? part.text : part.type === 'tool-call' ? `${part.toolName}(${JSON.stringify(part.args)})` : ''))

@@ -35,7 +35,10 @@ export function staticFiles(webDir: string) {
       return c.body(content)
     } catch {
       if (isAsset) return c.text('Not found', 404)
-      return c.text(`[spindle/playground] the web UI is not built (${webDir} is missing). Run \`pnpm playground\`, or \`pnpm --filter @spindle/playground build:web\`.`, 503)
+      return c.text(
+        `[spindle/playground] the web UI is not built (${webDir} is missing). Run \`pnpm playground\`, or \`pnpm --filter @spindle/playground build:web\`.`,
+        503,
+      )
     }
   }
 }

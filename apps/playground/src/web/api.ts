@@ -9,7 +9,8 @@ export class ApiFailure extends Error {
 }
 
 /** Shown when the server does not answer: stopped, restarting, or the network is down. */
-export const unreachableMessage = 'The playground server is not reachable (stopped or restarting?). Start it again with `pnpm playground`, then retry: this page reconnects by itself.'
+export const unreachableMessage =
+  'The playground server is not reachable (stopped or restarting?). Start it again with `pnpm playground`, then retry: this page reconnects by itself.'
 
 let unreachable = false
 const reachableListeners = new Set<() => void>()

@@ -54,7 +54,10 @@ export function App() {
       setRefresh((value) => value + 1)
     },
     // Their text is shown, so that nothing typed is lost.
-    onLost: (texts) => fail(`${texts.length === 1 ? 'A queued message' : `${texts.length} queued messages`} did not start; send ${texts.length === 1 ? 'it' : 'them'} again: ${texts.map((text) => `“${text}”`).join(', ')}`),
+    onLost: (texts) =>
+      fail(
+        `${texts.length === 1 ? 'A queued message' : `${texts.length} queued messages`} did not start; send ${texts.length === 1 ? 'it' : 'them'} again: ${texts.map((text) => `“${text}”`).join(', ')}`,
+      ),
   })
 
   useEffect(() => {
@@ -72,7 +75,9 @@ export function App() {
 
   // The session's messages; and, when no run is chosen, its latest run.
   const lastEvent = events.at(-1)
-  const settledKey = events.filter((event) => event.type === 'step.finished' || event.type === 'run.finished' || event.type === 'run.failed' || event.type === 'run.resumed').length
+  const settledKey = events.filter(
+    (event) => event.type === 'step.finished' || event.type === 'run.finished' || event.type === 'run.failed' || event.type === 'run.resumed',
+  ).length
   useEffect(() => {
     if (!route.sessionId) {
       setLoaded({ entries: [] })
@@ -88,19 +93,24 @@ export function App() {
       (failure) => current && fail(failure.message),
     )
     const choose = !route.runId
-    api<{ runs: RunSummary[] }>(`/sessions/${encodeURIComponent(sessionId)}/runs`).then((data) => {
-      if (current && routeNow.current.sessionId === sessionId) setSessionRuns({ sessionId, runs: data.runs })
-      // Opening a session shows its latest run: the same page, so the address is replaced, not pushed.
-      const stillHere = routeNow.current.sessionId === sessionId && !routeNow.current.runId
-      if (choose && data.runs[0] && stillHere) setRoute({ sessionId, runId: data.runs[0].id }, 'replace')
-    }, (failure) => current && fail(failure.message))
+    api<{ runs: RunSummary[] }>(`/sessions/${encodeURIComponent(sessionId)}/runs`).then(
+      (data) => {
+        if (current && routeNow.current.sessionId === sessionId) setSessionRuns({ sessionId, runs: data.runs })
+        // Opening a session shows its latest run: the same page, so the address is replaced, not pushed.
+        const stillHere = routeNow.current.sessionId === sessionId && !routeNow.current.runId
+        if (choose && data.runs[0] && stillHere) setRoute({ sessionId, runId: data.runs[0].id }, 'replace')
+      },
+      (failure) => current && fail(failure.message),
+    )
     return () => {
       current = false
     }
   }, [route.sessionId, route.runId, settledKey, refresh, fail, setRoute])
 
   // The run's record, snapshots, journal and gate: refreshed on key events, and polled while it runs.
-  const detailKey = events.filter((event) => ['snapshot.saved', 'approval.requested', 'run.finished', 'run.failed', 'run.resumed', 'tool.result', 'step.started'].includes(event.type)).length
+  const detailKey = events.filter((event) =>
+    ['snapshot.saved', 'approval.requested', 'run.finished', 'run.failed', 'run.resumed', 'tool.result', 'step.started'].includes(event.type),
+  ).length
   /** Settles once the detail is shown (or the load failed). */
   const reloadDetail = useCallback(async (): Promise<void> => {
     if (!route.runId) return setDetail(undefined)
@@ -135,7 +145,9 @@ export function App() {
   const send = async (text: string): Promise<boolean> => {
     setError(undefined)
     if (text.length > messageChars) {
-      fail(`The message is ${text.length.toLocaleString('en-US')} characters long; the limit is ${messageChars.toLocaleString('en-US')}. Shorten it and send again.`)
+      fail(
+        `The message is ${text.length.toLocaleString('en-US')} characters long; the limit is ${messageChars.toLocaleString('en-US')}. Shorten it and send again.`,
+      )
       return false
     }
     try {
@@ -241,7 +253,14 @@ export function App() {
         </div>
         <label className="model-picker">
           Model
-          <select value={model} onChange={(event) => { setModel(event.target.value); localStorage.setItem('spindle.model', event.target.value) }} aria-label="Model">
+          <select
+            value={model}
+            onChange={(event) => {
+              setModel(event.target.value)
+              localStorage.setItem('spindle.model', event.target.value)
+            }}
+            aria-label="Model"
+          >
             {config?.models.map((option) => (
               <option key={option.id} value={option.id}>
                 {option.label}
@@ -260,7 +279,9 @@ export function App() {
       {error && (
         <div className="error-banner" role="alert">
           <span>{error}</span>
-          <button onClick={() => setError(undefined)} aria-label="Dismiss">×</button>
+          <button onClick={() => setError(undefined)} aria-label="Dismiss">
+            ×
+          </button>
         </div>
       )}
       <div className="columns">
@@ -274,7 +295,17 @@ export function App() {
         />
         <Chat
           banner={forkOrigin && <ForkBanner origin={forkOrigin} onCompare={() => setComparing(true)} onOpen={(sessionId) => setRoute({ sessionId })} />}
-          entries={entries} runs={runs} runId={route.runId} runStatus={status} events={events} busy={busy} queued={queue.queued} onWithdraw={withdraw} maxChars={messageChars} onSend={send} />
+          entries={entries}
+          runs={runs}
+          runId={route.runId}
+          runStatus={status}
+          events={events}
+          busy={busy}
+          queued={queue.queued}
+          onWithdraw={withdraw}
+          maxChars={messageChars}
+          onSend={send}
+        />
         <RunPanel
           detail={shown}
           events={events}
@@ -289,7 +320,14 @@ export function App() {
           reachable={reachable}
         />
         {replayFrom !== undefined && route.runId && config && (
-          <ReplayEditor runId={route.runId} version={replayFrom} models={config.models} model={detail?.run.model ?? model} onClose={() => setReplayFrom(undefined)} onStarted={openStarted} />
+          <ReplayEditor
+            runId={route.runId}
+            version={replayFrom}
+            models={config.models}
+            model={detail?.run.model ?? model}
+            onClose={() => setReplayFrom(undefined)}
+            onStarted={openStarted}
+          />
         )}
         {comparing && route.sessionId && <ForkDiff sessionId={route.sessionId} onClose={() => setComparing(false)} onError={fail} />}
       </div>

@@ -78,7 +78,14 @@ export function Chat(props: {
             <h2>Talk to an agent, then look inside the run.</h2>
             <p>Try one of these with the demo model:</p>
             <div className="suggestions">
-              {['What is 12 * (3 + 4)?', 'Save a note: buy bread', 'List the files', 'Write hello.txt with "Hello Spindle"', 'Run [1, 2, 3].map(x => x * 2)', 'Tell me a long story'].map((example) => (
+              {[
+                'What is 12 * (3 + 4)?',
+                'Save a note: buy bread',
+                'List the files',
+                'Write hello.txt with "Hello Spindle"',
+                'Run [1, 2, 3].map(x => x * 2)',
+                'Tell me a long story',
+              ].map((example) => (
                 <button key={example} onClick={() => setText(example)}>
                   {example}
                 </button>
@@ -87,7 +94,11 @@ export function Chat(props: {
           </div>
         )}
         {groups.map((group, index) =>
-          index === liveIndex ? <Items key={group.key} items={live} /> : <Items key={group.key} items={withOutcome(group, fromMessages(group.key, group.messages), props.runs)} />,
+          index === liveIndex ? (
+            <Items key={group.key} items={live} />
+          ) : (
+            <Items key={group.key} items={withOutcome(group, fromMessages(group.key, group.messages), props.runs)} />
+          ),
         )}
         {liveIndex < 0 && <Items items={live} />}
         {props.queued.map((message) => (
@@ -96,14 +107,21 @@ export function Chat(props: {
               {message.text}
             </div>
             {/* Named by the message it takes back (aria-describedby), not by a label holding its text. */}
-            <button type="button" className="withdraw" aria-describedby={`queued-${message.ticket}`} title="Take this message back: it will not run" onClick={() => props.onWithdraw(message.ticket)}>
+            <button
+              type="button"
+              className="withdraw"
+              aria-describedby={`queued-${message.ticket}`}
+              title="Take this message back: it will not run"
+              onClick={() => props.onWithdraw(message.ticket)}
+            >
               Withdraw
             </button>
           </div>
         ))}
         {props.queued.length > 0 && (
           <div className="status warn">
-            Queued: the session is busy; {props.queued.length === 1 ? 'this message runs' : `these ${props.queued.length} messages run, in order,`} {queuedUntil(props.runStatus)}.
+            Queued: the session is busy; {props.queued.length === 1 ? 'this message runs' : `these ${props.queued.length} messages run, in order,`}{' '}
+            {queuedUntil(props.runStatus)}.
           </div>
         )}
         <div ref={bottom} />
@@ -148,15 +166,33 @@ function Items(props: { items: TranscriptItem[] }) {
   return (
     <>
       {props.items.map((item) => {
-        if (item.kind === 'user') return <div key={item.key} dir="auto" className="bubble user">{item.text}</div>
-        if (item.kind === 'assistant') return <div key={item.key} dir="auto" className="bubble assistant" data-testid="assistant">{item.text}</div>
-        if (item.kind === 'status') return <div key={item.key} className={`status ${item.tone}`}>{item.text}</div>
+        if (item.kind === 'user')
+          return (
+            <div key={item.key} dir="auto" className="bubble user">
+              {item.text}
+            </div>
+          )
+        if (item.kind === 'assistant')
+          return (
+            <div key={item.key} dir="auto" className="bubble assistant" data-testid="assistant">
+              {item.text}
+            </div>
+          )
+        if (item.kind === 'status')
+          return (
+            <div key={item.key} className={`status ${item.tone}`}>
+              {item.text}
+            </div>
+          )
         return (
           <details key={item.key} className={`tool-chip tool-${item.status.replace(' ', '-')}`} data-testid="tool-chip">
             <summary>
               <span className="tool-name">{item.toolName}</span> <span className="args">{shortJson(item.args, 60)}</span>
               {/* A denied call never ran: no duration. */}
-              <span className="tool-status">{item.status === 'cancelled' ? 'cancelled · not run' : item.status}{item.durationMs !== undefined && item.status !== 'denied' ? ` · ${duration(item.durationMs)}` : ''}</span>
+              <span className="tool-status">
+                {item.status === 'cancelled' ? 'cancelled · not run' : item.status}
+                {item.durationMs !== undefined && item.status !== 'denied' ? ` · ${duration(item.durationMs)}` : ''}
+              </span>
             </summary>
             <div className="kv">Arguments</div>
             <pre>{JSON.stringify(item.args, null, 2)}</pre>
@@ -208,18 +244,29 @@ function fromMessages(key: string, messages: ModelMessage[]): TranscriptItem[] {
   const items: TranscriptItem[] = []
   messages.forEach((message, index) => {
     const id = `${key}-${index}`
-    if (message.role === 'user') items.push({ kind: 'user', key: id, text: typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ') })
+    if (message.role === 'user')
+      items.push({
+        kind: 'user',
+        key: id,
+        text: typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' '),
+      })
     if (message.role === 'assistant') {
       const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
       if (text) items.push({ kind: 'assistant', key: id, step: 0, text })
       for (const part of message.content) {
-        if (part.type === 'tool-call') items.push({ kind: 'tool', key: `${id}-${part.toolCallId}`, callId: part.toolCallId, toolName: part.toolName, args: part.args, status: 'called' })
+        if (part.type === 'tool-call')
+          items.push({ kind: 'tool', key: `${id}-${part.toolCallId}`, callId: part.toolCallId, toolName: part.toolName, args: part.args, status: 'called' })
       }
     }
     if (message.role === 'tool') {
       for (const part of message.content) {
         const index = items.findIndex((item) => item.kind === 'tool' && item.callId === part.toolCallId)
-        if (index >= 0) items[index] = { ...(items[index] as Extract<TranscriptItem, { kind: 'tool' }>), status: part.isError ? (neverRan(part.result) ? 'not run' : wasDenied(part.result) ? 'denied' : 'error') : 'done', result: part.result }
+        if (index >= 0)
+          items[index] = {
+            ...(items[index] as Extract<TranscriptItem, { kind: 'tool' }>),
+            status: part.isError ? (neverRan(part.result) ? 'not run' : wasDenied(part.result) ? 'denied' : 'error') : 'done',
+            result: part.result,
+          }
       }
     }
   })

@@ -8,7 +8,10 @@ import { timeline } from './derive.js'
 it('a step finished again after its approval adds up its duration and tokens', async () => {
   const runtime = new AgentRuntime()
   const remove = defineTool({ name: 'remove', description: 'r', inputSchema: z.object({}), needsApproval: true, execute: async () => 'removed' })
-  const model = mockModel([{ toolCalls: [{ name: 'remove', args: {} }], usage: { inputTokens: 77, outputTokens: 12 }, delayMs: 30 }, { text: 'done', usage: { inputTokens: 90, outputTokens: 3 } }])
+  const model = mockModel([
+    { toolCalls: [{ name: 'remove', args: {} }], usage: { inputTokens: 77, outputTokens: 12 }, delayMs: 30 },
+    { text: 'done', usage: { inputTokens: 90, outputTokens: 3 } },
+  ])
   const agent = { name: 'a', model, tools: { remove } }
   const suspended = await runtime.run({ agent, input: 'remove it' })
   const [call] = (await runtime.snapshots.latest(suspended.runId))!.state.pending as Array<{ callId: string }>

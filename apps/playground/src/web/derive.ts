@@ -69,7 +69,14 @@ export function transcript(events: AgentEvent[]): TranscriptItem[] {
         break
       }
       case 'tool.call': {
-        const item = { kind: 'tool' as const, key: `t${event.callId}`, callId: event.callId, toolName: event.toolName, args: event.args, status: 'called' as const }
+        const item = {
+          kind: 'tool' as const,
+          key: `t${event.callId}`,
+          callId: event.callId,
+          toolName: event.toolName,
+          args: event.args,
+          status: 'called' as const,
+        }
         if (!tools.has(event.callId)) items.push(item)
         tools.set(event.callId, { ...tools.get(event.callId), ...item })
         replace(items, tools.get(event.callId)!)
@@ -85,7 +92,11 @@ export function transcript(events: AgentEvent[]): TranscriptItem[] {
         update(items, tools, event.callId, { status: 'done', result: event.result, durationMs: event.durationMs })
         break
       case 'tool.error':
-        update(items, tools, event.callId, { status: event.error.code === deniedCode ? 'denied' : 'error', error: event.error.message, durationMs: event.durationMs })
+        update(items, tools, event.callId, {
+          status: event.error.code === deniedCode ? 'denied' : 'error',
+          error: event.error.message,
+          durationMs: event.durationMs,
+        })
         break
       case 'run.finished':
         if (event.finishReason === 'awaiting_approval') {
@@ -118,7 +129,12 @@ export function runOutcome(run: Pick<RunSummary, 'status' | 'finishReason' | 'er
     case 'failed':
       return { kind: 'status', key, text: run.error ? `Run failed (${run.error.code}): ${run.error.message}` : 'Run failed', tone: 'error' }
     case 'interrupted':
-      return { kind: 'status', key, text: 'Run interrupted (killed, or its server stopped): the step in progress was discarded and will be redone on Resume; resume or cancel it; a message sent meanwhile waits', tone: 'warn' }
+      return {
+        kind: 'status',
+        key,
+        text: 'Run interrupted (killed, or its server stopped): the step in progress was discarded and will be redone on Resume; resume or cancel it; a message sent meanwhile waits',
+        tone: 'warn',
+      }
     case 'suspended':
       return { kind: 'status', key, text: 'Waiting for your approval: open the run to decide', tone: 'warn' }
     default:
@@ -131,7 +147,12 @@ function replace(items: TranscriptItem[], item: TranscriptItem): void {
   if (index >= 0) items[index] = item
 }
 
-function update(items: TranscriptItem[], tools: Map<string, Extract<TranscriptItem, { kind: 'tool' }>>, callId: string, patch: Partial<Extract<TranscriptItem, { kind: 'tool' }>>): void {
+function update(
+  items: TranscriptItem[],
+  tools: Map<string, Extract<TranscriptItem, { kind: 'tool' }>>,
+  callId: string,
+  patch: Partial<Extract<TranscriptItem, { kind: 'tool' }>>,
+): void {
   const current = tools.get(callId)
   if (!current) return
   const next = { ...current, ...patch }
@@ -278,7 +299,8 @@ export function pendingApprovals(events: AgentEvent[]): Array<{ callId: string; 
   const pending = new Map<string, { callId: string; toolName: string; args: unknown }>()
   for (const event of events) {
     if (event.type === 'approval.requested') pending.set(event.callId, { callId: event.callId, toolName: event.toolName, args: event.args })
-    else if (event.type === 'tool.result' || event.type === 'tool.error' || event.type === 'run.resumed') pending.delete((event as { callId?: string }).callId ?? '')
+    else if (event.type === 'tool.result' || event.type === 'tool.error' || event.type === 'run.resumed')
+      pending.delete((event as { callId?: string }).callId ?? '')
   }
   return [...pending.values()]
 }

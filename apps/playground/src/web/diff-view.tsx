@@ -36,7 +36,10 @@ function useLoaded<T>(path: string, onError: (message: string) => void): T | und
   const [data, setData] = useState<{ path: string; value: T }>()
   useEffect(() => {
     let current = true
-    api<T>(path).then((value) => current && setData({ path, value }), (failure) => current && onError((failure as Error).message))
+    api<T>(path).then(
+      (value) => current && setData({ path, value }),
+      (failure) => current && onError((failure as Error).message),
+    )
     return () => {
       current = false
     }
@@ -65,7 +68,12 @@ export function ChangeTable(props: { changes: ValueChange[]; empty: string; test
 
 export function SnapshotDiff(props: { runId: string; from: number; to: number; onError(message: string): void }) {
   const data = useLoaded<SnapshotDiffData>(`/runs/${encodeURIComponent(props.runId)}/snapshots/diff?from=${props.from}&to=${props.to}`, props.onError)
-  if (!data) return <div className="diff" data-testid="snapshot-diff">Comparing…</div>
+  if (!data)
+    return (
+      <div className="diff" data-testid="snapshot-diff">
+        Comparing…
+      </div>
+    )
   return (
     <div className="diff" data-testid="snapshot-diff">
       <div className="diff-title">
@@ -109,8 +117,12 @@ export function ForkDiff(props: { sessionId: string; onClose(): void; onError(me
       <div className="dialog" role="dialog" aria-label="Compare with parent" data-testid="fork-diff" onClick={(event) => event.stopPropagation()}>
         <header className="dialog-head">
           <strong>This {data?.parent.purpose ?? 'fork'} beside its parent</strong>
-          <span className="subtle">{data ? `${data.parent.title ?? data.parent.sessionId}${data.parent.step !== undefined ? ` · from step ${data.parent.step}` : ''}` : ''}</span>
-          <button onClick={props.onClose} aria-label="Close">×</button>
+          <span className="subtle">
+            {data ? `${data.parent.title ?? data.parent.sessionId}${data.parent.step !== undefined ? ` · from step ${data.parent.step}` : ''}` : ''}
+          </span>
+          <button onClick={props.onClose} aria-label="Close">
+            ×
+          </button>
         </header>
         {!data ? (
           <div className="empty">Loading…</div>

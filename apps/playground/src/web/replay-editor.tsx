@@ -13,7 +13,8 @@ interface EntriesView {
   runtimeState: Record<string, unknown>
 }
 
-type Field = { key: string; label: string; initial: string; kind: 'text'; seq: number } | { key: string; label: string; initial: string; kind: 'result'; callId: string }
+type Field =
+  { key: string; label: string; initial: string; kind: 'text'; seq: number } | { key: string; label: string; initial: string; kind: 'result'; callId: string }
 
 function pretty(value: unknown): string {
   return JSON.stringify(value, null, 2) ?? 'null'
@@ -28,15 +29,25 @@ function fieldsOf(entries: SessionEntry[]): FieldGroup[] {
     const message = entry.message
     if (message.role === 'user') {
       const text = typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ')
-      return [{ entry, calls: [], fields: [{ key: `m${entry.seq}`, label: `Message ${entry.seq} (user)`, initial: text, kind: 'text' as const, seq: entry.seq }] }]
+      return [
+        { entry, calls: [], fields: [{ key: `m${entry.seq}`, label: `Message ${entry.seq} (user)`, initial: text, kind: 'text' as const, seq: entry.seq }] },
+      ]
     }
     if (message.role === 'assistant') {
       const text = message.content.map((part) => (part.type === 'text' ? part.text : '')).join('')
       const calls = message.content.flatMap((part) => (part.type === 'tool-call' ? [`${part.toolName}(${JSON.stringify(part.args)})`] : []))
-      return [{ entry, calls, fields: [{ key: `m${entry.seq}`, label: `Message ${entry.seq} (assistant)`, initial: text, kind: 'text' as const, seq: entry.seq }] }]
+      return [
+        { entry, calls, fields: [{ key: `m${entry.seq}`, label: `Message ${entry.seq} (assistant)`, initial: text, kind: 'text' as const, seq: entry.seq }] },
+      ]
     }
     if (message.role === 'tool') {
-      const fields = message.content.map((part) => ({ key: `r${part.toolCallId}`, label: `Result of ${part.toolName} (${part.toolCallId})`, initial: pretty(part.result), kind: 'result' as const, callId: part.toolCallId }))
+      const fields = message.content.map((part) => ({
+        key: `r${part.toolCallId}`,
+        label: `Result of ${part.toolName} (${part.toolCallId})`,
+        initial: pretty(part.result),
+        kind: 'result' as const,
+        callId: part.toolCallId,
+      }))
       return [{ entry, calls: [], fields }]
     }
     return []
@@ -58,7 +69,9 @@ export function ReplayEditor(props: {
   const [sending, setSending] = useState(false)
   useEscape(props.onClose)
   useEffect(() => {
-    api<EntriesView>(`/runs/${encodeURIComponent(props.runId)}/snapshots/${props.version}/entries`).then(setView, (failure) => setProblem((failure as Error).message))
+    api<EntriesView>(`/runs/${encodeURIComponent(props.runId)}/snapshots/${props.version}/entries`).then(setView, (failure) =>
+      setProblem((failure as Error).message),
+    )
   }, [props.runId, props.version])
   const groups = view ? fieldsOf(view.entries) : []
   const stateText = view ? pretty(view.runtimeState) : ''
@@ -77,7 +90,8 @@ export function ReplayEditor(props: {
         else toolResults.push({ callId: field.callId, result: parseJson(value, field.label) })
       }
       const state = values.runtimeState === undefined || values.runtimeState === stateText ? undefined : parseJson(values.runtimeState, 'The runtime state')
-      if (state !== undefined && (typeof state !== 'object' || state === null || Array.isArray(state))) throw new Error('The runtime state must be a JSON object ({ "key": value, … })')
+      if (state !== undefined && (typeof state !== 'object' || state === null || Array.isArray(state)))
+        throw new Error('The runtime state must be a JSON object ({ "key": value, … })')
       setSending(true)
       const started = await api<StartedRun>(`/runs/${encodeURIComponent(props.runId)}/replay`, {
         body: { version: props.version, edits: { messages, toolResults }, ...(state !== undefined ? { runtimeState: state } : {}), model },
@@ -96,7 +110,9 @@ export function ReplayEditor(props: {
         <header className="dialog-head">
           <strong>Edit and replay from v{props.version}</strong>
           <span className="subtle">{view?.step !== undefined ? `step ${view.step} · ` : ''}a new session; this run stays as it is</span>
-          <button onClick={props.onClose} aria-label="Close">×</button>
+          <button onClick={props.onClose} aria-label="Close">
+            ×
+          </button>
         </header>
         <div className="dialog-body">
           {!view && !problem && <div className="empty">Loading…</div>}
@@ -124,7 +140,13 @@ export function ReplayEditor(props: {
           {view && (
             <label className="edit-field">
               <span className="kv">Runtime state (RuntimeStore: what the tools read; not sent to the model)</span>
-              <textarea aria-label="Runtime state" className="mono" rows={Math.min(10, (values.runtimeState ?? stateText).split('\n').length)} value={values.runtimeState ?? stateText} onChange={(event) => setValues((current) => ({ ...current, runtimeState: event.target.value }))} />
+              <textarea
+                aria-label="Runtime state"
+                className="mono"
+                rows={Math.min(10, (values.runtimeState ?? stateText).split('\n').length)}
+                value={values.runtimeState ?? stateText}
+                onChange={(event) => setValues((current) => ({ ...current, runtimeState: event.target.value }))}
+              />
             </label>
           )}
           {problem && (

@@ -49,7 +49,9 @@ export function RunPanel(props: {
       <header className="run-header">
         <div className="run-title">
           <strong title={run.id}>{shortId(run.id)}</strong>
-          <span className={`badge status-${run.status}`} data-testid="run-status">{run.status}</span>
+          <span className={`badge status-${run.status}`} data-testid="run-status">
+            {run.status}
+          </span>
           {run.finishReason && <span className="badge subtle">{run.finishReason}</span>}
           <span className={`badge gate ${gateState !== 'idle' ? 'busy' : ''}`} data-testid="gate-state" title={gateTitle}>
             gate: {gateState}
@@ -67,22 +69,43 @@ export function RunPanel(props: {
           <span>{view.steps.length} step(s)</span>
         </div>
         <div className="controls">
-          <button onClick={() => act(() => props.onAction('cancel'))} disabled={acting || !props.reachable || (run.status !== 'running' && run.status !== 'suspended' && run.status !== 'interrupted')} title={`End the run now (final: finish reason cancelled)${offline}`}>
+          <button
+            onClick={() => act(() => props.onAction('cancel'))}
+            disabled={acting || !props.reachable || (run.status !== 'running' && run.status !== 'suspended' && run.status !== 'interrupted')}
+            title={`End the run now (final: finish reason cancelled)${offline}`}
+          >
             Cancel
           </button>
-          <button className="danger" onClick={() => act(() => props.onAction('kill'))} disabled={acting || !props.reachable || run.status !== 'running'} title={`Kill the run like a crashed process: it stops where it is and can be resumed${offline}`}>
+          <button
+            className="danger"
+            onClick={() => act(() => props.onAction('kill'))}
+            disabled={acting || !props.reachable || run.status !== 'running'}
+            title={`Kill the run like a crashed process: it stops where it is and can be resumed${offline}`}
+          >
             Kill
           </button>
-          <button className="primary" onClick={() => act(() => props.onAction('resume'))} disabled={acting || !props.reachable || !(run.status === 'interrupted' || (run.status === 'suspended' && !approvals.length))} title={`Continue from the last snapshot${offline}`}>
+          <button
+            className="primary"
+            onClick={() => act(() => props.onAction('resume'))}
+            disabled={acting || !props.reachable || !(run.status === 'interrupted' || (run.status === 'suspended' && !approvals.length))}
+            title={`Continue from the last snapshot${offline}`}
+          >
             Resume
           </button>
           {run.status === 'failed' && (
-            <button className="primary" onClick={() => act(props.onRetry)} disabled={acting || !props.reachable} title={`Run again from the failed run's last good snapshot, with the model picked above (a new session; this run stays as it is)${offline}`}>
+            <button
+              className="primary"
+              onClick={() => act(props.onRetry)}
+              disabled={acting || !props.reachable}
+              title={`Run again from the failed run's last good snapshot, with the model picked above (a new session; this run stays as it is)${offline}`}
+            >
               Retry
             </button>
           )}
         </div>
-        {(run.error || detail.backgroundError) && <div className="error-line">{run.error ? `${run.error.code}: ${run.error.message}` : detail.backgroundError}</div>}
+        {(run.error || detail.backgroundError) && (
+          <div className="error-line">{run.error ? `${run.error.code}: ${run.error.message}` : detail.backgroundError}</div>
+        )}
       </header>
       {approvals.map((call) => (
         <Approval key={call.callId} call={call} onDecision={props.onDecision} />
@@ -91,12 +114,20 @@ export function RunPanel(props: {
         {(['timeline', 'events', 'snapshots', 'journal'] as Tab[]).map((name) => (
           <button key={name} className={tab === name ? 'active' : ''} onClick={() => setTab(name)}>
             {name}
-            {name === 'events' ? ` (${events.length})` : name === 'snapshots' ? ` (${detail.snapshots.length})` : name === 'journal' ? ` (${detail.journal.length})` : ''}
+            {name === 'events'
+              ? ` (${events.length})`
+              : name === 'snapshots'
+                ? ` (${detail.snapshots.length})`
+                : name === 'journal'
+                  ? ` (${detail.journal.length})`
+                  : ''}
           </button>
         ))}
       </div>
       <div className="tab-body">
-        {tab === 'timeline' && <TimelineView view={view} model={props.model} live={run.status === 'running' || run.status === 'queued'} interrupted={run.status === 'interrupted'} />}
+        {tab === 'timeline' && (
+          <TimelineView view={view} model={props.model} live={run.status === 'running' || run.status === 'queued'} interrupted={run.status === 'interrupted'} />
+        )}
         {tab === 'events' && <EventLog events={events} />}
         {tab === 'snapshots' && <SnapshotsTab detail={detail} onFork={props.onFork} onEditReplay={props.onEditReplay} onError={props.onError} />}
         {tab === 'journal' && <Journal detail={detail} />}
@@ -124,7 +155,10 @@ function useInFlight(): [boolean, (request: () => Promise<void>) => void] {
   return [busy, run]
 }
 
-function Approval(props: { call: { callId: string; toolName: string; args: unknown }; onDecision(callId: string, approved: boolean, reason?: string): Promise<boolean> }) {
+function Approval(props: {
+  call: { callId: string; toolName: string; args: unknown }
+  onDecision(callId: string, approved: boolean, reason?: string): Promise<boolean>
+}) {
   const [reason, setReason] = useState('')
   const [deciding, run] = useInFlight()
   // Taken: the buttons stay disabled until the prompt goes (the run's status is reloaded after the answer).
@@ -190,7 +224,10 @@ function EventLog(props: { events: AgentEvent[] }) {
 
 /** A resume's declaration of the numbers a crash discarded (events shown live, then dropped: the step is redone). */
 function discardedNote(event: AgentEvent): string | undefined {
-  const range = (event as { type: string; discarded?: { from: number; to: number } }).type === 'run.resumed' ? (event as { discarded?: { from: number; to: number } }).discarded : undefined
+  const range =
+    (event as { type: string; discarded?: { from: number; to: number } }).type === 'run.resumed'
+      ? (event as { discarded?: { from: number; to: number } }).discarded
+      : undefined
   if (!range) return undefined
   const count = range.to - range.from + 1
   return `${count} event number${count === 1 ? '' : 's'} (${range.from}–${range.to}) discarded by a crash, the step is redone`

@@ -10,7 +10,8 @@ export function SnapshotsTab(props: { detail: RunDetail; onFork(version: number)
   // The two snapshots picked for a comparison, oldest pick first (a third pick replaces the oldest).
   const [picked, setPicked] = useState<number[]>([])
   const runId = props.detail.run.id
-  const toggle = (version: number) => setPicked((current) => (current.includes(version) ? current.filter((value) => value !== version) : [...current, version].slice(-2)))
+  const toggle = (version: number) =>
+    setPicked((current) => (current.includes(version) ? current.filter((value) => value !== version) : [...current, version].slice(-2)))
   const [from, to] = [...picked].sort((a, b) => a - b)
   return (
     <div className="snapshots" data-testid="snapshots">
@@ -24,7 +25,12 @@ export function SnapshotsTab(props: { detail: RunDetail; onFork(version: number)
           <div key={snapshot.version} className="snapshot">
             <div className="snapshot-head">
               <label className="compare">
-                <input type="checkbox" checked={picked.includes(snapshot.version)} onChange={() => toggle(snapshot.version)} aria-label={`Compare v${snapshot.version}`} />
+                <input
+                  type="checkbox"
+                  checked={picked.includes(snapshot.version)}
+                  onChange={() => toggle(snapshot.version)}
+                  aria-label={`Compare v${snapshot.version}`}
+                />
                 <strong>v{snapshot.version}</strong>
               </label>
               <span>step {String(state.step)}</span>
@@ -36,7 +42,11 @@ export function SnapshotsTab(props: { detail: RunDetail; onFork(version: number)
                 <button onClick={() => props.onFork(snapshot.version)} title="A new session with the messages up to this step">
                   Fork from this step
                 </button>
-                <button className="primary" onClick={() => props.onEditReplay(snapshot.version)} title="Rewrite a message, replace a tool result or change the runtime state, then run again from this step (in a new session)">
+                <button
+                  className="primary"
+                  onClick={() => props.onEditReplay(snapshot.version)}
+                  title="Rewrite a message, replace a tool result or change the runtime state, then run again from this step (in a new session)"
+                >
                   Edit & replay…
                 </button>
               </span>

@@ -46,7 +46,15 @@ export function TimelineView(props: {
             +{duration(row.at - start)} · {row.label}
           </div>
         ) : (
-          <StepRow key={`s${row.step.step}`} step={row.step} model={props.model} start={start} span={span} end={end} discarded={props.interrupted && isUnfinished(row.step)} />
+          <StepRow
+            key={`s${row.step.step}`}
+            step={row.step}
+            model={props.model}
+            start={start}
+            span={span}
+            end={end}
+            discarded={props.interrupted && isUnfinished(row.step)}
+          />
         ),
       )}
       {view.finished && (
@@ -78,9 +86,16 @@ function StepRow(props: { step: TimelineStep; model?: ModelOption; start: number
         <span>{step.delta ? cost(step.delta, props.model) : ''}</span>
       </div>
       <div className="bar-track">
-        <div className={`bar ${step.outcome === 'failed' ? 'failed' : ''}`} style={{ left: `${((step.at - props.start) / props.span) * 100}%`, width: `${Math.min(100, Math.max(0.5, width))}%` }} />
+        <div
+          className={`bar ${step.outcome === 'failed' ? 'failed' : ''}`}
+          style={{ left: `${((step.at - props.start) / props.span) * 100}%`, width: `${Math.min(100, Math.max(0.5, width))}%` }}
+        />
       </div>
-      {step.textChars > 0 && <div className="step-text">{step.textChars} characters of text{props.discarded ? ' (discarded)' : ''}</div>}
+      {step.textChars > 0 && (
+        <div className="step-text">
+          {step.textChars} characters of text{props.discarded ? ' (discarded)' : ''}
+        </div>
+      )}
       {step.tools.map((tool) => (
         <ToolRow key={tool.callId} tool={tool} />
       ))}

@@ -30,7 +30,10 @@ export function useRunEvents(runId: string | undefined): RunEventsState {
     source.addEventListener('agent', (message) => {
       const event = JSON.parse((message as MessageEvent).data) as AgentEvent
       if (discarded.some((range) => event.seq >= range.from && event.seq <= range.to)) return
-      const range = (event as { type: string; discarded?: { from: number; to: number } }).type === 'run.resumed' ? (event as { discarded?: { from: number; to: number } }).discarded : undefined
+      const range =
+        (event as { type: string; discarded?: { from: number; to: number } }).type === 'run.resumed'
+          ? (event as { discarded?: { from: number; to: number } }).discarded
+          : undefined
       if (range) {
         discarded.push(range)
         for (const seq of bySeq.keys()) if (seq >= range.from && seq <= range.to) bySeq.delete(seq)

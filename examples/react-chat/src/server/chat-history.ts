@@ -31,7 +31,7 @@ export function isActive(run: RunRecord): boolean {
 
 async function replayedAnswer(runtime: AgentRuntime, runId: string): Promise<UIMessage | undefined> {
   const events: AgentEvent[] = []
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await runtime.runs.listEvents(runId, { after, limit: 500 })
     events.push(...page)
     if (page.length < 500) break
@@ -56,7 +56,9 @@ function userText(run: RunRecord): string {
     .flatMap((message) => {
       const content = (message as { role?: string; content?: JsonValue }).content
       if (typeof content === 'string') return [content]
-      return Array.isArray(content) ? content.flatMap((part) => ((part as { type?: string }).type === 'text' ? [String((part as { text?: string }).text)] : [])) : []
+      return Array.isArray(content)
+        ? content.flatMap((part) => ((part as { type?: string }).type === 'text' ? [String((part as { text?: string }).text)] : []))
+        : []
     })
     .join('\n')
 }

@@ -50,7 +50,8 @@ export async function createChatServer(options: ChatServerOptions): Promise<Chat
   app.onError((error, c) => {
     const code = SpindleError.isInstance(error) ? error.code : undefined
     // A request that cannot run (bad body, the session busy, an approval already given) is the client's to fix.
-    const status = code === 'admission_rejected' ? 400 : code === 'session_busy' || code === 'not_found' || code === 'configuration' || code === 'duplicate' ? 409 : 500
+    const status =
+      code === 'admission_rejected' ? 400 : code === 'session_busy' || code === 'not_found' || code === 'configuration' || code === 'duplicate' ? 409 : 500
     return c.json({ error: error.message }, status)
   })
 
@@ -136,7 +137,12 @@ function outliveClient(events: AsyncIterable<AgentEvent>): AsyncIterable<AgentEv
   }
 }
 
-const contentTypes: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.svg': 'image/svg+xml' }
+const contentTypes: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+}
 
 /** Serves the built app: its hashed assets, and index.html for every other path. */
 function webApp(webRoot: string) {
@@ -148,7 +154,9 @@ function webApp(webRoot: string) {
     try {
       return c.body(await readFile(file), 200, { 'content-type': contentTypes[extname(file)] ?? 'application/octet-stream' })
     } catch {
-      return c.body(new TextEncoder().encode(`Not found. Build the app first: pnpm --filter @spindle/example-react-chat build`), 404, { 'content-type': 'text/plain' })
+      return c.body(new TextEncoder().encode(`Not found. Build the app first: pnpm --filter @spindle/example-react-chat build`), 404, {
+        'content-type': 'text/plain',
+      })
     }
   }
 }

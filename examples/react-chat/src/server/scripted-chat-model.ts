@@ -53,7 +53,8 @@ export function scriptedChatModel(options: ScriptedChatModelOptions = {}): Langu
 function lastTurn(messages: ModelMessage[]): { text: string; results: ToolResultPart[] } {
   const index = messages.findLastIndex((message) => message.role === 'user')
   const user = messages[index]
-  const text = user?.role !== 'user' ? '' : typeof user.content === 'string' ? user.content : user.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ')
+  const text =
+    user?.role !== 'user' ? '' : typeof user.content === 'string' ? user.content : user.content.map((part) => (part.type === 'text' ? part.text : '')).join(' ')
   const results = messages.slice(index + 1).flatMap((message) => (message.role === 'tool' ? message.content : []))
   return { text, results }
 }

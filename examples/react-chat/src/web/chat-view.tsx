@@ -36,13 +36,19 @@ export function ChatView({ chatId, initialMessages }: { chatId: string; initialM
       {messages.map((message) => (
         <div key={message.id} className={`message ${message.role}`} data-testid={`message-${message.role}`}>
           {message.parts.map((part, index) => {
-            if (part.type === 'text') return <span key={index} data-testid="text">{part.text}</span>
+            if (part.type === 'text')
+              return (
+                <span key={index} data-testid="text">
+                  {part.text}
+                </span>
+              )
             if (!isToolUIPart(part)) return null
             const input = part.input as { to?: string; subject?: string } | undefined
             return (
               <div key={part.toolCallId} className="tool" data-testid="tool-call" data-state={part.state}>
                 <div>
-                  <code>{part.type.slice('tool-'.length)}</code> to <b>{input?.to}</b>: “{input?.subject}” · <span className="state">{toolState(part.state)}</span>
+                  <code>{part.type.slice('tool-'.length)}</code> to <b>{input?.to}</b>: “{input?.subject}” ·{' '}
+                  <span className="state">{toolState(part.state)}</span>
                 </div>
                 {part.state === 'approval-requested' && (
                   <div>

@@ -1,7 +1,11 @@
 // Drains a model stream into its text, turning error parts and error finishes into exceptions.
 import type { LanguageModel, ModelFinishReason, ModelRequest } from '@spindle/core'
 
-export async function collectText(model: LanguageModel, request: ModelRequest, signal: AbortSignal): Promise<{ text: string; finishReason: ModelFinishReason | undefined }> {
+export async function collectText(
+  model: LanguageModel,
+  request: ModelRequest,
+  signal: AbortSignal,
+): Promise<{ text: string; finishReason: ModelFinishReason | undefined }> {
   let text = ''
   let finishReason: ModelFinishReason | undefined
   for await (const part of model.stream(request, { signal })) {

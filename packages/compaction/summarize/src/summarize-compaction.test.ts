@@ -1,4 +1,12 @@
-import { CompactionService, ConfigurationError, countMessagesTokens, mockModel, type CompactionInput, type ModelMessage, type SessionEntry } from '@spindle/core'
+import {
+  CompactionService,
+  ConfigurationError,
+  countMessagesTokens,
+  mockModel,
+  type CompactionInput,
+  type ModelMessage,
+  type SessionEntry,
+} from '@spindle/core'
 import { safeCutPoints } from '@spindle/core/plugin-kit'
 import { describe, expect, it } from 'vitest'
 import { parseSummary, renderSummary, summarizeCompaction, summarySections } from './index.js'
@@ -80,7 +88,10 @@ describe('summarizeCompaction', () => {
     )
     expect(record?.strategy).toBe('summarize')
     expect(safeCutPoints(window)).toContain(record!.throughSeq)
-    expect(window.find((entry) => entry.seq === record!.throughSeq + 1)?.kind === 'message' && (window.find((entry) => entry.seq === record!.throughSeq + 1) as { message: ModelMessage }).message.role).not.toBe('tool')
+    expect(
+      window.find((entry) => entry.seq === record!.throughSeq + 1)?.kind === 'message' &&
+        (window.find((entry) => entry.seq === record!.throughSeq + 1) as { message: ModelMessage }).message.role,
+    ).not.toBe('tool')
     expect(record!.summary).toContain('## Progress\nSearched q0..q2')
     expect(record!.summary).not.toContain('Here is the summary')
     // Room is left for the summary to grow from the previous one's size to maxSummaryTokens.
@@ -115,7 +126,9 @@ describe('summarizeCompaction', () => {
   it('turns longer than maxTranscriptChars are summarized in parts, in order, each merged into the last: nothing is left out', async () => {
     const model = mockModel((_request, index) => ({ text: sectioned(`merged part ${index + 1}`) }))
     const window = conversation(20)
-    const record = await summarizeCompaction({ model, maxTranscriptChars: 2_000 }).compact(input(window, { targetTokens: 50, previous: { throughSeq: 0, strategy: 'summarize', summary: 'EARLIER SUMMARY', tokensBefore: 0, tokensAfter: 0 } }))
+    const record = await summarizeCompaction({ model, maxTranscriptChars: 2_000 }).compact(
+      input(window, { targetTokens: 50, previous: { throughSeq: 0, strategy: 'summarize', summary: 'EARLIER SUMMARY', tokensBefore: 0, tokensAfter: 0 } }),
+    )
     const prompts = model.calls.map((call) => String(call.messages[1]!.content))
     expect(prompts.length).toBeGreaterThan(3)
     // Every compacted turn reached the summarizer, in order, and no part was over the limit.
@@ -134,7 +147,9 @@ describe('summarizeCompaction', () => {
 
   it('a part that fails fails the compaction (the previous summary stays)', async () => {
     const model = mockModel((_request, index) => (index === 1 ? { text: 'I cannot help.' } : { text: sectioned('ok') }))
-    await expect(summarizeCompaction({ model, maxTranscriptChars: 2_000 }).compact(input(conversation(20), { targetTokens: 50 }))).rejects.toThrow(/none of the sections/)
+    await expect(summarizeCompaction({ model, maxTranscriptChars: 2_000 }).compact(input(conversation(20), { targetTokens: 50 }))).rejects.toThrow(
+      /none of the sections/,
+    )
     expect(model.calls).toHaveLength(2)
   })
 
@@ -156,10 +171,14 @@ describe('summarizeCompaction', () => {
     const window = conversation(3)
     const cutOff = '## Goal\nPlan a trip\n## Constraints\nBudget 900 EUR\n## Progress\nBooked the tra'
     const model = mockModel([{ text: cutOff, finishReason: 'length' }])
-    await expect(summarizeCompaction({ model, maxSummaryTokens: 50 }).compact(input(window))).rejects.toThrow(/cut off at maxSummaryTokens \(50\); raise maxSummaryTokens/)
+    await expect(summarizeCompaction({ model, maxSummaryTokens: 50 }).compact(input(window))).rejects.toThrow(
+      /cut off at maxSummaryTokens \(50\); raise maxSummaryTokens/,
+    )
     // In the service: truncation instead, carrying the previous summary (with its decisions and next steps) forward.
     const previous = { throughSeq: 0, strategy: 'summarize' as const, summary: sectioned('earlier').replace('Here is the summary.\n', '') }
-    const record = await new CompactionService(summarizeCompaction({ model: mockModel([{ text: cutOff, finishReason: 'length' }]) })).compact(input(window, { previous }))
+    const record = await new CompactionService(summarizeCompaction({ model: mockModel([{ text: cutOff, finishReason: 'length' }]) })).compact(
+      input(window, { previous }),
+    )
     expect(record?.strategy).toBe('truncate')
     expect(record?.summary).toContain('## Next steps\nBook the hotel')
   })

@@ -50,17 +50,29 @@ export function summarizeCompaction(options: SummarizeCompactionOptions): Compac
   async function summarizeOnce(prompt: string, signal: AbortSignal, timeout: AbortSignal): Promise<string> {
     const { text, finishReason } = await collectText(
       options.model,
-      { messages: [{ role: 'system', content: system }, { role: 'user', content: prompt }], maxOutputTokens: maxSummaryTokens, temperature: 0 },
+      {
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: prompt },
+        ],
+        maxOutputTokens: maxSummaryTokens,
+        temperature: 0,
+      },
       signal,
     ).catch((error: unknown) => {
       if (!timeout.aborted && signal.aborted) throw signal.reason ?? error
-      if (timeout.aborted) throw new Error(`[spindle/compaction-summarize] the summarizer took longer than ${timeoutMs} ms; raise timeoutMs or use a faster model`, { cause: error })
+      if (timeout.aborted)
+        throw new Error(`[spindle/compaction-summarize] the summarizer took longer than ${timeoutMs} ms; raise timeoutMs or use a faster model`, {
+          cause: error,
+        })
       throw error
     })
     // Cut off at its output limit, a summary misses its last sections: it would replace the previous summary's
     // (decisions, next steps) with "(none)". Failing keeps the previous summary (the service truncates instead).
     if (finishReason === 'length') {
-      throw new Error(`[spindle/compaction-summarize] the summary was cut off at maxSummaryTokens (${maxSummaryTokens}); raise maxSummaryTokens or ask for a shorter summary in \`instructions\``)
+      throw new Error(
+        `[spindle/compaction-summarize] the summary was cut off at maxSummaryTokens (${maxSummaryTokens}); raise maxSummaryTokens or ask for a shorter summary in \`instructions\``,
+      )
     }
     const sections = parseSummary(text)
     // An empty or unstructured answer must never replace history: failing lets the service fall back to truncation.
@@ -122,7 +134,8 @@ function checkOptions(options: SummarizeCompactionOptions): void {
   const limits = { maxSummaryTokens: 1, maxPartChars: 2, maxTranscriptChars: 2, timeoutMs: 1 } as const
   for (const [key, minimum] of Object.entries(limits) as Array<[keyof typeof limits, number]>) {
     const value = options?.[key]
-    if (value !== undefined && !(Number.isInteger(value) && value >= minimum && value <= 2_147_483_647)) problems.push(`\`${key}\` must be an integer of at least ${minimum}, got ${String(value)}`)
+    if (value !== undefined && !(Number.isInteger(value) && value >= minimum && value <= 2_147_483_647))
+      problems.push(`\`${key}\` must be an integer of at least ${minimum}, got ${String(value)}`)
   }
   if (options?.instructions !== undefined && typeof options.instructions !== 'string') problems.push('`instructions` must be a string')
   if (problems.length) throw new ConfigurationError(`[spindle/compaction-summarize] invalid summarizeCompaction options: ${problems.join('; ')}`)

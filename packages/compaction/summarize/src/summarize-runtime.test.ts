@@ -16,12 +16,17 @@ const lookup = defineTool({
 
 /** Every turn: a tool call, then an answer. */
 function agentModel(contextWindow: number): MockModel {
-  return mockModel((request, index) => (index % 2 === 0 ? { toolCalls: [{ name: 'lookup', args: { topic: `topic-${index}` } }] } : { text: `answer ${index} ${'y'.repeat(200)}` }), {
-    capabilities: { contextWindow, maxOutputTokens: 256 },
-  })
+  return mockModel(
+    (request, index) =>
+      index % 2 === 0 ? { toolCalls: [{ name: 'lookup', args: { topic: `topic-${index}` } }] } : { text: `answer ${index} ${'y'.repeat(200)}` },
+    {
+      capabilities: { contextWindow, maxOutputTokens: 256 },
+    },
+  )
 }
 
-const summaryText = (label: string) => `## Goal\nResearch topics (${label})\n## Constraints\nNone\n## Progress\nLooked up topics\n## Decisions\n(none)\n## Next steps\nContinue`
+const summaryText = (label: string) =>
+  `## Goal\nResearch topics (${label})\n## Constraints\nNone\n## Progress\nLooked up topics\n## Decisions\n(none)\n## Next steps\nContinue`
 
 async function converse(runtime: AgentRuntime, model: MockModel, turns: number): Promise<string> {
   let sessionId: string | undefined

@@ -35,7 +35,10 @@ function message(index: number): ModelMessage {
     case 1:
       return { role: 'assistant', content: [{ type: 'tool-call', toolCallId: `c${turn}`, toolName: 'fetch_report', args: { turn } }] }
     case 2:
-      return { role: 'tool', content: [{ type: 'tool-result', toolCallId: `c${turn}`, toolName: 'fetch_report', result: `report ${turn}: ${'figures '.repeat(40)}` }] }
+      return {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: `c${turn}`, toolName: 'fetch_report', result: `report ${turn}: ${'figures '.repeat(40)}` }],
+      }
     default:
       return { role: 'assistant', content: [{ type: 'text', text: `Report ${turn} shows steady growth.` }] }
   }
@@ -105,7 +108,13 @@ async function pipelineStep(stores: Stores, sessionId: string): Promise<{ load: 
 
 /** Whole kernel steps (context, model, tool, session-log writes, snapshot) on a session with this much history. */
 async function runtimeSteps(extensions: Extensions, sessionId: string): Promise<{ firstRun: number; perStep: number }> {
-  const tool = defineTool({ name: 'fetch_report', description: 'Fetches a report', inputSchema: z.object({ turn: z.number() }), idempotent: true, execute: ({ turn }) => `report ${turn}` })
+  const tool = defineTool({
+    name: 'fetch_report',
+    description: 'Fetches a report',
+    inputSchema: z.object({ turn: z.number() }),
+    idempotent: true,
+    execute: ({ turn }) => `report ${turn}`,
+  })
   const model = mockModel((_request, index) => (index % 10 === 9 ? { text: 'done' } : { toolCalls: [{ name: 'fetch_report', args: { turn: index } }] }), {
     capabilities: { contextWindow: 4_000, maxOutputTokens: 400 },
   })
@@ -116,20 +125,34 @@ async function runtimeSteps(extensions: Extensions, sessionId: string): Promise<
   const runs = 10
   started = performance.now()
   let steps = 0
-  for (let run = 0; run < runs; run++) steps += (await runtime.run({ agent: { name: 'bench', model, tools: { fetch_report: tool } }, input: `go ${run}`, sessionId })).steps
+  for (let run = 0; run < runs; run++)
+    steps += (await runtime.run({ agent: { name: 'bench', model, tools: { fetch_report: tool } }, input: `go ${run}`, sessionId })).steps
   return { firstRun, perStep: (performance.now() - started) / steps }
 }
 
 async function compactionCost(): Promise<Array<{ strategy: string; windowEntries: number; ms: number }>> {
   const results: Array<{ strategy: string; windowEntries: number; ms: number }> = []
   for (const windowEntries of [40, 400, 4_000]) {
-    const window = Array.from({ length: windowEntries }, (_, index) => ({ kind: 'message' as const, message: message(index), sessionId: 's', seq: index + 1, createdAt: 0 }))
+    const window = Array.from({ length: windowEntries }, (_, index) => ({
+      kind: 'message' as const,
+      message: message(index),
+      sessionId: 's',
+      seq: index + 1,
+      createdAt: 0,
+    }))
     const total = countMessagesTokens(window.map((entry) => entry.message))
     for (const [strategy, service] of [['truncate', new CompactionService(truncateCompaction())]] as const) {
       const times: number[] = []
       for (let i = 0; i < 20; i++) {
         const started = performance.now()
-        await service.compact({ sessionId: 's', window, previous: undefined, targetTokens: Math.floor(total / 2), countTokens: (messages) => countMessagesTokens(messages), signal: new AbortController().signal })
+        await service.compact({
+          sessionId: 's',
+          window,
+          previous: undefined,
+          targetTokens: Math.floor(total / 2),
+          countTokens: (messages) => countMessagesTokens(messages),
+          signal: new AbortController().signal,
+        })
         times.push(performance.now() - started)
       }
       results.push({ strategy, windowEntries, ms: median(times) })

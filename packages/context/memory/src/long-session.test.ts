@@ -1,6 +1,18 @@
 // Done-when of the context issue: a scripted 2,000-turn session with large tool outputs, on core's memory stores,
 // with a small context window: no overflow, every request within budget, compactions recorded, originals readable.
-import { AgentRuntime, ContextOverflowError, countMessagesTokens, defineTool, estimateTokenizer, Extensions, memoryStores, mockModel, readArtifactTool, type ModelRequest, type Stores } from '@spindle/core'
+import {
+  AgentRuntime,
+  ContextOverflowError,
+  countMessagesTokens,
+  defineTool,
+  estimateTokenizer,
+  Extensions,
+  memoryStores,
+  mockModel,
+  readArtifactTool,
+  type ModelRequest,
+  type Stores,
+} from '@spindle/core'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 
@@ -60,7 +72,11 @@ describe('a 2,000-turn session on the memory stores with a 4,000-token window', 
     let sessionId: string | undefined
     const started = performance.now()
     for (let turn = 0; turn < turns; turn++) {
-      const output = await runtime.run({ agent: { name: 'analyst', instructions: 'Summarize reports.', model, tools: { fetch_report: fetchReport } }, input: `turn ${turn}`, sessionId })
+      const output = await runtime.run({
+        agent: { name: 'analyst', instructions: 'Summarize reports.', model, tools: { fetch_report: fetchReport } },
+        input: `turn ${turn}`,
+        sessionId,
+      })
       if (output.finishReason !== 'stop') throw new Error(`turn ${turn} ended with ${output.finishReason}: ${JSON.stringify(output.error)}`)
       sessionId = output.sessionId
     }
@@ -91,6 +107,8 @@ describe('a 2,000-turn session on the memory stores with a 4,000-token window', 
     expect(first.kind === 'message' && first.message).toEqual({ role: 'user', content: 'turn 0' })
     const artifacts = await runtime.artifacts.list({ limit: 5 })
     expect(artifacts.length).toBe(5)
-    console.info(`[long-session] ${turns} turns, ${model.calls.length} model calls, ${compactions.length} compactions, largest request ${largest} tokens of ${budget}, ${Math.round(elapsed)} ms`)
+    console.info(
+      `[long-session] ${turns} turns, ${model.calls.length} model calls, ${compactions.length} compactions, largest request ${largest} tokens of ${budget}, ${Math.round(elapsed)} ms`,
+    )
   }, 120_000)
 })

@@ -9,7 +9,8 @@ export function messageText(message: ModelMessage, maxChars: number): string {
     for (const part of message.content) {
       if (part.type === 'text') pieces.push(part.text)
       else if (part.type === 'tool-call') pieces.push(`[called ${part.toolName}(${typeof part.args === 'string' ? part.args : JSON.stringify(part.args)})]`)
-      else if (part.type === 'tool-result') pieces.push(`[${part.toolName} returned] ${typeof part.result === 'string' ? part.result : JSON.stringify(part.result)}`)
+      else if (part.type === 'tool-result')
+        pieces.push(`[${part.toolName} returned] ${typeof part.result === 'string' ? part.result : JSON.stringify(part.result)}`)
     }
     text = pieces.join('\n')
   }

@@ -92,7 +92,8 @@ describe('semanticRecall', () => {
     const first = new AgentRuntime(new Extensions().setStores(storesAt(path)).use(semanticRecall({ embeddingModel: firstEmbedding })))
     const model = chatModel()
     let sessionId: string | undefined
-    for (let turn = 0; turn < 30; turn++) sessionId = (await first.run({ agent: { name: 'a', model }, input: `note ${turn}: ${fillers[turn % fillers.length]}`, sessionId })).sessionId
+    for (let turn = 0; turn < 30; turn++)
+      sessionId = (await first.run({ agent: { name: 'a', model }, input: `note ${turn}: ${fillers[turn % fillers.length]}`, sessionId })).sessionId
     expect(firstEmbedding.texts).toBeGreaterThan(50)
 
     const secondEmbedding = countingEmbedding()
@@ -109,11 +110,28 @@ describe('semanticRecall', () => {
   })
 
   describe('a long tool run compacted mid-run (its question carried over the cut)', () => {
-    const lookup = defineTool({ name: 'lookup', description: 'Looks up', inputSchema: z.object({ q: z.string() }), idempotent: true, execute: ({ q }) => `${q}: ${'data '.repeat(80)}` })
-    const facts = ['The first Lisbon tram line opened in eighteen seventy three.', 'Route 28 climbs through the Alfama district.', 'Electric trams replaced horse cars in nineteen hundred and one.']
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'Looks up',
+      inputSchema: z.object({ q: z.string() }),
+      idempotent: true,
+      execute: ({ q }) => `${q}: ${'data '.repeat(80)}`,
+    })
+    const facts = [
+      'The first Lisbon tram line opened in eighteen seventy three.',
+      'Route 28 climbs through the Alfama district.',
+      'Electric trams replaced horse cars in nineteen hundred and one.',
+    ]
     const capabilities = { capabilities: { contextWindow: 900, maxOutputTokens: 200 } }
     /** Twelve tool steps, the first three stating facts, then an answer. */
-    const researcher = () => mockModel((_request, index) => (index < 12 ? { text: index < 3 ? facts[index] : `step ${index} ${'w'.repeat(100)}`, toolCalls: [{ name: 'lookup', args: { q: `item ${index}` } }] } : { text: 'done' }), capabilities)
+    const researcher = () =>
+      mockModel(
+        (_request, index) =>
+          index < 12
+            ? { text: index < 3 ? facts[index] : `step ${index} ${'w'.repeat(100)}`, toolCalls: [{ name: 'lookup', args: { q: `item ${index}` } }] }
+            : { text: 'done' },
+        capabilities,
+      )
 
     it('does not recall the carried question, which is still in the window, as earlier conversation', async () => {
       const runtime = new AgentRuntime(new Extensions().use(semanticRecall({ embeddingModel: hashEmbedding() })), { maxSteps: 40 })
@@ -124,7 +142,10 @@ describe('semanticRecall', () => {
       expect(compactions.length).toBeGreaterThan(1)
       expect(compactions.every((compaction) => compaction.carried?.[0]?.seq === 1)).toBe(true)
       for (const [index, request] of model.calls.entries()) {
-        const recalled = request.messages.filter((message) => message.role === 'system').map((message) => String(message.content)).find((text) => text.startsWith('Recalled'))
+        const recalled = request.messages
+          .filter((message) => message.role === 'system')
+          .map((message) => String(message.content))
+          .find((text) => text.startsWith('Recalled'))
         expect(recalled ?? '', `request ${index}`).not.toContain('Research the history')
       }
     })
@@ -132,11 +153,18 @@ describe('semanticRecall', () => {
     it('another process indexes what the compaction left between the carried question and the cut', async () => {
       const path = 'carried-gap.db'
       const first = new AgentRuntime(new Extensions().setStores(storesAt(path)).use(semanticRecall({ embeddingModel: hashEmbedding() })))
-      const { sessionId } = await first.run({ agent: { name: 'a', model: mockModel([{ text: 'Noted.' }], capabilities) }, input: 'My cat is called Bartholomew.' })
+      const { sessionId } = await first.run({
+        agent: { name: 'a', model: mockModel([{ text: 'Noted.' }], capabilities) },
+        input: 'My cat is called Bartholomew.',
+      })
       // A worker without the recall plugin runs the long tool run.
       const withoutRecall = new Extensions().setStores(storesAt(path))
       withoutRecall.gate = first.sessionGate
-      await new AgentRuntime(withoutRecall, { maxSteps: 40 }).run({ agent: { name: 'a', model: researcher(), tools: { lookup } }, input: 'Research the Lisbon tram network.', sessionId })
+      await new AgentRuntime(withoutRecall, { maxSteps: 40 }).run({
+        agent: { name: 'a', model: researcher(), tools: { lookup } },
+        input: 'Research the Lisbon tram network.',
+        sessionId,
+      })
       const withRecall = new Extensions().setStores(storesAt(path)).use(semanticRecall({ embeddingModel: hashEmbedding() }))
       withRecall.gate = first.sessionGate
       const model = mockModel(() => ({ text: 'ok' }), capabilities)

@@ -118,7 +118,9 @@ export function semanticRecall(options: SemanticRecallOptions): SemanticRecall {
     }
     current.indexedThrough = last.seq
     // `sessionId` too: a store that evicts a session's records (the memory stores' retention) takes the marker with them.
-    await input.stores.embeddings.upsert([{ id: markerId(input.sessionId), vector: [1], namespace: markerNamespace, metadata: { sessionId: input.sessionId, seq: last.seq } }])
+    await input.stores.embeddings.upsert([
+      { id: markerId(input.sessionId), vector: [1], namespace: markerNamespace, metadata: { sessionId: input.sessionId, seq: last.seq } },
+    ])
   }
 
   async function recall(input: ContextBuildInput, current: SessionState): Promise<string | undefined> {
@@ -134,7 +136,8 @@ export function semanticRecall(options: SemanticRecallOptions): SemanticRecall {
     // One embedding and one search per user turn: tool steps of the same turn reuse the section.
     if (query === current.lastQuery && compactedThrough === current.lastCompactionSeq) return current.lastSection
     // A compaction in the middle of a turn re-runs the search, not the embedding.
-    const vector = query === current.lastQuery && current.lastVector ? current.lastVector : (await model.embed([query], { signal: input.signal })).embeddings[0]!
+    const vector =
+      query === current.lastQuery && current.lastVector ? current.lastVector : (await model.embed([query], { signal: input.signal })).embeddings[0]!
     current.lastVector = vector
     // Messages still in the window come back too (the question matches itself): fetch extra, keep the older ones.
     const matches = await input.stores.embeddings.query({ vector, topK: topK * 3 + 4, namespace: current.namespace, minScore })

@@ -101,7 +101,17 @@ describe('workingMemory', () => {
     )
     const call = (index: number, patch: object) => {
       const { memory, sessionId } = processes[index]!
-      const context = { runId: 'run_x', sessionId, step: 1, callId: `c${index}`, toolName: 'update_working_memory', idempotencyKey: `k${index}`, signal: new AbortController().signal, runtime: undefined, artifacts: undefined as never }
+      const context = {
+        runId: 'run_x',
+        sessionId,
+        step: 1,
+        callId: `c${index}`,
+        toolName: 'update_working_memory',
+        idempotencyKey: `k${index}`,
+        signal: new AbortController().signal,
+        runtime: undefined,
+        artifacts: undefined as never,
+      }
       return memory.tool.execute(patch as never, context)
     }
     await Promise.all([call(0, { name: 'Ada' }), call(1, { units: 'imperial' })])
@@ -116,10 +126,27 @@ describe('workingMemory', () => {
     const runtime = new AgentRuntime()
     const stores = { sessions: runtime.sessions, embeddings: runtime.embeddings }
     const session = await stores.sessions.createSession({ resourceId: 'user-legacy' })
-    await stores.embeddings.upsert([{ id: 'spindle:working-memory:user-legacy', vector: [1], namespace: 'spindle:working-memory', metadata: { resourceId: 'user-legacy', value: { name: 'Ada', units: 'metric' } } }])
+    await stores.embeddings.upsert([
+      {
+        id: 'spindle:working-memory:user-legacy',
+        vector: [1],
+        namespace: 'spindle:working-memory',
+        metadata: { resourceId: 'user-legacy', value: { name: 'Ada', units: 'metric' } },
+      },
+    ])
     const memory = workingMemory({ schema, scope: 'resource', stores })
     expect(await memory.get(session.id)).toEqual({ name: 'Ada', units: 'metric' })
-    const context = { runId: 'run_x', sessionId: session.id, step: 1, callId: 'c', toolName: 'update_working_memory', idempotencyKey: 'k', signal: new AbortController().signal, runtime: undefined, artifacts: undefined as never }
+    const context = {
+      runId: 'run_x',
+      sessionId: session.id,
+      step: 1,
+      callId: 'c',
+      toolName: 'update_working_memory',
+      idempotencyKey: 'k',
+      signal: new AbortController().signal,
+      runtime: undefined,
+      artifacts: undefined as never,
+    }
     await memory.tool.execute({ units: 'imperial' } as never, context)
     expect(await workingMemory({ schema, scope: 'resource', stores }).get(session.id)).toEqual({ name: 'Ada', units: 'imperial' })
   })

@@ -75,7 +75,9 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
     if (known) return known
     const resolved = options.stores ?? stores
     if (!resolved) {
-      throw new ConfigurationError(`[spindle/context-memory] working memory for session "${sessionId}" has no stores yet; pass workingMemory({ stores }) or let a run build its context first`)
+      throw new ConfigurationError(
+        `[spindle/context-memory] working memory for session "${sessionId}" has no stores yet; pass workingMemory({ stores }) or let a run build its context first`,
+      )
     }
     const session = await resolved.sessions.getSession(sessionId)
     const location = { stores: resolved, sessionId, resourceId: session?.resourceId }
@@ -90,7 +92,10 @@ export function workingMemory<Schema extends z.ZodObject>(options: WorkingMemory
     const resourceId = resourceOf(location)
     if (resourceId) {
       const { embeddings } = location.stores
-      const [whole, ...own] = await Promise.all([embeddings.get(recordId(resourceId)), ...fields.map((field) => embeddings.get(fieldRecordId(resourceId, field)))])
+      const [whole, ...own] = await Promise.all([
+        embeddings.get(recordId(resourceId)),
+        ...fields.map((field) => embeddings.get(fieldRecordId(resourceId, field))),
+      ])
       const value = { ...initial, ...(whole?.metadata.value as Value | undefined) } as Record<string, unknown>
       for (let index = 0; index < fields.length; index++) {
         const record = own[index]

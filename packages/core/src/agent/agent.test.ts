@@ -115,7 +115,11 @@ describe('Agent.generate', () => {
       },
     })
     const parent = new RuntimeStore()
-    const agent = new Agent({ name: 'writer', model: mockModel([{ toolCalls: [{ name: 'remember', args: { note: 'secret' } }] }, { text: 'done' }]), tools: [remember] })
+    const agent = new Agent({
+      name: 'writer',
+      model: mockModel([{ toolCalls: [{ name: 'remember', args: { note: 'secret' } }] }, { text: 'done' }]),
+      tools: [remember],
+    })
     await agent.generate({ prompt: 'remember', runtime: parent })
     expect(parent.has('note')).toBe(false)
   })
@@ -132,7 +136,12 @@ describe('Agent.generate', () => {
         runtime.set('requestId', id).set('connection', { id })
         runtime.onCleanup('connection', () => void perRequestCleanups.set(id, (perRequestCleanups.get(id) ?? 0) + 1))
         await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 5)))
-        return { before: before ?? null, after: runtime.require('requestId'), current: RuntimeStore.requireCurrent().get('requestId'), tenant: runtime.require('tenant') }
+        return {
+          before: before ?? null,
+          after: runtime.require('requestId'),
+          current: RuntimeStore.requireCurrent().get('requestId'),
+          tenant: runtime.require('tenant'),
+        }
       },
     })
     const model = mockModel((request) =>
@@ -181,9 +190,7 @@ describe('Agent.generate', () => {
           },
     )
     const agent = new Agent({ name: 'parallel', model, tools: { whoAmI, noop: slow } })
-    const [ada, bob] = await Promise.all(
-      ['ada', 'bob'].map((user) => agent.generate({ prompt: user, runtime: new RuntimeStore().set('user', user) })),
-    )
+    const [ada, bob] = await Promise.all(['ada', 'bob'].map((user) => agent.generate({ prompt: user, runtime: new RuntimeStore().set('user', user) })))
     expect(arrived.sort()).toEqual(['ada', 'ada', 'bob', 'bob'])
     expect(JSON.parse(ada!.text).filter((result: unknown) => result !== 'noop')).toEqual([
       { user: 'ada', current: 'ada' },
@@ -431,7 +438,9 @@ describe('Agent.asTool: a sub-run without a final answer', () => {
 
     expect(output.finishReason).toBe('stop')
     expect(subRun.finishReason).toBe('max_steps')
-    expect(message).toContain(`agent "worker" ended with max_steps (sub-run "${subRun.id}"): it reached its step limit (policy.maxSteps) without a final answer.`)
+    expect(message).toContain(
+      `agent "worker" ended with max_steps (sub-run "${subRun.id}"): it reached its step limit (policy.maxSteps) without a final answer.`,
+    )
     expect(message).toContain('Partial answer: Checked the first half.')
     const last = model.calls[1]!.messages.at(-1)
     expect(last?.role === 'tool' && last.content[0]?.isError).toBe(true)
@@ -439,9 +448,24 @@ describe('Agent.asTool: a sub-run without a final answer', () => {
 
   it.each([
     ['max_tool_calls', { maxToolCalls: 0 }, [{ toolCalls: [{ name: 'echo', args: { value: 'a' } }] }], /tool-call limit/],
-    ['budget', { budget: { maxTotalTokens: 10 } }, [{ toolCalls: [{ name: 'echo', args: { value: 'a' } }], usage: { inputTokens: 20, outputTokens: 1 } }], /budget/],
-    ['policy', { tools: { deny: ['echo'] }, onViolation: 'stop' as const }, [{ toolCalls: [{ name: 'echo', args: { value: 'a' } }] }], /a policy check stopped it: .*not allowed/],
-    ['length', { maxLengthContinuations: 0 }, [{ text: 'A long answer that', finishReason: 'length' as const }], /cut off .*Partial answer: A long answer that/],
+    [
+      'budget',
+      { budget: { maxTotalTokens: 10 } },
+      [{ toolCalls: [{ name: 'echo', args: { value: 'a' } }], usage: { inputTokens: 20, outputTokens: 1 } }],
+      /budget/,
+    ],
+    [
+      'policy',
+      { tools: { deny: ['echo'] }, onViolation: 'stop' as const },
+      [{ toolCalls: [{ name: 'echo', args: { value: 'a' } }] }],
+      /a policy check stopped it: .*not allowed/,
+    ],
+    [
+      'length',
+      { maxLengthContinuations: 0 },
+      [{ text: 'A long answer that', finishReason: 'length' as const }],
+      /cut off .*Partial answer: A long answer that/,
+    ],
     ['content_filter', {}, [{ text: '', finishReason: 'content-filter' as const }], /content filter/],
     ['timeout', { runTimeoutMs: 30 }, [{ text: 'late', delayMs: 5_000 }], /ran out of time/],
   ])('%s fails the call with the reason and the sub-run id', async (reason, policy, script, detail) => {

@@ -292,5 +292,7 @@ function subRunKey(callKey: string): { sessionId: string; idempotencyKey: string
 }
 
 function isAgentRuntime(value: unknown): value is AgentRuntime {
-  return typeof value === 'object' && value !== null && typeof (value as AgentRuntime).run === 'function' && typeof (value as AgentRuntime).stream === 'function'
+  return (
+    typeof value === 'object' && value !== null && typeof (value as AgentRuntime).run === 'function' && typeof (value as AgentRuntime).stream === 'function'
+  )
 }

@@ -163,8 +163,18 @@ describe('Agent.asTool after a crash', () => {
     const paid: number[] = []
     const state = { dead: true }
     const book = defineTool({ name: 'book', description: 'Books', inputSchema: z.object({ n: z.number() }), execute: () => (state.dead ? never : 'booked') })
-    const pay = defineTool({ name: 'pay', description: 'Pays', inputSchema: z.object({ n: z.number() }), needsApproval: true, execute: ({ n }) => void paid.push(n) })
-    const helperTurns: MockTurn[] = [{ toolCalls: [{ name: 'book', args: { n: 1 }, id: 'b1' }] }, { toolCalls: [{ name: 'pay', args: { n: 9 }, id: 'p1' }] }, { text: 'paid' }]
+    const pay = defineTool({
+      name: 'pay',
+      description: 'Pays',
+      inputSchema: z.object({ n: z.number() }),
+      needsApproval: true,
+      execute: ({ n }) => void paid.push(n),
+    })
+    const helperTurns: MockTurn[] = [
+      { toolCalls: [{ name: 'book', args: { n: 1 }, id: 'b1' }] },
+      { toolCalls: [{ name: 'pay', args: { n: 9 }, id: 'p1' }] },
+      { text: 'paid' },
+    ]
     const leadTurns: MockTurn[] = [{ toolCalls: [{ name: 'helper', args: { prompt: 'book and pay' }, id: 'h1' }] }, { text: 'lead done' }]
     const helper = () => new Agent({ name: 'helper', model: byTurn(helperTurns), tools: { book, pay } })
     const lead = () => ({ name: 'lead', model: byTurn(leadTurns), tools: { helper: helper().asTool() } })

@@ -5,7 +5,12 @@ import { Agent, AgentRuntime, defineTool, Extensions, handoff, memoryStores, moc
 describe('handoff', () => {
   it('hands the rest of the run to another agent on the same session and history', async () => {
     const refunds: string[] = []
-    const refund = defineTool({ name: 'refund', description: 'refunds an order', inputSchema: z.object({ order: z.string() }), execute: ({ order }) => refunds.push(order) })
+    const refund = defineTool({
+      name: 'refund',
+      description: 'refunds an order',
+      inputSchema: z.object({ order: z.string() }),
+      execute: ({ order }) => refunds.push(order),
+    })
     const billingModel = mockModel([{ toolCalls: [{ name: 'refund', args: { order: '1042' } }] }, { text: 'Order 1042 is refunded.' }])
     const billing = new Agent({ name: 'billing', instructions: 'You handle refunds.', model: billingModel, tools: { refund } })
     const triageModel = mockModel([{ toolCalls: [{ name: 'transfer_to_billing', args: { reason: 'refund request' } }] }])
@@ -29,7 +34,12 @@ describe('handoff', () => {
   it('a run suspended after a handoff resumes with the agent it was handed to, also in another runtime', async () => {
     const stores = memoryStores()
     const remove = defineTool({ name: 'remove', description: 'r', inputSchema: z.object({}), needsApproval: true, execute: () => 'removed' })
-    const admin = { name: 'admin', instructions: 'Admin.', model: mockModel([{ toolCalls: [{ name: 'remove', args: {}, id: 'r1' }] }, { text: 'done by admin' }]), tools: { remove } }
+    const admin = {
+      name: 'admin',
+      instructions: 'Admin.',
+      model: mockModel([{ toolCalls: [{ name: 'remove', args: {}, id: 'r1' }] }, { text: 'done by admin' }]),
+      tools: { remove },
+    }
     const front = { name: 'front', model: mockModel([{ toolCalls: [{ name: 'transfer_to_admin', args: {} }] }]), tools: { transfer_to_admin: handoff(admin) } }
     const first = new AgentRuntime(new Extensions().setStores(stores))
     const suspended = await first.run({ agent: front, input: 'remove it' })
@@ -42,10 +52,20 @@ describe('handoff', () => {
 
   it("the target agent's policy applies from the handoff on: its approvals and its deny list", async () => {
     const refunds: string[] = []
-    const refund = defineTool({ name: 'refund', description: 'refunds', inputSchema: z.object({ order: z.string() }), execute: ({ order }) => refunds.push(order) })
+    const refund = defineTool({
+      name: 'refund',
+      description: 'refunds',
+      inputSchema: z.object({ order: z.string() }),
+      execute: ({ order }) => refunds.push(order),
+    })
     const billingWith = (policy: NonNullable<ConstructorParameters<typeof Agent>[0]['policy']>) =>
       new Agent({ name: 'billing', model: mockModel([{ toolCalls: [{ name: 'refund', args: { order: '1' } }] }, { text: 'done' }]), tools: { refund }, policy })
-    const triage = (billing: Agent) => new Agent({ name: 'triage', model: mockModel([{ toolCalls: [{ name: 'transfer_to_billing', args: {} }] }]), tools: { transfer_to_billing: handoff(billing) } })
+    const triage = (billing: Agent) =>
+      new Agent({
+        name: 'triage',
+        model: mockModel([{ toolCalls: [{ name: 'transfer_to_billing', args: {} }] }]),
+        tools: { transfer_to_billing: handoff(billing) },
+      })
     const approving = await new AgentRuntime().run({ agent: triage(billingWith({ requireApproval: ['refund'] })), input: 'refund 1' })
     expect(approving.finishReason).toBe('awaiting_approval')
     const denying = await new AgentRuntime().run({ agent: triage(billingWith({ tools: { deny: ['refund'] } })), input: 'refund 1' })

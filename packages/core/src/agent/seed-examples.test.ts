@@ -1,7 +1,17 @@
 // The examples of seeds 000 and 001 (RuntimeStore docs), as written, with mockModel in place of scaleway(...).
 import { afterEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { Agent, DisposedValueError, RUNTIME_CONTEXT_FIELD, RuntimeStore, createRuntime, createRuntimeTool, mockModel, registerRuntimeResource, withRuntime } from '../index.js'
+import {
+  Agent,
+  DisposedValueError,
+  RUNTIME_CONTEXT_FIELD,
+  RuntimeStore,
+  createRuntime,
+  createRuntimeTool,
+  mockModel,
+  registerRuntimeResource,
+  withRuntime,
+} from '../index.js'
 import type { ModelRequest } from '../spec/language-model.js'
 
 /** A stand-in for an ExcelJS workbook that refuses to work once destroyed. */

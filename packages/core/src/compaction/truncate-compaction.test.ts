@@ -74,12 +74,28 @@ describe('truncateCompaction', () => {
   it("never counts on dropping the run's own question: the latest user message a cut passes is carried over", async () => {
     // seq: 1 user(10) 2 call a 3 result(50) 4 call b 5 result(50): one long run whose steps fill the window.
     const window = log(sized(10), call('a'), sized(50, 'tool', 'a'), call('b'), sized(50, 'tool', 'b'))
-    const record = await new CompactionService().compact({ sessionId: 's', window, previous: undefined, targetTokens: 70, countTokens, signal: new AbortController().signal })
+    const record = await new CompactionService().compact({
+      sessionId: 's',
+      window,
+      previous: undefined,
+      targetTokens: 70,
+      countTokens,
+      signal: new AbortController().signal,
+    })
     // After seq 3: 51 left, plus the carried question (10) = 61 ≤ 70.
     expect(record).toEqual({ throughSeq: 3, strategy: 'truncate', tokensBefore: 112, tokensAfter: 61, carried: [{ seq: 1, message: sized(10) }] })
     // A cut that keeps a later user message carries nothing.
     const two = log(sized(10), call('a'), sized(50, 'tool', 'a'), sized(5))
-    expect(await new CompactionService().compact({ sessionId: 's', window: two, previous: undefined, targetTokens: 30, countTokens, signal: new AbortController().signal })).toEqual({
+    expect(
+      await new CompactionService().compact({
+        sessionId: 's',
+        window: two,
+        previous: undefined,
+        targetTokens: 30,
+        countTokens,
+        signal: new AbortController().signal,
+      }),
+    ).toEqual({
       throughSeq: 3,
       strategy: 'truncate',
       tokensBefore: 66,

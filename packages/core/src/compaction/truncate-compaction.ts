@@ -45,7 +45,13 @@ export function truncateCompaction(): CompactionStrategy {
       if (chosen === undefined) return undefined
       // A summary written by an earlier compaction is carried forward: falling back to truncation (a failing
       // summarizer) drops the newest compacted turns, never the older memory.
-      return { throughSeq: chosen, strategy: 'truncate', tokensBefore: total, tokensAfter: total - best, ...(previous?.summary ? { summary: previous.summary } : {}) }
+      return {
+        throughSeq: chosen,
+        strategy: 'truncate',
+        tokensBefore: total,
+        tokensAfter: total - best,
+        ...(previous?.summary ? { summary: previous.summary } : {}),
+      }
     },
   }
 }

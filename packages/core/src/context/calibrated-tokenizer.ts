@@ -83,7 +83,14 @@ export function calibratedTokenizer(options: CalibratedTokenizerOptions = {}): C
 }
 
 /** A calibrated estimate with the character ratio of the model's provider family. */
-export function tokenizerForModel(model: Pick<LanguageModel, 'provider'>, options: Omit<CalibratedTokenizerOptions, 'charsPerToken'> = {}): CalibratedTokenizer {
+export function tokenizerForModel(
+  model: Pick<LanguageModel, 'provider'>,
+  options: Omit<CalibratedTokenizerOptions, 'charsPerToken'> = {},
+): CalibratedTokenizer {
   const family = model.provider.split(/[.:/-]/)[0]!.toLowerCase()
-  return calibratedTokenizer({ ...options, charsPerToken: tokenizerProfiles[family] ?? tokenizerProfiles.default!, name: options.name ?? `calibrated-${family}` })
+  return calibratedTokenizer({
+    ...options,
+    charsPerToken: tokenizerProfiles[family] ?? tokenizerProfiles.default!,
+    name: options.name ?? `calibrated-${family}`,
+  })
 }

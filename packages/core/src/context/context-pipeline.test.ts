@@ -132,7 +132,7 @@ describe('ContextPipeline', () => {
     expect(window.messages).toEqual(before)
   })
 
-  it('a growing window reuses the last request array: the new messages and this build\'s adapter tail are added, the last tail is cut', async () => {
+  it("a growing window reuses the last request array: the new messages and this build's adapter tail are added, the last tail is cut", async () => {
     let step = 0
     const pipeline = new ContextPipeline({
       adapters: [instructionsAdapter, historyAdapter, { name: 'tail', apply: (draft) => void draft.messages.push({ role: 'user', content: `tail ${step}` }) }],
@@ -151,7 +151,7 @@ describe('ContextPipeline', () => {
     expect(second.tokens).toBe(countMessagesTokens(second.request.messages))
   })
 
-  it('every build equals a fresh pipeline\'s over the same inputs, across appends, compactions, instruction changes and adapters before the history', async () => {
+  it("every build equals a fresh pipeline's over the same inputs, across appends, compactions, instruction changes and adapters before the history", async () => {
     let preamble: ModelMessage | undefined
     let tail = 0
     const adapters: ContextAdapter[] = [
@@ -171,7 +171,9 @@ describe('ContextPipeline', () => {
       // a preamble message (the same object, or a new one) before the history.
       const append = () => {
         seq++
-        window.add([{ kind: 'message', message: { role: seq % 2 ? 'assistant' : 'user', content: `message ${seq}` } as ModelMessage, sessionId: 's', seq, createdAt: 0 }])
+        window.add([
+          { kind: 'message', message: { role: seq % 2 ? 'assistant' : 'user', content: `message ${seq}` } as ModelMessage, sessionId: 's', seq, createdAt: 0 },
+        ])
       }
       if (round % 11 === 5) {
         // The window loses its head, then grows past its old length before the next build.
@@ -249,7 +251,11 @@ describe('ContextPipeline', () => {
     const allSync = new ContextPipeline({ adapters: [instructionsAdapter, sync('before'), historyAdapter, sync('after')] })
     const now = allSync.buildNow(input(), window.messages, window.tokens)
     expect(now).not.toBeInstanceOf(Promise)
-    const fromBuild = await new ContextPipeline({ adapters: [instructionsAdapter, sync('before'), historyAdapter, sync('after')] }).build(input(), window.messages, window.tokens)
+    const fromBuild = await new ContextPipeline({ adapters: [instructionsAdapter, sync('before'), historyAdapter, sync('after')] }).build(
+      input(),
+      window.messages,
+      window.tokens,
+    )
     expect(now).toEqual(fromBuild)
     order.length = 0
     const asyncAdapter: ContextAdapter = {
@@ -267,10 +273,24 @@ describe('ContextPipeline', () => {
     expect(order).toEqual(['first'])
     const built = await pending
     expect(order).toEqual(['first', 'slow', 'last'])
-    expect(built.request.messages.map((message) => message.content)).toEqual(['from first', 'from slow', ...history.map((message) => message.content), 'from last'])
+    expect(built.request.messages.map((message) => message.content)).toEqual([
+      'from first',
+      'from slow',
+      ...history.map((message) => message.content),
+      'from last',
+    ])
     expect(built.tokens).toBe(countMessagesTokens(built.request.messages, estimateTokenizer))
     // A synchronous throw is thrown by buildNow, and rejects build().
-    const failing = new ContextPipeline({ adapters: [{ name: 'broken', apply: () => { throw new Error('broken adapter') } }] })
+    const failing = new ContextPipeline({
+      adapters: [
+        {
+          name: 'broken',
+          apply: () => {
+            throw new Error('broken adapter')
+          },
+        },
+      ],
+    })
     expect(() => failing.buildNow(input(), [], 0)).toThrow('broken adapter')
     await expect(failing.build(input(), [], 0)).rejects.toThrow('broken adapter')
   })

@@ -89,12 +89,15 @@ export class ContextPipeline {
         throw adapterFailure(adapter, error)
       }
       if (applied) {
-        return applied.then(() => {
-          this.#countAdded(build, before)
-          return this.#applyAdapters(adapters, index + 1, build)
-        }, (error: unknown) => {
-          throw adapterFailure(adapter, error)
-        })
+        return applied.then(
+          () => {
+            this.#countAdded(build, before)
+            return this.#applyAdapters(adapters, index + 1, build)
+          },
+          (error: unknown) => {
+            throw adapterFailure(adapter, error)
+          },
+        )
       }
       this.#countAdded(build, before)
     }
@@ -152,7 +155,14 @@ export class ContextPipeline {
     }
     const head: ModelMessage[] = system ? [{ role: 'system', content: system }] : []
     const messages = head.concat(before, window, after)
-    this.#assembled.set(window, { messages, system, before: before.length ? before.slice() : noMessages, windowLength: window.length, windowFirst: window[0], windowLast: window[window.length - 1] })
+    this.#assembled.set(window, {
+      messages,
+      system,
+      before: before.length ? before.slice() : noMessages,
+      windowLength: window.length,
+      windowFirst: window[0],
+      windowLast: window[window.length - 1],
+    })
     return messages
   }
 

@@ -70,7 +70,12 @@ describe('readArtifactTool', () => {
   })
 
   it('end to end: the model follows the truncation marker of an oversized tool output', async () => {
-    const big = defineTool({ name: 'dump', description: 'd', inputSchema: z.object({}), execute: () => `HEAD ${'m'.repeat(4_000)} NEEDLE-42 ${'n'.repeat(4_000)} TAIL` })
+    const big = defineTool({
+      name: 'dump',
+      description: 'd',
+      inputSchema: z.object({}),
+      execute: () => `HEAD ${'m'.repeat(4_000)} NEEDLE-42 ${'n'.repeat(4_000)} TAIL`,
+    })
     let artifactId = ''
     const model = mockModel((request, index) => {
       if (index === 0) return { toolCalls: [{ name: 'dump', args: {} }] }

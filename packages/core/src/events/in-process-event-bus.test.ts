@@ -106,12 +106,14 @@ describe('InProcessEventBus', () => {
   it('a throwing filter ends that subscriber with the error and never reaches the publisher or other subscribers', async () => {
     const bus = new InProcessEventBus()
     const failure = new Error('bad filter')
-    const broken = bus.subscribe({
-      filter: (event) => {
-        if (event.seq === 2) throw failure
-        return true
-      },
-    })[Symbol.asyncIterator]()
+    const broken = bus
+      .subscribe({
+        filter: (event) => {
+          if (event.seq === 2) throw failure
+          return true
+        },
+      })
+      [Symbol.asyncIterator]()
     const healthy = bus.subscribe()[Symbol.asyncIterator]()
     expect(() => {
       for (let seq = 1; seq <= 3; seq++) bus.publish(delta(seq))

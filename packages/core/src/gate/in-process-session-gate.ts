@@ -57,7 +57,9 @@ export class InProcessSessionGate implements SessionGate {
     }
     if (slot.holder === undefined) return this.#grant(sessionId, slot, options.owner)
     if (options.onContention === 'reject') {
-      throw new SessionBusyError(`[spindle/core] session "${sessionId}" already has an active run (${slot.holder}); retry later or set policy.onContention to "queue"`)
+      throw new SessionBusyError(
+        `[spindle/core] session "${sessionId}" already has an active run (${slot.holder}); retry later or set policy.onContention to "queue"`,
+      )
     }
     if (slot.waiters.length >= options.maxQueue) {
       throw new SessionBusyError(`[spindle/core] session "${sessionId}" has ${slot.waiters.length} queued runs (policy.maxQueue = ${options.maxQueue})`)

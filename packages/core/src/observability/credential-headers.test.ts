@@ -26,7 +26,11 @@ describe('credentialHeaderValues', () => {
   })
 
   it('merges the key with provider and call headers, longest first, without duplicates', () => {
-    expect(requestSecrets('sk-1234', { authorization: 'Bearer gw-abcdef' }, { 'api-key': 'sk-1234' }, undefined)).toEqual(['Bearer gw-abcdef', 'gw-abcdef', 'sk-1234'])
+    expect(requestSecrets('sk-1234', { authorization: 'Bearer gw-abcdef' }, { 'api-key': 'sk-1234' }, undefined)).toEqual([
+      'Bearer gw-abcdef',
+      'gw-abcdef',
+      'sk-1234',
+    ])
   })
 
   it('takes credential headers by name, case-insensitively, with the token of an Authorization header and each cookie value', () => {

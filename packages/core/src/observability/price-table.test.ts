@@ -12,7 +12,13 @@ describe('price table', () => {
     expect(findModelPrice({ 'my-model': { input: 1, output: 1 } }, 'any', 'my-model')).toEqual({ input: 1, output: 1 })
     expect(findModelPrice(priceTable, 'openai', 'gpt-4oo')).toBeUndefined()
     // Dated snapshots of bare entries and of other providers' entries; a provider whose name prefixes another's.
-    const table = { 'acme:m': { input: 1, output: 1 }, 'acme:m-large': { input: 2, output: 2 }, m: { input: 3, output: 3 }, 'acmex:m-large': { input: 4, output: 4 }, 'acme:': { input: 5, output: 5 } }
+    const table = {
+      'acme:m': { input: 1, output: 1 },
+      'acme:m-large': { input: 2, output: 2 },
+      m: { input: 3, output: 3 },
+      'acmex:m-large': { input: 4, output: 4 },
+      'acme:': { input: 5, output: 5 },
+    }
     expect(findModelPrice(table, 'acme', 'm-large-2025')).toBe(table['acme:m-large'])
     expect(findModelPrice(table, 'acme', 'm-small-2025')).toBe(table['acme:m'])
     expect(findModelPrice(table, 'other', 'm-2025')).toBe(table.m)
@@ -24,9 +30,14 @@ describe('price table', () => {
 
   it('bills cached input at the cached price and keeps a cost the provider reported', () => {
     expect(costOf({ inputTokens: 1_000_000, outputTokens: 0 }, { input: 2, output: 8 })).toBe(2)
-    expect(costOf({ inputTokens: 1_000_000, outputTokens: 500_000, cachedInputTokens: 400_000 }, { input: 2, cachedInput: 0.5, output: 8 })).toBeCloseTo(1.2 + 0.2 + 4)
+    expect(costOf({ inputTokens: 1_000_000, outputTokens: 500_000, cachedInputTokens: 400_000 }, { input: 2, cachedInput: 0.5, output: 8 })).toBeCloseTo(
+      1.2 + 0.2 + 4,
+    )
     expect(priceUsage({ inputTokens: 10, outputTokens: 10, costUsd: 7 }, priceTable, { provider: 'openai', modelId: 'gpt-4o' })?.costUsd).toBe(7)
-    expect(priceUsage({ inputTokens: 10, outputTokens: 10 }, priceTable, { provider: 'mock', modelId: 'unknown' })).toEqual({ inputTokens: 10, outputTokens: 10 })
+    expect(priceUsage({ inputTokens: 10, outputTokens: 10 }, priceTable, { provider: 'mock', modelId: 'unknown' })).toEqual({
+      inputTokens: 10,
+      outputTokens: 10,
+    })
   })
 
   it('fills usage.costUsd per step and sums it per run; extensions.prices is user-extendable', async () => {
@@ -34,7 +45,13 @@ describe('price table', () => {
     extensions.prices['mock:priced'] = { input: 1, output: 2 }
     const runtime = new AgentRuntime(extensions)
     const echo = defineTool({ name: 'echo', description: 'e', inputSchema: z.object({}), execute: () => 'ok' })
-    const model = mockModel([{ toolCalls: [{ name: 'echo', args: {} }], usage: { inputTokens: 1000, outputTokens: 100 } }, { text: 'done', usage: { inputTokens: 2000, outputTokens: 300 } }], { modelId: 'priced' })
+    const model = mockModel(
+      [
+        { toolCalls: [{ name: 'echo', args: {} }], usage: { inputTokens: 1000, outputTokens: 100 } },
+        { text: 'done', usage: { inputTokens: 2000, outputTokens: 300 } },
+      ],
+      { modelId: 'priced' },
+    )
     const stream = runtime.stream({ agent: { name: 'a', model, tools: { echo } }, input: 'go' })
     const steps: number[] = []
     for await (const event of stream) if (event.type === 'step.finished') steps.push(event.usage.costUsd ?? 0)
@@ -49,10 +66,9 @@ describe('price table', () => {
     extensions.prices['mock:expensive'] = { input: 10_000, output: 10_000 }
     const runtime = new AgentRuntime(extensions, { budget: { maxCostUsd: 0.5 } })
     const echo = defineTool({ name: 'echo', description: 'e', inputSchema: z.object({ n: z.number() }), execute: ({ n }) => n })
-    const model = mockModel(
-      (_, index) => ({ toolCalls: [{ name: 'echo', args: { n: index } }], usage: { inputTokens: 20, outputTokens: 5 } }),
-      { modelId: 'expensive' },
-    )
+    const model = mockModel((_, index) => ({ toolCalls: [{ name: 'echo', args: { n: index } }], usage: { inputTokens: 20, outputTokens: 5 } }), {
+      modelId: 'expensive',
+    })
     const output = await runtime.run({ agent: { name: 'a', model, tools: { echo } }, input: 'loop' })
     // Each step costs 0.25 USD: the run stops after the second step.
     expect(output.finishReason).toBe('budget')
@@ -65,7 +81,10 @@ describe('price table', () => {
   it('policy.budget.maxCostUsd on a model without a price fails the run with a ConfigurationError instead of never stopping', async () => {
     const runtime = new AgentRuntime(new Extensions(), { budget: { maxCostUsd: 0.01 }, maxSteps: 10 })
     const echo = defineTool({ name: 'echo', description: 'e', inputSchema: z.object({ n: z.number() }), execute: ({ n }) => n })
-    const model = mockModel((_, index) => ({ toolCalls: [{ name: 'echo', args: { n: index } }], usage: { inputTokens: 100_000, outputTokens: 100_000 } }), { provider: 'custom', modelId: 'my-llm' })
+    const model = mockModel((_, index) => ({ toolCalls: [{ name: 'echo', args: { n: index } }], usage: { inputTokens: 100_000, outputTokens: 100_000 } }), {
+      provider: 'custom',
+      modelId: 'my-llm',
+    })
     const output = await runtime.run({ agent: { name: 'a', model, tools: { echo } }, input: 'loop', sessionId: 'ses_unpriced' })
     expect(output.finishReason).toBe('error')
     expect(output.error).toMatchObject({ code: 'configuration' })

@@ -42,7 +42,14 @@ function plantedRun(extensions: Extensions) {
     },
   })
   const model = mockModel([
-    { text: `echo ${planted}`, chunkSize: 1000, toolCalls: [{ name: 'leak', args: {}, id: 'c1' }, { name: 'fail', args: {}, id: 'c2' }] },
+    {
+      text: `echo ${planted}`,
+      chunkSize: 1000,
+      toolCalls: [
+        { name: 'leak', args: {}, id: 'c1' },
+        { name: 'fail', args: {}, id: 'c2' },
+      ],
+    },
     { error: new ProviderError(`401: invalid x-api-key ${planted} / ${envSecret}`, { status: 401 }) },
   ])
   return observedRun(extensions, (runtime) =>
@@ -110,7 +117,12 @@ describe('redaction across output channels', () => {
     // The caller's own output keeps the text; the run.finished event carries what the deltas did.
     expect(output.text).toBe(text)
     expect(streamed.at(-1)).toMatchObject({ type: 'run.finished', text: deltas.join('') })
-    for (const [name, events] of Object.entries({ stream: streamed, subscribe: subscribed, eventLog: await runtime.runs.listEvents(output.runId), observers: observed })) {
+    for (const [name, events] of Object.entries({
+      stream: streamed,
+      subscribe: subscribed,
+      eventLog: await runtime.runs.listEvents(output.runId),
+      observers: observed,
+    })) {
       const serialized = JSON.stringify(events)
       expect(serialized, name).toContain('text.delta')
       for (const piece of [planted.slice(-12), envSecret.slice(-10)]) expect(serialized, name).not.toContain(piece)

@@ -8,7 +8,13 @@ describe('createRedactor', () => {
     const redactor = createRedactor({ env: {} })
     expect(redactor.redact('DATABASE_URL=postgres://app:hunter2-long@db:5432/x')).toBe('DATABASE_URL=postgres://app:[REDACTED]@db:5432/x')
     expect(redactor.redact('"https://deploy:ghp_abc123@github.com/o/r.git"')).toBe('"https://deploy:[REDACTED]@github.com/o/r.git"')
-    for (const plain of ['https://example.com/path?q=a:b@c', 'mailto:someone@example.com', 'user@example.com:22', 'http://host:8080/x@y', 'ssh://git@github.com/o/r']) {
+    for (const plain of [
+      'https://example.com/path?q=a:b@c',
+      'mailto:someone@example.com',
+      'user@example.com:22',
+      'http://host:8080/x@y',
+      'ssh://git@github.com/o/r',
+    ]) {
       expect(redactor.redact(plain), plain).toBe(plain)
     }
     expect(redactor.redactValue({ url: 'redis://:pw-0123456@cache:6379' })).toEqual({ url: 'redis://:[REDACTED]@cache:6379' })
@@ -50,7 +56,18 @@ describe('createRedactor', () => {
     expect(redactor.redact('hunt3r')).toBe('[REDACTED]')
     expect(redactor.redact('pin 4921')).toBe('pin [REDACTED]')
     expect(redactor.redactValue({ user: 'ann', password: 'hunt3r', pin: '4921' })).toEqual({ user: 'ann', password: '[REDACTED]', pin: '[REDACTED]' })
-    const event = redactor.redactEvent({ type: 'tool.result', runId: 'r', sessionId: 's', seq: 1, timestamp: 0, step: 0, callId: 'c', toolName: 'login', result: { password: 'hunt3r' }, durationMs: 1 } as never)
+    const event = redactor.redactEvent({
+      type: 'tool.result',
+      runId: 'r',
+      sessionId: 's',
+      seq: 1,
+      timestamp: 0,
+      step: 0,
+      callId: 'c',
+      toolName: 'login',
+      result: { password: 'hunt3r' },
+      durationMs: 1,
+    } as never)
     expect(JSON.stringify(event)).not.toContain('hunt3r')
     // Streamed text: a short secret as a delta of its own, or cut in two.
     const streamed = new StreamRedaction(redactor)
@@ -73,7 +90,11 @@ describe('createRedactor', () => {
   })
 
   it('a pattern with capture groups replaces its whole match, groups included', () => {
-    const redactor = createRedactor({ env: {}, defaultPatterns: false, patterns: [/api_key=([a-z0-9]+)/g, /password:\s*(\S+)/g, /(?<user>[a-z]+):(?<pass>[a-z0-9]{8,})@db/g] })
+    const redactor = createRedactor({
+      env: {},
+      defaultPatterns: false,
+      patterns: [/api_key=([a-z0-9]+)/g, /password:\s*(\S+)/g, /(?<user>[a-z]+):(?<pass>[a-z0-9]{8,})@db/g],
+    })
     expect(redactor.redact('config api_key=abcdef123456 end')).toBe('config [REDACTED] end')
     expect(redactor.redact('password: hunter2hunter2')).toBe('[REDACTED]')
     expect(redactor.redact('postgres://admin:s3cretpass@db')).toBe('postgres://[REDACTED]')

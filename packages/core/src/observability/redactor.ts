@@ -113,7 +113,30 @@ const detectorSources = new Map([
 
 const defaultEnvVars = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY']
 /** Event fields the kernel fills itself (ids, names, counters): never user content, never scanned. */
-const structuralEventKeys = new Set(['type', 'runId', 'sessionId', 'parentRunId', 'seq', 'timestamp', 'step', 'callId', 'toolName', 'durationMs', 'version', 'fromStep', 'finishReason', 'usage', 'steps', 'strategy', 'throughSeq', 'tokensBefore', 'tokensAfter', 'from', 'to', 'reused'])
+const structuralEventKeys = new Set([
+  'type',
+  'runId',
+  'sessionId',
+  'parentRunId',
+  'seq',
+  'timestamp',
+  'step',
+  'callId',
+  'toolName',
+  'durationMs',
+  'version',
+  'fromStep',
+  'finishReason',
+  'usage',
+  'steps',
+  'strategy',
+  'throughSeq',
+  'tokensBefore',
+  'tokensAfter',
+  'from',
+  'to',
+  'reused',
+])
 /** The payload fields of the kernel's events (the fields that can carry user content), by type: no key scan per event. */
 const payloadKeys: Partial<Record<string, readonly string[]>> = {
   'run.started': ['agent', 'modelId', 'input'],
@@ -254,9 +277,11 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
     const pending = lookahead > 0 && watchUrlPasswords ? urlPasswordAtEnd.exec(whole) : null
     const pendingStart = pending ? whole.length - pending[1]!.length : limit
     const ranges: Array<[number, number]> = pendingStart < limit ? [[Math.max(from, pendingStart), whole.length]] : []
-    if (ranges.length === 0 && (whole.length < shortestSecret || !detector || !detector.test(whole))) return { text: whole.slice(from, limit), open: false, sent: limit - from }
+    if (ranges.length === 0 && (whole.length < shortestSecret || !detector || !detector.test(whole)))
+      return { text: whole.slice(from, limit), open: false, sent: limit - from }
     for (const literal of sortedLiterals) {
-      for (let at = whole.indexOf(literal); at >= 0; at = whole.indexOf(literal, at + literal.length)) if (at + literal.length > from) ranges.push([at, at + literal.length])
+      for (let at = whole.indexOf(literal); at >= 0; at = whole.indexOf(literal, at + literal.length))
+        if (at + literal.length > from) ranges.push([at, at + literal.length])
     }
     for (const pattern of patterns) {
       pattern.lastIndex = 0

@@ -9,7 +9,10 @@ describe('runtime observers', () => {
     const extensions = new Extensions().addObserver({ onEvent: (event) => seen.push(event) })
     const runtime = new AgentRuntime(extensions)
     const echo = defineTool({ name: 'echo', description: 'e', inputSchema: z.object({}), execute: () => 'ok' })
-    const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'echo', args: {} }] }, { text: 'done' }]), tools: { echo } }, input: 'x' })
+    const stream = runtime.stream({
+      agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'echo', args: {} }] }, { text: 'done' }]), tools: { echo } },
+      input: 'x',
+    })
     const streamed: AgentEvent[] = []
     for await (const event of stream) streamed.push(event)
     expect(seen).toEqual(streamed)

@@ -22,7 +22,9 @@ describe('sessionUsage', () => {
 
   it('pages through runs created in the same millisecond without skipping or double counting any', async () => {
     // Five runs sharing one createdAt, listed the way every RunStore must (newest first, `before` exclusive).
-    const records = [1000, 1000, 1000, 1000, 1000, 999].map((createdAt, index) => ({ id: `r${index}`, sessionId: 's', createdAt, usage: { inputTokens: 1, outputTokens: 0 } }) as RunRecord)
+    const records = [1000, 1000, 1000, 1000, 1000, 999].map(
+      (createdAt, index) => ({ id: `r${index}`, sessionId: 's', createdAt, usage: { inputTokens: 1, outputTokens: 0 } }) as RunRecord,
+    )
     const listRuns: RunStore['listRuns'] = async (options = {}) =>
       records.filter((run) => options.before === undefined || run.createdAt < options.before).slice(0, options.limit)
     const totals = await sessionUsage({ listRuns } as RunStore, 's', { pageSize: 2 })

@@ -20,9 +20,7 @@ describe('StreamRedaction', () => {
     const text = `here ${key}, "json":"${key}" then Bearer abcdefgh12345678 and ${password} ok\nAuthorization: Basic dXNlcjpwYXNz, done 完了`
     for (const size of [1, 2, 3, 5, 7]) {
       const joined = stream(text, size).join('')
-      expect(joined, `size ${size}`).toBe(
-        'here [REDACTED], "json":"[REDACTED]" then Bearer [REDACTED] and [REDACTED] ok\nAuthorization: [REDACTED], done 完了',
-      )
+      expect(joined, `size ${size}`).toBe('here [REDACTED], "json":"[REDACTED]" then Bearer [REDACTED] and [REDACTED] ok\nAuthorization: [REDACTED], done 完了')
       for (const secret of [key.slice(8), 'abcdefgh12345678', 'w0rd', 'dXNlcjpwYXNz']) expect(joined).not.toContain(secret)
     }
   })

@@ -132,7 +132,11 @@ describe('mergePolicy', () => {
 
   it('keeps the lower of each budget: an agent adds limits, never lifts one', () => {
     const base = createRuntimePolicy({ budget: { maxTotalTokens: 100, maxCostUsd: 1 } })
-    expect(mergePolicy(base, { budget: { maxOutputTokens: 50, maxTotalTokens: 1_000 } }).budget).toEqual({ maxOutputTokens: 50, maxTotalTokens: 100, maxCostUsd: 1 })
+    expect(mergePolicy(base, { budget: { maxOutputTokens: 50, maxTotalTokens: 1_000 } }).budget).toEqual({
+      maxOutputTokens: 50,
+      maxTotalTokens: 100,
+      maxCostUsd: 1,
+    })
     expect(mergePolicy(base, { budget: { maxCostUsd: 0.5 } }).budget).toEqual({ maxTotalTokens: 100, maxCostUsd: 0.5 })
   })
 

@@ -18,7 +18,11 @@ export const runtimePolicySchema = z
     /** Tool calls of one step executed at once. */
     maxParallelTools: z.number().int().positive().default(8),
     toolTimeoutMs: z.number().int().positive().default(60_000),
-    runTimeoutMs: z.number().int().positive().default(10 * 60_000),
+    runTimeoutMs: z
+      .number()
+      .int()
+      .positive()
+      .default(10 * 60_000),
     /** Size of the request input (UTF-8 bytes of its JSON). */
     maxInputBytes: z.number().int().positive().default(1_000_000),
     /** Largest tool result (bytes of JSON) kept whole in the context; larger ones are truncated head-and-tail and kept whole as an artifact. */
@@ -67,7 +71,11 @@ export const runtimePolicySchema = z
     maxQueue: z.number().int().nonnegative().default(16),
     queueTimeoutMs: z.number().int().nonnegative().default(30_000),
     /** A duplicate `idempotencyKey` on a session returns the existing run within this time. */
-    idempotencyTtlMs: z.number().int().positive().default(24 * 3600_000),
+    idempotencyTtlMs: z
+      .number()
+      .int()
+      .positive()
+      .default(24 * 3600_000),
     compaction: z
       .object({
         /** Compact when the context would exceed this fraction of the usable window. */

@@ -73,7 +73,10 @@ describe('fallbackModel', () => {
 
   it('moves on after a retryable in-band error part before any output', async () => {
     const first = scripted('a', [{ type: 'error', error: new StreamInterruptedError('cut') }])
-    const second = scripted('b', [{ type: 'text-delta', delta: 'ok' }, { type: 'finish', finishReason: 'stop' }])
+    const second = scripted('b', [
+      { type: 'text-delta', delta: 'ok' },
+      { type: 'finish', finishReason: 'stop' },
+    ])
     const { parts, error } = await run(fallbackModel([first, second]))
     expect(error).toBeUndefined()
     expect(parts).toEqual([

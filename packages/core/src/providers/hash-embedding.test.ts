@@ -36,7 +36,10 @@ describe('hashEmbedding', () => {
         const digest = createHash('sha1').update(feature).digest()
         vector[digest.readUInt32BE(0) % dimensions]! += (digest[4]! & 1 ? 1 : -1) * weight
       }
-      for (const word of text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []) {
+      for (const word of text
+        .toLowerCase()
+        .normalize('NFKC')
+        .match(/[\p{L}\p{N}]+/gu) ?? []) {
         add(`w:${word}`, 1)
         const padded = `^${word}$`
         for (let i = 0; i + 3 <= padded.length; i++) add(`t:${padded.slice(i, i + 3)}`, 0.5)

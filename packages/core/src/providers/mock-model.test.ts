@@ -54,7 +54,14 @@ describe('mockModel', () => {
 
   it('streams tool calls as start, JSON argument deltas and end, with generated ids and a tool-calls finish', async () => {
     const args = { path: '/a/very/long/path/to/some/file.txt', lines: [1, 2, 3], nested: { ok: true } }
-    const model = mockModel([{ toolCalls: [{ name: 'read', args }, { name: 'noop', args: {} }] }])
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'read', args },
+          { name: 'noop', args: {} },
+        ],
+      },
+    ])
     const parts = await collect(model.stream(request()))
     const starts = parts.filter((part) => part.type === 'tool-call-start')
     expect(starts).toEqual([
@@ -87,7 +94,9 @@ describe('mockModel', () => {
 
   it('honours finishReason and usage overrides', async () => {
     const parts = await collect(
-      mockModel([{ text: 'cut', finishReason: 'length', usage: { inputTokens: 7, outputTokens: 99, cachedInputTokens: 3, reasoningTokens: 2 } }]).stream(request()),
+      mockModel([{ text: 'cut', finishReason: 'length', usage: { inputTokens: 7, outputTokens: 99, cachedInputTokens: 3, reasoningTokens: 2 } }]).stream(
+        request(),
+      ),
     )
     expect(parts.at(-1)).toEqual({
       type: 'finish',

@@ -28,10 +28,7 @@ export function withRuntime<T extends object, R>(
   runtime: RuntimeStore<T> | undefined,
   callback: (scoped: RuntimeStore<T> | undefined) => R,
 ): Promise<Awaited<R>>
-export async function withRuntime<T extends object, R>(
-  runtime: RuntimeStore<T> | undefined,
-  callback: (scoped: any) => R,
-): Promise<Awaited<R>> {
+export async function withRuntime<T extends object, R>(runtime: RuntimeStore<T> | undefined, callback: (scoped: any) => R): Promise<Awaited<R>> {
   if (!runtime) return await callback(undefined)
   const scoped = runtime.snapshot()
   let result: Awaited<R>

@@ -23,7 +23,11 @@ describe('admission', () => {
     ['bad session id', { agent, input: 'x', sessionId: '' }, /invalid run request/],
     ['idempotency key without a session', { agent, input: 'x', idempotencyKey: 'k' }, /needs a sessionId/],
     ['a tool that is not a tool', { agent: { ...agent, tools: { x: 42 } }, input: 'x' }, /agent\.tools\.x is not a tool \(got number\)/],
-    ['a tool object without execute', { agent: { ...agent, tools: [{ name: 'x', inputSchema: {} }] }, input: 'x' }, /agent\.tools\[0\] is not a tool \(got an object with keys \["name","inputSchema"\]\)/],
+    [
+      'a tool object without execute',
+      { agent: { ...agent, tools: [{ name: 'x', inputSchema: {} }] }, input: 'x' },
+      /agent\.tools\[0\] is not a tool \(got an object with keys \["name","inputSchema"\]\)/,
+    ],
     ['tools that are not a set', { agent: { ...agent, tools: 'add' }, input: 'x' }, /agent\.tools must be an object or an array of tools, got string/],
     ['no request at all (null)', null, /invalid run request/],
     ['no request at all (undefined)', undefined, /invalid run request/],
@@ -40,7 +44,11 @@ describe('admission', () => {
     const { stores, runtime } = setup()
     const stream = runtime.stream(null as never)
     await expect(stream.result).rejects.toBeInstanceOf(AdmissionError)
-    await expect((async () => { for await (const _event of stream) void _event })()).rejects.toBeInstanceOf(AdmissionError)
+    await expect(
+      (async () => {
+        for await (const _event of stream) void _event
+      })(),
+    ).rejects.toBeInstanceOf(AdmissionError)
     await nothingPersisted(stores)
   })
 
@@ -51,8 +59,14 @@ describe('admission', () => {
   })
 
   it('an admission hook can reject (rate limit)', async () => {
-    const { stores, runtime } = setup({}, [() => { throw new Error('rate limited: 10 runs/min') }])
-    await expect(runtime.run({ agent, input: 'x' })).rejects.toSatisfy((error: unknown) => AdmissionError.isInstance(error) && /rate limited/.test(error.message))
+    const { stores, runtime } = setup({}, [
+      () => {
+        throw new Error('rate limited: 10 runs/min')
+      },
+    ])
+    await expect(runtime.run({ agent, input: 'x' })).rejects.toSatisfy(
+      (error: unknown) => AdmissionError.isInstance(error) && /rate limited/.test(error.message),
+    )
     await nothingPersisted(stores)
   })
 
@@ -65,7 +79,11 @@ describe('admission', () => {
   it('a stream rejects with the same typed error', async () => {
     const { runtime } = setup()
     const stream = runtime.stream({ agent, input: '' })
-    await expect((async () => { for await (const _ of stream) void _ })()).rejects.toBeInstanceOf(AdmissionError)
+    await expect(
+      (async () => {
+        for await (const _ of stream) void _
+      })(),
+    ).rejects.toBeInstanceOf(AdmissionError)
     await expect(stream.result).rejects.toBeInstanceOf(AdmissionError)
   })
 
@@ -88,7 +106,9 @@ describe('session gate through the runtime', () => {
     const { stores, runtime } = setup({ onContention: 'reject' })
     const slow = runtime.run({ agent: { name: 'a', model: mockModel([{ text: 'slow', delayMs: 50 }]) }, input: 'x', sessionId: 's' })
     await new Promise((resolve) => setTimeout(resolve, 5))
-    await expect(runtime.run({ agent: { name: 'a', model: mockModel([{ text: 'fast' }]) }, input: 'y', sessionId: 's' })).rejects.toBeInstanceOf(SessionBusyError)
+    await expect(runtime.run({ agent: { name: 'a', model: mockModel([{ text: 'fast' }]) }, input: 'y', sessionId: 's' })).rejects.toBeInstanceOf(
+      SessionBusyError,
+    )
     await slow
     expect(await stores.runs.listRuns({ sessionId: 's' })).toHaveLength(1)
   })

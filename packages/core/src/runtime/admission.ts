@@ -47,7 +47,10 @@ export function admitRequestNow(request: RunRequest, policy: RuntimePolicy, hook
   }
   const notATool = invalidTool(request.agent.tools)
   if (notATool) throw new AdmissionError(`[spindle/core] invalid run request: ${notATool}`)
-  const wrong = invalidModel(request.agent.model, 'agent.model') ?? (request.model === undefined ? undefined : invalidModel(request.model, 'model')) ?? invalidHandles(request)
+  const wrong =
+    invalidModel(request.agent.model, 'agent.model') ??
+    (request.model === undefined ? undefined : invalidModel(request.model, 'model')) ??
+    invalidHandles(request)
   if (wrong) throw new AdmissionError(`[spindle/core] invalid run request: ${wrong}`)
   if (request.idempotencyKey && !request.sessionId) {
     throw new AdmissionError('[spindle/core] an idempotencyKey needs a sessionId: duplicate submits are detected per session')
@@ -106,12 +109,18 @@ function invalidModel(value: unknown, field: string): string | undefined {
 function isLanguageModel(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false
   const model = value as { specificationVersion?: unknown; provider?: unknown; modelId?: unknown; stream?: unknown }
-  return typeof model.specificationVersion === 'string' && typeof model.provider === 'string' && typeof model.modelId === 'string' && typeof model.stream === 'function'
+  return (
+    typeof model.specificationVersion === 'string' &&
+    typeof model.provider === 'string' &&
+    typeof model.modelId === 'string' &&
+    typeof model.stream === 'function'
+  )
 }
 
 /** What is wrong with a request's `runtime` (a RuntimeStore, or absent), or undefined. */
 export function invalidRuntimeStore(runtime: unknown): string | undefined {
-  if (runtime === undefined || (typeof runtime === 'object' && runtime !== null && typeof (runtime as { snapshot?: unknown }).snapshot === 'function')) return undefined
+  if (runtime === undefined || (typeof runtime === 'object' && runtime !== null && typeof (runtime as { snapshot?: unknown }).snapshot === 'function'))
+    return undefined
   return `runtime must be a RuntimeStore (new RuntimeStore() or createRuntime()), got ${describe(runtime)}`
 }
 

@@ -45,7 +45,12 @@ export class AgentResolver implements HandoffResolver {
   scope(tools: AgentSpec['tools']): ToolScope {
     const entries = toolEntries(tools)
     const registry = this.#extensions.tools
-    if (this.#readArtifact && (entries.length > 0 || registry.size > 0) && !registry.get('read_artifact') && !entries.some(([name]) => name === 'read_artifact')) {
+    if (
+      this.#readArtifact &&
+      (entries.length > 0 || registry.size > 0) &&
+      !registry.get('read_artifact') &&
+      !entries.some(([name]) => name === 'read_artifact')
+    ) {
       // Truncated tool output names this tool: the model can read the whole output back by ranges.
       entries.push(['read_artifact', this.#readArtifact])
     }

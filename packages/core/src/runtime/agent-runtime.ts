@@ -53,8 +53,7 @@ export interface AgentRuntimeOptions {
 }
 
 export type SubscribeFilter =
-  | ((event: AgentEvent) => boolean)
-  | { runId?: string; sessionId?: string; types?: AgentEventType[]; capacity?: number; signal?: AbortSignal }
+  ((event: AgentEvent) => boolean) | { runId?: string; sessionId?: string; types?: AgentEventType[]; capacity?: number; signal?: AbortSignal }
 
 /** `stream()`'s result: the lossless event stream, plus the run's output. */
 export interface RunStream extends AsyncIterable<AgentEvent> {
@@ -243,9 +242,12 @@ export class AgentRuntime {
         // The run ended but the store refused its last write (a database outage at that moment): its record still
         // says `running`. Failing the job makes the queue run it again later, and that resume records the end.
         if (endNotRecorded(output)) {
-          throw new StoreError(`[spindle/core] run "${job.runId}" ended (${output.finishReason}) but its run record could not be updated; the job fails so that the queue retries it and resume() records the end`, {
-            details: { runId: job.runId, finishReason: output.finishReason },
-          })
+          throw new StoreError(
+            `[spindle/core] run "${job.runId}" ended (${output.finishReason}) but its run record could not be updated; the job fails so that the queue retries it and resume() records the end`,
+            {
+              details: { runId: job.runId, finishReason: output.finishReason },
+            },
+          )
         }
       },
       { concurrency: options.concurrency ?? 1, signal: options.signal },

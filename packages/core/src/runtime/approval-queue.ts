@@ -53,12 +53,16 @@ export class ApprovalQueue {
       }
       const decided = approved ? 'approved' : 'denied'
       if (call.approval === undefined) {
-        throw new ConfigurationError(`[spindle/core] call "${callId}" (${call.toolName}) of run "${runId}" does not need approval; only calls awaiting a decision can be approved or denied`)
+        throw new ConfigurationError(
+          `[spindle/core] call "${callId}" (${call.toolName}) of run "${runId}" does not need approval; only calls awaiting a decision can be approved or denied`,
+        )
       }
       // The same decision again (a double click, a retried request) changes nothing; another one cannot replace it.
       if (call.approval === decided) return
       if (call.approval !== 'required') {
-        throw new DuplicateError(`[spindle/core] call "${callId}" (${call.toolName}) of run "${runId}" was already ${call.approval}; a decision cannot be changed`)
+        throw new DuplicateError(
+          `[spindle/core] call "${callId}" (${call.toolName}) of run "${runId}" was already ${call.approval}; a decision cannot be changed`,
+        )
       }
       call.approval = decided
       if (reason) call.reason = reason

@@ -28,7 +28,11 @@ async function suspendedRun(files: string[], options: { stores?: Stores; extensi
   const ran: string[] = []
   const extensions = options.extensions ?? new Extensions().setStores(options.stores ?? slowSnapshotReads(memoryStores()))
   const runtime = new AgentRuntime(extensions)
-  const model = mockModel([{ toolCalls: files.map((file, index) => ({ name: 'del', args: { file }, id: `c${index}` })) }, { text: 'done' }, { text: 'done again' }])
+  const model = mockModel([
+    { toolCalls: files.map((file, index) => ({ name: 'del', args: { file }, id: `c${index}` })) },
+    { text: 'done' },
+    { text: 'done again' },
+  ])
   const agent = { name: 'janitor', model, tools: { del: deleter(ran) } }
   const suspended = await runtime.run({ agent, input: `delete ${files.join(', ')}` })
   expect(suspended.finishReason).toBe('awaiting_approval')
@@ -122,7 +126,11 @@ describe('approve() under concurrency', () => {
   it('a decision made inside the stream loop, on the suspension event, waits for the run to let go of its session', async () => {
     const ran: string[] = []
     const runtime = new AgentRuntime()
-    const agent = { name: 'janitor', model: mockModel([{ toolCalls: [{ name: 'del', args: { file: 'a' }, id: 'c0' }] }, { text: 'done' }]), tools: { del: deleter(ran) } }
+    const agent = {
+      name: 'janitor',
+      model: mockModel([{ toolCalls: [{ name: 'del', args: { file: 'a' }, id: 'c0' }] }, { text: 'done' }]),
+      tools: { del: deleter(ran) },
+    }
     const stream = runtime.stream({ agent, input: 'delete a' })
     for await (const event of stream) {
       if (event.type === 'run.finished' && event.finishReason === 'awaiting_approval') await runtime.approve(event.runId, 'c0', true)
@@ -154,13 +162,24 @@ describe('a decision stands', () => {
   it('the same decision again is a no-op; another decision for a decided call, or one for a call that needs none, is refused', async () => {
     const ran: string[] = []
     const runtime = new AgentRuntime(new Extensions())
-    const model = mockModel([{ toolCalls: [{ name: 'del', args: { file: 'a' }, id: 'd1' }, { name: 'look', args: {}, id: 'r1' }] }, { text: 'done' }])
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'del', args: { file: 'a' }, id: 'd1' },
+          { name: 'look', args: {}, id: 'r1' },
+        ],
+      },
+      { text: 'done' },
+    ])
     const look = { ...deleter([]), name: 'look', needsApproval: false }
     const suspended = await runtime.run({ agent: { name: 'j', model, tools: { del: deleter(ran), look } }, input: 'go' })
     expect(suspended.finishReason).toBe('awaiting_approval')
     await runtime.approve(suspended.runId, 'd1', true)
     await runtime.approve(suspended.runId, 'd1', true)
-    await expect(runtime.approve(suspended.runId, 'd1', false)).rejects.toMatchObject({ code: 'duplicate', message: expect.stringContaining('already approved') })
+    await expect(runtime.approve(suspended.runId, 'd1', false)).rejects.toMatchObject({
+      code: 'duplicate',
+      message: expect.stringContaining('already approved'),
+    })
     await expect(runtime.approve(suspended.runId, 'r1', true)).rejects.toThrow(/does not need approval/)
     expect(await decisions(runtime, suspended.runId)).toEqual(['d1:approved', 'r1:undefined'])
     expect((await runtime.resume(suspended.runId)).finishReason).toBe('stop')

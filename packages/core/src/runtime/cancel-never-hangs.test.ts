@@ -61,7 +61,10 @@ it('a tool never starts once its run is cancelled, even while its journal start 
   const effects: string[] = []
   const transfer = defineTool({ name: 'transfer', description: 't', inputSchema: z.object({}), execute: () => (effects.push('money moved'), 'ok') })
   const runtime = new AgentRuntime(new Extensions().setStores(stores))
-  const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'transfer', args: {}, id: 'c1' }] }, { text: 'x' }]), tools: { transfer } }, input: 'go' })
+  const stream = runtime.stream({
+    agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'transfer', args: {}, id: 'c1' }] }, { text: 'x' }]), tools: { transfer } },
+    input: 'go',
+  })
   for await (const event of stream) if (event.type === 'tool.call') setTimeout(() => void runtime.cancel(event.runId), 20)
   const output = await stream.result
   await new Promise((resolve) => setTimeout(resolve, 200))
@@ -73,7 +76,12 @@ it('a tool never starts once its run is cancelled, even while its journal start 
 it('a sub-agent (asTool) streaming into a paused parent stream is held by its back-pressure', async () => {
   const runtime = new AgentRuntime()
   const sub = new Agent({ name: 'writer', model: mockModel([{ text: 'w '.repeat(20_000), chunkSize: 2 }]) })
-  const lead = new Agent({ name: 'lead', model: mockModel([{ toolCalls: [{ name: 'writer', args: { prompt: 'write' } }] }, { text: 'done' }]), tools: { writer: sub.asTool() }, agentRuntime: runtime })
+  const lead = new Agent({
+    name: 'lead',
+    model: mockModel([{ toolCalls: [{ name: 'writer', args: { prompt: 'write' } }] }, { text: 'done' }]),
+    tools: { writer: sub.asTool() },
+    agentRuntime: runtime,
+  })
   const iterator = runtime.stream({ agent: lead, input: 'go' })[Symbol.asyncIterator]()
   await iterator.next()
   await new Promise((resolve) => setTimeout(resolve, 1_000))

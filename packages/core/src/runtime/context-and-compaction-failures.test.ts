@@ -19,7 +19,12 @@ const failingStrategy: CompactionStrategy = {
 describe('context adapter failures', () => {
   it('fail the run with code context_adapter and a message naming the adapter', async () => {
     const extensions = new Extensions()
-    extensions.context.push({ name: 'crm-profile', apply: () => { throw new Error('CRM timed out') } })
+    extensions.context.push({
+      name: 'crm-profile',
+      apply: () => {
+        throw new Error('CRM timed out')
+      },
+    })
     const output = await new AgentRuntime(extensions).run({ agent: { name: 'a', model: mockModel([{ text: 'never' }]) }, input: 'hi' })
     expect(output.finishReason).toBe('error')
     expect(output.error?.code).toBe('context_adapter')
@@ -29,7 +34,12 @@ describe('context adapter failures', () => {
 
   it('an asynchronous adapter that rejects is named too', async () => {
     const extensions = new Extensions()
-    extensions.context.push({ name: 'vector-recall', apply: async () => { throw new Error('index offline') } })
+    extensions.context.push({
+      name: 'vector-recall',
+      apply: async () => {
+        throw new Error('index offline')
+      },
+    })
     const output = await new AgentRuntime(extensions).run({ agent: { name: 'a', model: mockModel([{ text: 'never' }]) }, input: 'hi' })
     expect(output.error).toMatchObject({ code: 'context_adapter' })
     expect(output.error?.message).toContain('"vector-recall"')
@@ -51,9 +61,13 @@ describe('compaction failures', () => {
     let sessionId: string | undefined
     for (let index = 0; index < 6; index++) {
       const answer = mockModel([{ text: `answer ${index} ${'lorem ipsum '.repeat(200)}` }])
-      sessionId = (await runtime.run({ agent: { name: 'a', model: answer }, input: `question ${index} ${'dolor sit '.repeat(200)}`, ...(sessionId && { sessionId }) })).sessionId
+      sessionId = (
+        await runtime.run({ agent: { name: 'a', model: answer }, input: `question ${index} ${'dolor sit '.repeat(200)}`, ...(sessionId && { sessionId }) })
+      ).sessionId
     }
-    const model = mockModel((request) => (JSON.stringify(request.messages).length > 20_000 ? { error: new ContextOverflowError('prompt is too long', { status: 400 }) } : { text: 'fits now' }))
+    const model = mockModel((request) =>
+      JSON.stringify(request.messages).length > 20_000 ? { error: new ContextOverflowError('prompt is too long', { status: 400 }) } : { text: 'fits now' },
+    )
     const stream = runtime.stream({ agent: { name: 'a', model }, input: 'final question', sessionId })
     const events = await drain(stream)
     expect((await stream.result).text).toBe('fits now')

@@ -19,12 +19,25 @@ describe('events', () => {
     expect(events[0]?.type).toBe('run.started')
     expect(events.at(-1)?.type).toBe('run.finished')
     const order = events.map((event) => event.type).filter((type) => type !== 'text.delta' && type !== 'snapshot.saved')
-    expect(order).toEqual(['run.started', 'step.started', 'tool.call', 'tool.started', 'tool.result', 'step.finished', 'step.started', 'step.finished', 'run.finished'])
+    expect(order).toEqual([
+      'run.started',
+      'step.started',
+      'tool.call',
+      'tool.started',
+      'tool.result',
+      'step.finished',
+      'step.started',
+      'step.finished',
+      'run.finished',
+    ])
   })
 
   it('the logs of a run and of its sub-agent hold exactly the events streamed: reasoning, text across steps, nested deltas', async () => {
     const runtime = new AgentRuntime()
-    const writer = new Agent({ name: 'writer', model: mockModel([{ reasoning: 'plan the draft '.repeat(40), text: 'draft words '.repeat(200), chunkSize: 5 }]) })
+    const writer = new Agent({
+      name: 'writer',
+      model: mockModel([{ reasoning: 'plan the draft '.repeat(40), text: 'draft words '.repeat(200), chunkSize: 5 }]),
+    })
     const model = mockModel([
       { reasoning: 'delegate', text: 'asking the writer ', toolCalls: [{ name: 'writer', args: { prompt: 'write' } }], chunkSize: 3 },
       { text: 'the writer answered. '.repeat(30), chunkSize: 4 },
@@ -79,7 +92,10 @@ describe('events', () => {
     const runtime = new AgentRuntime()
     const seen: AgentEvent[] = []
     const iterator = runtime.subscribe({ types: ['run.finished', 'tool.result'] })[Symbol.asyncIterator]()
-    const output = await runtime.run({ agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'echo', args: { v: 7 } }] }, { text: 'ok' }]), tools: { echo } }, input: 'x' })
+    const output = await runtime.run({
+      agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'echo', args: { v: 7 } }] }, { text: 'ok' }]), tools: { echo } },
+      input: 'x',
+    })
     seen.push((await iterator.next()).value as AgentEvent, (await iterator.next()).value as AgentEvent)
     await iterator.return?.()
     expect(seen.map((event) => event.type)).toEqual(['tool.result', 'run.finished'])

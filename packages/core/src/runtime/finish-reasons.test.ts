@@ -1,9 +1,27 @@
 // Every finish reason of DESIGN §2.2, reached end to end through AgentRuntime with the scripted model.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, ContextOverflowError, defineTool, Extensions, memoryStores, mockModel, ProviderError, StoreError, type AgentEvent, type RunStream } from '../index.js'
+import {
+  AgentRuntime,
+  ContextOverflowError,
+  defineTool,
+  Extensions,
+  memoryStores,
+  mockModel,
+  ProviderError,
+  StoreError,
+  type AgentEvent,
+  type RunStream,
+} from '../index.js'
 
-const echo = defineTool({ name: 'echo', description: 'echo', inputSchema: z.object({ value: z.string() }), execute: ({ value }) => value, idempotent: true, effect: 'read' })
+const echo = defineTool({
+  name: 'echo',
+  description: 'echo',
+  inputSchema: z.object({ value: z.string() }),
+  execute: ({ value }) => value,
+  idempotent: true,
+  effect: 'read',
+})
 
 async function drain(stream: RunStream): Promise<AgentEvent[]> {
   const events: AgentEvent[] = []
@@ -37,7 +55,15 @@ describe('finish reasons', () => {
   it('max_tool_calls: the calls over the limit are answered with an error and not executed', async () => {
     let executed = 0
     const count = defineTool({ name: 'count', description: 'c', inputSchema: z.object({}), execute: () => ++executed })
-    const model = mockModel([{ toolCalls: [{ name: 'count', args: {} }, { name: 'count', args: {} }, { name: 'count', args: {} }] }])
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'count', args: {} },
+          { name: 'count', args: {} },
+          { name: 'count', args: {} },
+        ],
+      },
+    ])
     const runtime = new AgentRuntime(new Extensions(), { maxToolCalls: 2 })
     const output = await runtime.run({ agent: { name: 'a', model, tools: { count } }, input: 'go' })
     expect(output.finishReason).toBe('max_tool_calls')
@@ -48,7 +74,10 @@ describe('finish reasons', () => {
   })
 
   it('budget: token budget exhausted', async () => {
-    const model = mockModel((_request, index) => ({ toolCalls: [{ name: 'echo', args: { value: `${index}` } }], usage: { inputTokens: 600, outputTokens: 10 } }))
+    const model = mockModel((_request, index) => ({
+      toolCalls: [{ name: 'echo', args: { value: `${index}` } }],
+      usage: { inputTokens: 600, outputTokens: 10 },
+    }))
     const runtime = new AgentRuntime(new Extensions(), { budget: { maxTotalTokens: 1_000 } })
     const output = await runtime.run({ agent: { name: 'a', model, tools: { echo } }, input: 'go' })
     expect(output.finishReason).toBe('budget')
@@ -80,21 +109,31 @@ describe('finish reasons', () => {
     const runtime = new AgentRuntime()
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 30)
-    const output = await runtime.run({ agent: { name: 'a', model: mockModel([{ text: 'y'.repeat(100), chunkSize: 1, delayMs: 1_000 }]) }, input: 'hi', signal: controller.signal })
+    const output = await runtime.run({
+      agent: { name: 'a', model: mockModel([{ text: 'y'.repeat(100), chunkSize: 1, delayMs: 1_000 }]) },
+      input: 'hi',
+      signal: controller.signal,
+    })
     expect(output.finishReason).toBe('cancelled')
   })
 
   it('awaiting_approval: a gated tool suspends the run', async () => {
     const remove = defineTool({ name: 'remove', description: 'r', inputSchema: z.object({ path: z.string() }), needsApproval: true, execute: () => 'removed' })
     const runtime = new AgentRuntime()
-    const output = await runtime.run({ agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'remove', args: { path: 'x' } }] }]), tools: { remove } }, input: 'go' })
+    const output = await runtime.run({
+      agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'remove', args: { path: 'x' } }] }]), tools: { remove } },
+      input: 'go',
+    })
     expect(output.finishReason).toBe('awaiting_approval')
     expect((await runtime.runs.getRun(output.runId))?.status).toBe('suspended')
   })
 
   it('policy: a denied tool with onViolation "stop"', async () => {
     const runtime = new AgentRuntime(new Extensions(), { tools: { deny: ['echo'] }, onViolation: 'stop' })
-    const output = await runtime.run({ agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'echo', args: { value: 'x' } }] }]), tools: { echo } }, input: 'go' })
+    const output = await runtime.run({
+      agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'echo', args: { value: 'x' } }] }]), tools: { echo } },
+      input: 'go',
+    })
     expect(output.finishReason).toBe('policy')
     expect(output.error?.message).toContain('not allowed')
   })
@@ -172,7 +211,14 @@ describe('finish reasons', () => {
   })
 
   it('error: a tool crash is returned to the model, not a run failure', async () => {
-    const boom = defineTool({ name: 'boom', description: 'b', inputSchema: z.object({}), execute: () => { throw new Error('kaboom') } })
+    const boom = defineTool({
+      name: 'boom',
+      description: 'b',
+      inputSchema: z.object({}),
+      execute: () => {
+        throw new Error('kaboom')
+      },
+    })
     const model = mockModel([{ toolCalls: [{ name: 'boom', args: {} }] }, { text: 'recovered' }])
     const output = await new AgentRuntime().run({ agent: { name: 'a', model, tools: { boom } }, input: 'x' })
     expect(output).toMatchObject({ finishReason: 'stop', text: 'recovered' })
@@ -205,7 +251,9 @@ describe('finish reasons', () => {
     let sessionId: string | undefined
     for (let index = 0; index < 12; index++) {
       const answer = mockModel([{ text: `answer ${index} ${'lorem ipsum '.repeat(200)}` }])
-      sessionId = (await runtime.run({ agent: { name: 'a', model: answer }, input: `question ${index} ${'dolor sit '.repeat(200)}`, ...(sessionId && { sessionId }) })).sessionId
+      sessionId = (
+        await runtime.run({ agent: { name: 'a', model: answer }, input: `question ${index} ${'dolor sit '.repeat(200)}`, ...(sessionId && { sessionId }) })
+      ).sessionId
     }
     // The provider's real limit (40,000 characters) is far below what the model declares (128k tokens).
     const sizes: number[] = []
@@ -222,7 +270,11 @@ describe('finish reasons', () => {
 
   it("context overflow with nothing to cut but the run's own question: the run fails with the provider's error, the question is never dropped", async () => {
     const model = mockModel(
-      [{ toolCalls: [{ name: 'echo', args: { value: 'a'.repeat(400) } }] }, { error: new ContextOverflowError('prompt is too long', { status: 400 }) }, { text: 'unreachable' }],
+      [
+        { toolCalls: [{ name: 'echo', args: { value: 'a'.repeat(400) } }] },
+        { error: new ContextOverflowError('prompt is too long', { status: 400 }) },
+        { text: 'unreachable' },
+      ],
       { capabilities: { contextWindow: 100_000, maxOutputTokens: 1_000 } },
     )
     const events = await drain(new AgentRuntime().stream({ agent: { name: 'a', model, tools: { echo } }, input: 'first question' }))

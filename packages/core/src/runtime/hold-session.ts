@@ -36,7 +36,10 @@ export interface HoldRequest {
 export async function holdSession<T>(services: RuntimeServices, request: HoldRequest, body: (hold: SessionHold) => Promise<T>): Promise<T> {
   const { controller, policy } = request
   const unlink = linkSignals(controller, [request.signal])
-  const timer = setTimeout(() => controller.abort(new TimeoutError(`[spindle/core] run exceeded policy.runTimeoutMs (${policy.runTimeoutMs} ms)`)), policy.runTimeoutMs)
+  const timer = setTimeout(
+    () => controller.abort(new TimeoutError(`[spindle/core] run exceeded policy.runTimeoutMs (${policy.runTimeoutMs} ms)`)),
+    policy.runTimeoutMs,
+  )
   timer.unref?.()
   let lease: SessionLease | undefined
   const gateStart = performance.now()
@@ -66,7 +69,15 @@ export async function holdSession<T>(services: RuntimeServices, request: HoldReq
 }
 
 /** Builds the run's execution and drives it, the run registered as active and its lease renewed while it runs. */
-export async function executeHeld(services: RuntimeServices, hold: SessionHold, controller: AbortController, policy: RuntimePolicy, start: RunExecutionStart, prepare?: (execution: RunExecution) => void, opening?: RunOpening): Promise<RunOutput> {
+export async function executeHeld(
+  services: RuntimeServices,
+  hold: SessionHold,
+  controller: AbortController,
+  policy: RuntimePolicy,
+  start: RunExecutionStart,
+  prepare?: (execution: RunExecution) => void,
+  opening?: RunOpening,
+): Promise<RunOutput> {
   const execution = new RunExecution(
     runExecutionDeps({
       stores: services.stores(),
@@ -89,11 +100,16 @@ export async function executeHeld(services: RuntimeServices, hold: SessionHold, 
   const { lease } = hold
   // A lease that cannot be lost (the in-process gate's) is not listened to.
   const onLeaseLost =
-    lease.signal === neverLost ? undefined : () => controller.abort(new SpindleError('lease_lost', `[spindle/core] the session lease of run "${runId}" was lost: another holder continues the run`))
+    lease.signal === neverLost
+      ? undefined
+      : () => controller.abort(new SpindleError('lease_lost', `[spindle/core] the session lease of run "${runId}" was lost: another holder continues the run`))
   if (onLeaseLost) lease.signal.addEventListener('abort', onLeaseLost, { once: true })
-  const heartbeat = setInterval(() => {
-    services.runs.updateRun(runId, { lease: { owner: services.ownerId, expiresAt: Date.now() + policy.leaseMs } }).catch(() => {})
-  }, Math.max(1_000, Math.floor(policy.leaseMs / 3)))
+  const heartbeat = setInterval(
+    () => {
+      services.runs.updateRun(runId, { lease: { owner: services.ownerId, expiresAt: Date.now() + policy.leaseMs } }).catch(() => {})
+    },
+    Math.max(1_000, Math.floor(policy.leaseMs / 3)),
+  )
   heartbeat.unref?.()
   const promise = execution.execute(opening ?? { events: [] })
   services.active.set(runId, { controller, promise })

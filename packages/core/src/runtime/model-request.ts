@@ -40,7 +40,9 @@ export class ModelRequestBuilder {
     const { compaction } = this.#run.deps.policy
     if (built.tokens <= budget * compaction.threshold) return built
     const overhead = built.tokens - this.#run.init.window.tokens
-    return this.compact(step, Math.max(0, Math.floor(budget * compaction.target) - overhead)).then((compacted) => (compacted ? this.request(step, continuation) : built))
+    return this.compact(step, Math.max(0, Math.floor(budget * compaction.target) - overhead)).then((compacted) =>
+      compacted ? this.request(step, continuation) : built,
+    )
   }
 
   /** The step's request as the window stands: synchronous when nothing is queued and every context adapter is. */

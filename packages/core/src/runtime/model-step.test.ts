@@ -52,7 +52,11 @@ describe('callModel retries', () => {
   })
 
   it('gives up after maxRetries with the last error', async () => {
-    const model = scripted([{ parts: [], error: overloaded() }, { parts: [], error: overloaded() }, { parts: [], error: new ProviderError('still overloaded', { status: 503 }) }])
+    const model = scripted([
+      { parts: [], error: overloaded() },
+      { parts: [], error: overloaded() },
+      { parts: [], error: new ProviderError('still overloaded', { status: 503 }) },
+    ])
     await expect(callModel(model, { messages: [] }, options(undefined, 2))).rejects.toThrow('still overloaded')
     expect(model.attempts).toBe(3)
   })
@@ -157,7 +161,7 @@ describe('callModel retries', () => {
   })
 })
 
-describe('a run\'s model steps', () => {
+describe("a run's model steps", () => {
   it('the assistant message holds reasoning, text and every tool call in order, with the calls as pending calls', async () => {
     const model = scripted([
       {
@@ -189,7 +193,11 @@ describe('a run\'s model steps', () => {
 
   it('a calibrating tokenizer observes each answered request once: not the call that overflowed, but its retry', async () => {
     const observed: Array<[number, number]> = []
-    const tokenizer = { name: 'spy', count: (text: string) => Math.ceil(text.length / 4), observe: (estimated: number, actual: number) => void observed.push([estimated, actual]) }
+    const tokenizer = {
+      name: 'spy',
+      count: (text: string) => Math.ceil(text.length / 4),
+      observe: (estimated: number, actual: number) => void observed.push([estimated, actual]),
+    }
     const model = mockModel(
       [
         { text: 'first answer', usage: { inputTokens: 100 } },

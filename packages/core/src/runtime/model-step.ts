@@ -41,7 +41,14 @@ export function callModel(model: LanguageModel, request: ModelRequest, options: 
 }
 
 /** After a failed attempt: the next one after a backoff, or the error when it is not retryable, output was produced, or retries are spent. */
-async function retryOrThrow(model: LanguageModel, request: ModelRequest, options: ModelStepOptions, attempt: number, error: unknown, produced: boolean): Promise<ModelStepResult> {
+async function retryOrThrow(
+  model: LanguageModel,
+  request: ModelRequest,
+  options: ModelStepOptions,
+  attempt: number,
+  error: unknown,
+  produced: boolean,
+): Promise<ModelStepResult> {
   if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
   const { maxRetries, initialDelayMs, maxDelayMs } = options.policy.modelRetry
   const retryable = SpindleError.isInstance(error) ? error.isRetryable : false
@@ -120,7 +127,10 @@ function indexOfCall(segments: Segment[], id: string): number {
 function addReasoning(segments: Segment[], part: { delta: string; signature?: string; redacted?: string }): void {
   const last = segments.length ? segments[segments.length - 1]! : undefined
   // A redacted payload is a block of its own (Anthropic's `redacted_thinking`); a signature ends the block it signs.
-  const open = last !== undefined && last.kind === reasoningSegment && !last.closed && (!part.redacted || (last.text === '' && last.signature === undefined)) ? last : undefined
+  const open =
+    last !== undefined && last.kind === reasoningSegment && !last.closed && (!part.redacted || (last.text === '' && last.signature === undefined))
+      ? last
+      : undefined
   const segment = open ?? new Segment(reasoningSegment, '')
   if (open === undefined) segments.push(segment)
   segment.text += part.delta
@@ -142,18 +152,14 @@ function reasoningPart(segment: Segment): AssistantMessage['content'][number] {
   return { type: 'reasoning', text }
 }
 
-async function streamOnce(
-  model: LanguageModel,
-  request: ModelRequest,
-  options: ModelStepOptions,
-  attempt: number,
-): Promise<ModelStepResult> {
+async function streamOnce(model: LanguageModel, request: ModelRequest, options: ModelStepOptions, attempt: number): Promise<ModelStepResult> {
   // One async frame per call: the retry decision runs only after a failure (a wrapper with the retry loop used to
   // cost every call a second frame and promise).
   let produced = false
   try {
     const { step, emit } = options
-    const emitDelta = options.emitDelta ?? ((type: 'text.delta' | 'reasoning.delta', at: number, delta: string) => emit({ type, step: at, delta } as AgentEventPayload))
+    const emitDelta =
+      options.emitDelta ?? ((type: 'text.delta' | 'reasoning.delta', at: number, delta: string) => emit({ type, step: at, delta } as AgentEventPayload))
     let finishReason: ModelFinishReason | undefined
     let usage: Usage | undefined
     // The answer's blocks in streamed order (a handful per answer: a list searched from its end costs less than a
@@ -228,7 +234,9 @@ async function streamOnce(
     }
     if (isAborted(options.signal)) throw options.signal.reason ?? new AbortedError()
     if (finishReason === undefined) {
-      throw new StreamInterruptedError(`[spindle/core] the stream of ${model.provider}:${model.modelId} ended without a finish part`, { provider: model.provider })
+      throw new StreamInterruptedError(`[spindle/core] the stream of ${model.provider}:${model.modelId} ended without a finish part`, {
+        provider: model.provider,
+      })
     }
     // Both arrays sized once.
     const toolCalls: PendingCall[] = sizedArray(callCount)
@@ -250,7 +258,9 @@ async function streamOnce(
       }
       const callId = segment.id
       if (!segment.closed) {
-        throw new StreamInterruptedError(`[spindle/core] tool call ${callId} (${segment.name}) of ${model.provider}:${model.modelId} was cut off; it is not executed`)
+        throw new StreamInterruptedError(
+          `[spindle/core] tool call ${callId} (${segment.name}) of ${model.provider}:${model.modelId} was cut off; it is not executed`,
+        )
       }
       let pending: PendingCall
       try {
@@ -265,7 +275,6 @@ async function streamOnce(
     const result: ModelStepResult = { message: { role: 'assistant', content }, text, toolCalls, finishReason, usage }
     if (response !== undefined) result.response = response
     return result
-
   } catch (error) {
     return retryOrThrow(model, request, options, attempt, error, produced)
   }

@@ -25,4 +25,3 @@ export async function outputFromStore(run: RunRecord, stores: Pick<Stores, 'sess
     ...(run.error ? { error: run.error } : {}),
   }
 }
-

@@ -71,7 +71,11 @@ it('with K interrupted sessions, recover() returns before the runs finish; at mo
   const { model, counts, release } = gatedModel()
   const progress: RecoverProgress[] = []
   const runtime = new AgentRuntime(new Extensions().setStores(stores))
-  const started = await within(runtime.recover({ agents: [{ name: 'writer', model }], concurrency: 2, onProgress: (step) => progress.push(step) }), 2_000, 'recover()')
+  const started = await within(
+    runtime.recover({ agents: [{ name: 'writer', model }], concurrency: 2, onProgress: (step) => progress.push(step) }),
+    2_000,
+    'recover()',
+  )
   // Returned while every run is still unfinished: the first two are claimed, the others wait for a slot.
   expect(started.resumed).toEqual([])
   expect(started.failed).toEqual([])

@@ -5,13 +5,31 @@ import { AgentRuntime, defineTool, Extensions, memoryStores, mockModel, type Age
 
 it('a run whose agent cannot be rebuilt is listed in failed, with its error, and the other runs are recovered all the same', async () => {
   const state = { dead: true }
-  const wait = defineTool({ name: 'wait', description: 'w', inputSchema: z.object({}), idempotent: true, execute: () => (state.dead ? new Promise<string>(() => {}) : 'waited') })
-  const agent = (name: string): AgentSpec => ({ name, model: mockModel((request) => (request.messages.some((message) => message.role === 'tool') ? { text: `${name} done` } : { toolCalls: [{ name: 'wait', args: {} }] })), tools: { wait } })
+  const wait = defineTool({
+    name: 'wait',
+    description: 'w',
+    inputSchema: z.object({}),
+    idempotent: true,
+    execute: () => (state.dead ? new Promise<string>(() => {}) : 'waited'),
+  })
+  const agent = (name: string): AgentSpec => ({
+    name,
+    model: mockModel((request) =>
+      request.messages.some((message) => message.role === 'tool') ? { text: `${name} done` } : { toolCalls: [{ name: 'wait', args: {} }] },
+    ),
+    tools: { wait },
+  })
   const stores = memoryStores()
   const first = new AgentRuntime(new Extensions().setStores(stores), { leaseMs: 1 })
   void first.run({ agent: agent('known'), input: 'go', sessionId: 'a' })
   void first.run({ agent: agent('renamed'), input: 'go', sessionId: 'b' })
-  for (let tries = 0; (await stores.executions.listByRun((await stores.runs.listRuns())[0]?.id ?? '')).length + (await stores.executions.listByRun((await stores.runs.listRuns())[1]?.id ?? '')).length < 2; tries++) {
+  for (
+    let tries = 0;
+    (await stores.executions.listByRun((await stores.runs.listRuns())[0]?.id ?? '')).length +
+      (await stores.executions.listByRun((await stores.runs.listRuns())[1]?.id ?? '')).length <
+    2;
+    tries++
+  ) {
     if (tries > 500) throw new Error('the runs never reached their tool')
     await new Promise((resolve) => setTimeout(resolve, 2))
   }

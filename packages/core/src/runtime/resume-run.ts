@@ -17,7 +17,14 @@ import type { RuntimeServices } from './runtime-services.js'
 import { withRuntimeStore } from './runtime-store-scope.js'
 
 /** `known` is the run's record when the caller has just read it (a worker's job). */
-export async function resumeRun(services: RuntimeServices, runId: string, options: ResumeOptions, runtime: RuntimeStore | undefined, cancelOnly: boolean, known?: RunRecord): Promise<RunOutput> {
+export async function resumeRun(
+  services: RuntimeServices,
+  runId: string,
+  options: ResumeOptions,
+  runtime: RuntimeStore | undefined,
+  cancelOnly: boolean,
+  known?: RunRecord,
+): Promise<RunOutput> {
   await services.extensions.ready()
   const active = services.active.get(runId)
   if (active) return active.promise
@@ -25,7 +32,9 @@ export async function resumeRun(services: RuntimeServices, runId: string, option
   if (!run) throw new NotFoundError(`[spindle/core] no run "${runId}" to resume`)
   if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') return existingOutput(services, run)
   if (run.status === 'running' && run.lease && run.lease.owner !== services.ownerId && !leaseIsFree(run.lease)) {
-    throw new SessionBusyError(`[spindle/core] run "${runId}" is held by ${run.lease.owner} until ${new Date(run.lease.expiresAt).toISOString()}; resume it after its lease expires`)
+    throw new SessionBusyError(
+      `[spindle/core] run "${runId}" is held by ${run.lease.owner} until ${new Date(run.lease.expiresAt).toISOString()}; resume it after its lease expires`,
+    )
   }
   let agent = options.agent ?? services.runAgents.get(runId) ?? (cancelOnly ? services.agents.toCancel(run) : services.agents.fromRecord(run))
   let { model, scope, policy } = services.agents.resolve(agent)
@@ -42,7 +51,10 @@ export async function resumeRun(services: RuntimeServices, runId: string, option
     // A handoff moved the run to another agent: continue with it.
     if (state.agent && state.agent !== agent.name) {
       const target = findHandoffTarget(agent, state.agent)
-      if (!target) throw new ConfigurationError(`[spindle/core] run "${runId}" was handed off to agent "${state.agent}", which is not reachable from "${agent.name}" through handoff tools; pass it: resume(runId, { agent })`)
+      if (!target)
+        throw new ConfigurationError(
+          `[spindle/core] run "${runId}" was handed off to agent "${state.agent}", which is not reachable from "${agent.name}" through handoff tools; pass it: resume(runId, { agent })`,
+        )
       agent = target
       ;({ model, scope, policy } = services.agents.resolve(agent))
     }
@@ -81,7 +93,15 @@ export async function resumeRun(services: RuntimeServices, runId: string, option
       const queueWaitMs = run.status === 'queued' ? Math.max(0, Date.now() - run.createdAt) : undefined
       opening.events.push({ type: 'run.started', agent: agent.name, modelId, input: run.request.input ?? null, gateWaitMs: hold.gateWaitMs, queueWaitMs })
     }
-    if (run.status !== 'queued') opening.events.push({ type: 'run.resumed', fromStep: state.step, agent: agent.name, modelId, gateWaitMs: hold.gateWaitMs, ...(discarded ? { discarded } : {}) })
+    if (run.status !== 'queued')
+      opening.events.push({
+        type: 'run.resumed',
+        fromStep: state.step,
+        agent: agent.name,
+        modelId,
+        gateWaitMs: hold.gateWaitMs,
+        ...(discarded ? { discarded } : {}),
+      })
     const entries = window.entries.filter((entry) => entry.seq > state.lastSeq)
     if (!snapshot && !entries.some((entry) => entry.runId === runId)) {
       // The process died between creating the run and appending its input: append it now (not to cancel it: the

@@ -3,7 +3,22 @@
 import { getEventListeners } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { type AgentEvent, AgentRuntime, defineTool, discardedSeqs, eventLogProblems, Extensions, liveViewProblems, InProcessSessionGate, memoryStores, mockModel, NotFoundError, type SessionGate, type Stores, type Tool } from '../index.js'
+import {
+  type AgentEvent,
+  AgentRuntime,
+  defineTool,
+  discardedSeqs,
+  eventLogProblems,
+  Extensions,
+  liveViewProblems,
+  InProcessSessionGate,
+  memoryStores,
+  mockModel,
+  NotFoundError,
+  type SessionGate,
+  type Stores,
+  type Tool,
+} from '../index.js'
 
 /** Wraps stores so that, once `crash()` is called, every call hangs forever — like a dead process. */
 function crashable(stores: Stores, trigger: (store: string, method: string, count: number, args: unknown[]) => boolean): Stores {
@@ -60,7 +75,9 @@ describe('resume after a crash', () => {
   it('a subscriber that saw the crashed attempt live, then catches up after its last seq, holds exactly the log: no number changes meaning, the discarded ones are declared, the interrupted call is announced again', async () => {
     const ledger: string[] = []
     const stores = memoryStores()
-    const first = new AgentRuntime(new Extensions().setStores(crashable(stores, (store, method) => store === 'executions' && method === 'finish')), { leaseMs: 1 })
+    const first = new AgentRuntime(new Extensions().setStores(crashable(stores, (store, method) => store === 'executions' && method === 'finish')), {
+      leaseMs: 1,
+    })
     const seen: AgentEvent[] = []
     const watching = (async () => {
       for await (const event of first.subscribe()) if (event.type !== 'lagged') seen.push(event)
@@ -86,23 +103,33 @@ describe('resume after a crash', () => {
       else expect({ seq: event.seq, type: bySeq.get(event.seq)?.type }).toEqual({ seq: event.seq, type: event.type })
     }
     expect(seen.some((event) => gone.has(event.seq))).toBe(true)
-    expect(liveViewProblems(log, [seen.map(({ seq, type, ...rest }) => ({ seq, type, callId: 'callId' in rest ? (rest.callId as string) : undefined }))])).toEqual([])
+    expect(
+      liveViewProblems(log, [seen.map(({ seq, type, ...rest }) => ({ seq, type, callId: 'callId' in rest ? (rest.callId as string) : undefined }))]),
+    ).toEqual([])
     // Last-Event-ID catch-up: what it kept plus the log after its last seq is the log, each event once.
     const last = Math.max(...seen.map((event) => event.seq))
     const held = seen.filter((event) => !gone.has(event.seq)).concat(await stores.runs.listEvents(run!.id, { after: last }))
     expect(held.map((event) => event.seq)).toEqual(log.map((event) => event.seq))
     // The interrupted step is announced again in the log before its call is answered.
-    const types = log.slice(log.findIndex((event) => event.type === 'run.resumed')).map((event) => `${event.type}${'callId' in event ? ` ${event.callId}` : ''}`)
+    const types = log
+      .slice(log.findIndex((event) => event.type === 'run.resumed'))
+      .map((event) => `${event.type}${'callId' in event ? ` ${event.callId}` : ''}`)
     expect(types.slice(0, 4)).toEqual(['run.resumed', 'step.started', 'text.delta', 'tool.call p1'])
     expect(types).toContain('tool.error p1')
   })
 
   it('crash between a non-idempotent side effect and its journal write: never run twice, the model is told the outcome is unknown', async () => {
     const ledger: string[] = []
-    const { output, secondModel, entries, stores, runId } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger), [{ text: 'I will check the payment first.' }])
+    const { output, secondModel, entries, stores, runId } = await crashThenResume(
+      (store, method) => store === 'executions' && method === 'finish',
+      ledgerTool(ledger),
+      [{ text: 'I will check the payment first.' }],
+    )
     expect(ledger).toHaveLength(1)
     // The journal records the decision (not left `started`): a later resume reads the same outcome.
-    expect(await stores.executions.listByRun(runId)).toEqual([expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'outcome_unknown' }) })])
+    expect(await stores.executions.listByRun(runId)).toEqual([
+      expect.objectContaining({ status: 'failed', error: expect.objectContaining({ code: 'outcome_unknown' }) }),
+    ])
     expect(output).toMatchObject({ finishReason: 'stop', text: 'I will check the payment first.' })
     expect(JSON.stringify(secondModel.calls[0]?.messages.at(-1))).toContain('outcome of \\"pay\\" (call p1) is unknown')
     expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => index + 1))
@@ -110,7 +137,11 @@ describe('resume after a crash', () => {
 
   it('the same crash with an idempotent tool re-runs it once and records the result once', async () => {
     const ledger: string[] = []
-    const { output, stores, runId } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger, { idempotent: true }), [{ text: 'done' }])
+    const { output, stores, runId } = await crashThenResume(
+      (store, method) => store === 'executions' && method === 'finish',
+      ledgerTool(ledger, { idempotent: true }),
+      [{ text: 'done' }],
+    )
     expect(ledger).toHaveLength(2)
     expect(new Set(ledger).size).toBe(1)
     expect(output.text).toBe('done')
@@ -120,8 +151,13 @@ describe('resume after a crash', () => {
 
   it('reconcile() decides for a non-idempotent tool', async () => {
     const ledger: string[] = []
-    const reconcile: Tool['reconcile'] = ({ idempotencyKey }) => (ledger.includes(idempotencyKey) ? { action: 'result', result: { paid: 5, reconciled: true } } : { action: 'rerun' })
-    const { output, secondModel, stores, runId } = await crashThenResume((store, method) => store === 'executions' && method === 'finish', ledgerTool(ledger, { reconcile }), [{ text: 'ok' }])
+    const reconcile: Tool['reconcile'] = ({ idempotencyKey }) =>
+      ledger.includes(idempotencyKey) ? { action: 'result', result: { paid: 5, reconciled: true } } : { action: 'rerun' }
+    const { output, secondModel, stores, runId } = await crashThenResume(
+      (store, method) => store === 'executions' && method === 'finish',
+      ledgerTool(ledger, { reconcile }),
+      [{ text: 'ok' }],
+    )
     expect(ledger).toHaveLength(1)
     expect(await stores.executions.listByRun(runId)).toEqual([expect.objectContaining({ status: 'succeeded', result: { paid: 5, reconciled: true } })])
     expect(output.text).toBe('ok')
@@ -130,10 +166,11 @@ describe('resume after a crash', () => {
 
   it('crash during the model stream: the step is redone, nothing is duplicated', async () => {
     const ledger: string[] = []
-    const { output, entries } = await crashThenResume((store, method, count) => store === 'sessions' && method === 'append' && count === 2, ledgerTool(ledger), [
-      { toolCalls: [{ name: 'pay', args: { amount: 5 }, id: 'p9' }] },
-      { text: 'paid' },
-    ])
+    const { output, entries } = await crashThenResume(
+      (store, method, count) => store === 'sessions' && method === 'append' && count === 2,
+      ledgerTool(ledger),
+      [{ toolCalls: [{ name: 'pay', args: { amount: 5 }, id: 'p9' }] }, { text: 'paid' }],
+    )
     expect(output.text).toBe('paid')
     expect(ledger).toHaveLength(1)
     expect(entries.filter((entry) => entry.kind === 'message' && entry.message.role === 'user')).toHaveLength(1)
@@ -142,7 +179,9 @@ describe('resume after a crash', () => {
 
   it('crash after the assistant message was written but before its snapshot: the log is replayed, the tool runs once', async () => {
     const ledger: string[] = []
-    const { output, entries } = await crashThenResume((store, method) => store === 'executions' && method === 'start', ledgerTool(ledger), [{ text: 'paid after resume' }])
+    const { output, entries } = await crashThenResume((store, method) => store === 'executions' && method === 'start', ledgerTool(ledger), [
+      { text: 'paid after resume' },
+    ])
     expect(ledger).toHaveLength(1)
     expect(output.text).toBe('paid after resume')
     expect(entries.map((entry) => entry.kind === 'message' && entry.message.role)).toEqual(['user', 'assistant', 'tool', 'assistant'])
@@ -150,7 +189,9 @@ describe('resume after a crash', () => {
 
   it('recover() resumes runs left running by a dead process', async () => {
     const stores = memoryStores()
-    const dead = new AgentRuntime(new Extensions().setStores(crashable(stores, (store, method) => store === 'sessions' && method === 'append' && false)), { leaseMs: 1 })
+    const dead = new AgentRuntime(new Extensions().setStores(crashable(stores, (store, method) => store === 'sessions' && method === 'append' && false)), {
+      leaseMs: 1,
+    })
     const hanging = mockModel([{ text: 'never', delayMs: 60_000 }])
     void dead.run({ agent: { name: 'writer', model: hanging }, input: 'write', sessionId: 'r' }).catch(() => {})
     await new Promise((resolve) => setTimeout(resolve, 20))
@@ -221,7 +262,10 @@ describe('the answer so far across a crash', () => {
   it('a run that died after its last snapshot, before logging its end, finishes with the text the model wrote', async () => {
     const stores = memoryStores()
     const ends = (args: unknown[]) => (args[1] as Array<{ type: string }> | undefined)?.some((event) => event.type === 'run.finished') === true
-    const first = new AgentRuntime(new Extensions().setStores(crashable(stores, (store, method, _count, args) => store === 'runs' && method === 'appendEvents' && ends(args))), { leaseMs: 1 })
+    const first = new AgentRuntime(
+      new Extensions().setStores(crashable(stores, (store, method, _count, args) => store === 'runs' && method === 'appendEvents' && ends(args))),
+      { leaseMs: 1 },
+    )
     void first.run({ agent: { name: 'a', model: continued() }, input: 'tell me', sessionId: 's' })
     await new Promise((resolve) => setTimeout(resolve, 30))
     const [run] = await stores.runs.listRuns()
@@ -327,7 +371,10 @@ describe('lease lost', () => {
     const listenersMidRun = async (gate: SessionGate, signal: AbortSignal): Promise<number> => {
       const extensions = new Extensions()
       extensions.gate = gate
-      const stream = new AgentRuntime(extensions).stream({ agent: { name: 'a', model: mockModel([{ text: 'so slow', chunkSize: 3, delayMs: 200 }]) }, input: 'x' })
+      const stream = new AgentRuntime(extensions).stream({
+        agent: { name: 'a', model: mockModel([{ text: 'so slow', chunkSize: 3, delayMs: 200 }]) },
+        input: 'x',
+      })
       let listeners = -1
       for await (const event of stream) {
         if (event.type !== 'text.delta') continue

@@ -154,7 +154,10 @@ export class RunCommit {
   /** The writes of a snapshot commit (after the queued ones): its events, the snapshot, and at the run's end its record. */
   #snapshotWrites(events: AgentEvent[], end: RunEnd | undefined): StoreWrite[] {
     const { runId } = this.#run
-    const list: StoreWrite[] = [{ type: 'run.events', runId, events }, { type: 'snapshot.save', snapshot: this.#snapshot() }]
+    const list: StoreWrite[] = [
+      { type: 'run.events', runId, events },
+      { type: 'snapshot.save', snapshot: this.#snapshot() },
+    ]
     if (end) list.push({ type: 'run.update', runId, patch: end.patch })
     return list
   }
@@ -268,7 +271,13 @@ export class RunCommit {
     this.#events.seqs.dropHeld()
     const run = this.#run
     const output = { ...this.output('error'), error: runErrorOf(error) }
-    const event = { type: 'run.failed', finishReason: 'error', error: output.error, usage: output.usage, steps: output.steps } as AgentEventPayload as AgentEvent
+    const event = {
+      type: 'run.failed',
+      finishReason: 'error',
+      error: output.error,
+      usage: output.usage,
+      steps: output.steps,
+    } as AgentEventPayload as AgentEvent
     Object.assign(event, { runId: run.runId, sessionId: run.sessionId, seq: this.#events.seq + 1, timestamp: Date.now() })
     run.init.channel?.push(event)
     return output
@@ -295,11 +304,20 @@ export class RunCommit {
         () => true,
         // A store that refuses the data itself (not a transient failure) would refuse it again on every resume: the
         // run would stay `running` for ever. The record's end alone is written then; the events are lost.
-        (error: unknown) => (end !== undefined && SpindleError.isInstance(error) && !error.isRetryable ? writer.commit([writes[writes.length - 1]!]).then(() => true, () => false) : false),
+        (error: unknown) =>
+          end !== undefined && SpindleError.isInstance(error) && !error.isRetryable
+            ? writer.commit([writes[writes.length - 1]!]).then(
+                () => true,
+                () => false,
+              )
+            : false,
       )
     } else {
       for (const write of writes) {
-        const written = await writer.commit([write]).then(() => true, () => false)
+        const written = await writer.commit([write]).then(
+          () => true,
+          () => false,
+        )
         if (write.type === 'run.update') recorded = written
       }
     }

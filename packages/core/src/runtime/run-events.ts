@@ -27,7 +27,9 @@ export class RunEvents {
     const { state } = run
     this.seq = state.eventSeq
     this.buffer = new EventBuffer(state.runId, state.sessionId, run.init.parentRunId || undefined)
-    this.seqs = new SeqReservation(state.reservedSeq ?? 0, this.#deliverNow.bind(this), (snapshot) => run.writer.commit([{ type: 'snapshot.save', snapshot }], true))
+    this.seqs = new SeqReservation(state.reservedSeq ?? 0, this.#deliverNow.bind(this), (snapshot) =>
+      run.writer.commit([{ type: 'snapshot.save', snapshot }], true),
+    )
   }
 
   // The callbacks a run hands out are methods bound once per run, not arrow functions in fields: a closure created

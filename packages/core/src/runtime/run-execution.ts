@@ -182,7 +182,14 @@ export class RunExecution {
 
   #modelCallOptions(step: number): ModelStepOptions {
     const events = this.#events
-    const options = (this.#modelOptions ??= { step, signal: this.#run.init.signal, policy: this.#run.deps.policy, emit: events.emitFromModel, emitDelta: events.emitDelta, pressure: events.whenWritable })
+    const options = (this.#modelOptions ??= {
+      step,
+      signal: this.#run.init.signal,
+      policy: this.#run.deps.policy,
+      emit: events.emitFromModel,
+      emitDelta: events.emitDelta,
+      pressure: events.whenWritable,
+    })
     options.step = step
     return options
   }
@@ -312,7 +319,18 @@ export class RunExecution {
       this.emit({ type: 'step.finished', step, usage, finishReason, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
       return
     }
-    this.emit({ type: 'step.finished', step, usage, finishReason, durationMs: performance.now() - started, response, runId: '', sessionId: '', seq: 0, timestamp: 0 })
+    this.emit({
+      type: 'step.finished',
+      step,
+      usage,
+      finishReason,
+      durationMs: performance.now() - started,
+      response,
+      runId: '',
+      sessionId: '',
+      seq: 0,
+      timestamp: 0,
+    })
   }
 
   /**
@@ -345,9 +363,16 @@ export class RunExecution {
   async #suspend(): Promise<RunOutput> {
     const { state } = this.#run
     for (const call of state.pending) {
-      if (call.approval === 'required') this.emit({ type: 'approval.requested', step: state.step, callId: call.callId, toolName: call.toolName, args: call.args })
+      if (call.approval === 'required')
+        this.emit({ type: 'approval.requested', step: state.step, callId: call.callId, toolName: call.toolName, args: call.args })
     }
-    return this.#commit.end('awaiting_approval', { status: 'suspended', finishReason: 'awaiting_approval', step: state.step, usage: state.usage, lease: undefined })
+    return this.#commit.end('awaiting_approval', {
+      status: 'suspended',
+      finishReason: 'awaiting_approval',
+      step: state.step,
+      usage: state.usage,
+      lease: undefined,
+    })
   }
 
   async #finish(reason: FinishReason, unanswered: PendingCall[]): Promise<RunOutput> {
@@ -370,7 +395,10 @@ export class RunExecution {
     const finalReason = result.next.action === 'finish' ? result.next.reason : 'error'
     try {
       const unanswered = result.next.action === 'finish' ? result.next.unanswered : []
-      await this.#journal.closeCallsFromJournal(unanswered, finalReason === 'error' ? 'the run failed' : `the run was ${finalReason === 'timeout' ? 'timed out' : 'cancelled'}`)
+      await this.#journal.closeCallsFromJournal(
+        unanswered,
+        finalReason === 'error' ? 'the run failed' : `the run was ${finalReason === 'timeout' ? 'timed out' : 'cancelled'}`,
+      )
       await this.#commit.saveSnapshot()
     } catch {
       // The store itself may be what failed: the terminal event is still emitted below.

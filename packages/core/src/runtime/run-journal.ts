@@ -134,7 +134,12 @@ export class RunJournal {
       const base = { callId: call.callId, toolName: call.toolName, durationMs: 0, reused: true, executed: false }
       if (record?.status === 'succeeded') outcomes.push({ ...base, result: capJournaledOutput(record.result ?? null, run.deps.policy), isError: false })
       else if (record?.status === 'failed') outcomes.push({ ...base, result: { error: record.error?.message ?? 'failed' }, isError: true })
-      else if (record) outcomes.push({ ...base, result: { error: `Interrupted: ${reason} while this call ran; its effect is unknown. Check before retrying.` }, isError: true })
+      else if (record)
+        outcomes.push({
+          ...base,
+          result: { error: `Interrupted: ${reason} while this call ran; its effect is unknown. Check before retrying.` },
+          isError: true,
+        })
       else outcomes.push({ ...base, reused: false, result: { error: `Not executed: ${reason}.` }, isError: true })
     }
     this.answerCalls(outcomes)

@@ -53,7 +53,7 @@ describe('run queue', () => {
     expect(resumed.map((output) => output.text)).toEqual(['done', 'done', 'done'])
   })
 
-  it('a worker reads a queued run\'s record once per job', async () => {
+  it("a worker reads a queued run's record once per job", async () => {
     const stores = memoryStores()
     const getRun = stores.runs.getRun.bind(stores.runs)
     const reads: string[] = []

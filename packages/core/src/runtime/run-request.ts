@@ -74,7 +74,13 @@ const messageSchema = z.union([
   z.object({ role: z.literal('user'), content: z.union([z.string(), z.array(z.union([textPart, z.object({ type: z.literal('file') }).passthrough()]))]) }),
   z.object({
     role: z.literal('assistant'),
-    content: z.array(z.union([textPart, z.object({ type: z.literal('reasoning'), text: z.string() }).passthrough(), z.object({ type: z.literal('tool-call'), toolCallId: z.string(), toolName: z.string() }).passthrough()])),
+    content: z.array(
+      z.union([
+        textPart,
+        z.object({ type: z.literal('reasoning'), text: z.string() }).passthrough(),
+        z.object({ type: z.literal('tool-call'), toolCallId: z.string(), toolName: z.string() }).passthrough(),
+      ]),
+    ),
   }),
   z.object({ role: z.literal('tool'), content: z.array(z.object({ type: z.literal('tool-result'), toolCallId: z.string() }).passthrough()) }),
 ])

@@ -1,6 +1,18 @@
 // The status rule (one per finish reason, in every store) and the RunError a run records, through AgentRuntime.
 import { describe, expect, it } from 'vitest'
-import { AgentRuntime, type AgentEvent, ContextOverflowError, Extensions, type FinishReason, mockModel, ProviderError, runErrorOf, runStatusOf, StreamInterruptedError, TimeoutError } from '../index.js'
+import {
+  AgentRuntime,
+  type AgentEvent,
+  ContextOverflowError,
+  Extensions,
+  type FinishReason,
+  mockModel,
+  ProviderError,
+  runErrorOf,
+  runStatusOf,
+  StreamInterruptedError,
+  TimeoutError,
+} from '../index.js'
 
 describe('run status rule', () => {
   it('maps every finish reason to one status', () => {
@@ -39,7 +51,13 @@ describe('run status rule', () => {
 describe('RunError', () => {
   it('gives each provider failure its own code, with status, retryable and provider', () => {
     const provider = 'openai'
-    expect(runErrorOf(new ProviderError('no', { status: 401, provider }))).toEqual({ code: 'provider_auth', message: 'no', status: 401, retryable: false, provider })
+    expect(runErrorOf(new ProviderError('no', { status: 401, provider }))).toEqual({
+      code: 'provider_auth',
+      message: 'no',
+      status: 401,
+      retryable: false,
+      provider,
+    })
     expect(runErrorOf(new ProviderError('slow', { status: 429, provider }))).toMatchObject({ code: 'provider_rate_limit', retryable: true })
     expect(runErrorOf(new ProviderError('busy', { status: 529 }))).toMatchObject({ code: 'provider_overloaded', retryable: true })
     expect(runErrorOf(new ProviderError('busy', { status: 500, details: { type: 'overloaded_error' } }))).toMatchObject({ code: 'provider_overloaded' })

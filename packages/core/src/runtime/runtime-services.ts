@@ -95,12 +95,20 @@ export class RuntimeServices {
   }
   get compaction(): CompactionService {
     const strategy = this.extensions.compaction ?? truncateCompaction()
-    if (!this.#compaction || this.#compaction.strategy.name !== strategy.name) this.#compaction = new CompactionService(strategy, compactionBreaker(this.policy))
+    if (!this.#compaction || this.#compaction.strategy.name !== strategy.name)
+      this.#compaction = new CompactionService(strategy, compactionBreaker(this.policy))
     return this.#compaction
   }
 
   /** The stores a run uses, as one object. */
   stores(): Stores {
-    return { sessions: this.sessions, runs: this.runs, executions: this.executions, snapshots: this.snapshots, embeddings: this.embeddings, artifacts: this.artifacts }
+    return {
+      sessions: this.sessions,
+      runs: this.runs,
+      executions: this.executions,
+      snapshots: this.snapshots,
+      embeddings: this.embeddings,
+      artifacts: this.artifacts,
+    }
   }
 }

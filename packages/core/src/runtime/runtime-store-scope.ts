@@ -9,7 +9,11 @@ import { invalidRuntimeStore } from './admission.js'
  * and a failing cleanup rejects the call (cleanup errors are never silent). Runtime resources registered on the
  * extensions are in scope for `runtime.load()` during the run.
  */
-export async function withRuntimeStore<T>(extensions: Extensions, runtime: RuntimeStore<any> | undefined, body: (scoped: RuntimeStore | undefined) => Promise<T>): Promise<T> {
+export async function withRuntimeStore<T>(
+  extensions: Extensions,
+  runtime: RuntimeStore<any> | undefined,
+  body: (scoped: RuntimeStore | undefined) => Promise<T>,
+): Promise<T> {
   const resources = extensions.runtimeResources
   if (!runtime) return resources ? RuntimeStore.runWithResources(resources, () => body(undefined)) : body(undefined)
   // Checked here too: the store is snapshotted before the request's admission runs.

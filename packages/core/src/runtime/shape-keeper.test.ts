@@ -9,7 +9,15 @@ import { memoryStores } from '../stores/memory/memory-stores.js'
 import { ToolRegistry } from '../tools/tool-registry.js'
 import { toolScopeShapeKeeper, ToolScope } from '../tools/tool-scope.js'
 import { defineTool } from '../tools/define-tool.js'
-import { RunExecution, runExecutionDeps, runExecutionInit, runExecutionShapeKeeper, type RunExecutionDeps, type RunExecutionInit, type RunExecutionStart } from './run-execution.js'
+import {
+  RunExecution,
+  runExecutionDeps,
+  runExecutionInit,
+  runExecutionShapeKeeper,
+  type RunExecutionDeps,
+  type RunExecutionInit,
+  type RunExecutionStart,
+} from './run-execution.js'
 import { initialRunState } from './run-state.js'
 
 setFlagsFromString('--allow-natives-syntax')
@@ -43,7 +51,12 @@ describe('shape keepers', () => {
     } as unknown as RunExecutionDeps)
     const bare = runExecutionDeps({} as RunExecutionDeps)
     expect(haveSameMap(full, bare)).toBe(true)
-    const init = runExecutionInit({ state: initialRunState('run_2', 'ses_2', 3), agent: { name: 'a', instructions: 'Be brief.' }, messages: [], parentRunId: 'p' } as unknown as RunExecutionStart)
+    const init = runExecutionInit({
+      state: initialRunState('run_2', 'ses_2', 3),
+      agent: { name: 'a', instructions: 'Be brief.' },
+      messages: [],
+      parentRunId: 'p',
+    } as unknown as RunExecutionStart)
     expect(init).toMatchObject({ agentName: 'a', instructions: 'Be brief.', parentRunId: 'p' })
     expect(haveSameMap(init, runExecutionInit({ agent: { name: 'b' } } as RunExecutionStart))).toBe(true)
     // A spread with an optional key would not be: the check tells them apart.

@@ -30,7 +30,13 @@ export async function admit(services: RuntimeServices, request: RunRequest): Pro
 }
 
 /** `controller` is the stream's (aborted when its consumer stops reading); `run()` leaves it to this function. */
-export async function startRun(services: RuntimeServices, request: RunRequest, runtime: RuntimeStore | undefined, channel: EventChannel<AgentEvent> | undefined, controller = new AbortController()): Promise<RunOutput> {
+export async function startRun(
+  services: RuntimeServices,
+  request: RunRequest,
+  runtime: RuntimeStore | undefined,
+  channel: EventChannel<AgentEvent> | undefined,
+  controller = new AbortController(),
+): Promise<RunOutput> {
   const { policy, input, sessionId } = await admit(services, request)
   if (!request.idempotencyKey) return startAdmitted(services, request, runtime, channel, controller, policy, input, sessionId)
   // A duplicate submitted while the first is still starting (a double click) shares its outcome: it neither waits
@@ -59,7 +65,7 @@ export async function startRun(services: RuntimeServices, request: RunRequest, r
 async function replayInto(services: RuntimeServices, channel: EventChannel<AgentEvent> | undefined, outcome: Promise<RunOutput>): Promise<RunOutput> {
   const output = await outcome
   if (channel === undefined) return output
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await services.runs.listEvents(output.runId, { after, limit: 1_000 })
     for (const event of page) channel.push(event)
     if (page.length < 1_000) return output
@@ -107,7 +113,18 @@ async function startAdmitted(
     services.runAgents.set(runId, request.agent)
     // A session this run created has nothing to read yet (and the run holds its lease).
     const window = winner ? services.windows.empty(sessionId) : await services.windows.get(sessionId)
-    const start = { state: initialRunState(runId, sessionId, window.lastSeq + 1), agent: request.agent, model, scope, window, lease: hold.lease, runtime, channel, signal: controller.signal, parentRunId: request.parentRunId }
+    const start = {
+      state: initialRunState(runId, sessionId, window.lastSeq + 1),
+      agent: request.agent,
+      model,
+      scope,
+      window,
+      lease: hold.lease,
+      runtime,
+      channel,
+      signal: controller.signal,
+      parentRunId: request.parentRunId,
+    }
     const modelId = `${model.provider}:${model.modelId}`
     return executeHeld(services, hold, controller, policy, start, undefined, {
       events: [{ type: 'run.started', agent: request.agent.name, modelId, input: input as never, gateWaitMs: hold.gateWaitMs }],
@@ -144,7 +161,15 @@ export async function createRecord(
   }
   let created: RunRecord
   try {
-    created = await runs.createRun({ id: runId, sessionId, status, idempotencyKey: request.idempotencyKey, metadata: request.metadata ?? {}, request: serializeRequest(request, input, model), ...start })
+    created = await runs.createRun({
+      id: runId,
+      sessionId,
+      status,
+      idempotencyKey: request.idempotencyKey,
+      metadata: request.metadata ?? {},
+      request: serializeRequest(request, input, model),
+      ...start,
+    })
   } catch (error) {
     if (request.idempotencyKey && SpindleError.isInstance(error) && error.code === 'duplicate') {
       const winner = await runs.findRunByIdempotencyKey(sessionId, request.idempotencyKey)

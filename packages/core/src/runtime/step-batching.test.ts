@@ -2,17 +2,7 @@
 // conflict-safe snapshot when another writer appends mid-run, and one call per write without a batch.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import {
-  AgentRuntime,
-  defineTool,
-  Extensions,
-  memoryStores,
-  mockModel,
-  type StoreBatch,
-  type Stores,
-  StoreError,
-  type StoreWrite,
-} from '../index.js'
+import { AgentRuntime, defineTool, Extensions, memoryStores, mockModel, type StoreBatch, type Stores, StoreError, type StoreWrite } from '../index.js'
 import { StepWriter } from './step-writer.js'
 
 const add = defineTool({ name: 'add', description: 'adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b })
@@ -87,7 +77,14 @@ describe('step batching', () => {
     expect(await runtime.runs.getRun(output.runId)).toMatchObject({ status: 'completed', finishReason: 'stop', step: 3 })
     // Everything landed: the log, the journal, the events (gap-free) and a snapshot that points at the last entry.
     const entries = await runtime.sessions.listEntries(output.sessionId)
-    expect(entries.map((entry) => (entry.kind === 'message' ? entry.message.role : entry.kind))).toEqual(['user', 'assistant', 'tool', 'assistant', 'tool', 'assistant'])
+    expect(entries.map((entry) => (entry.kind === 'message' ? entry.message.role : entry.kind))).toEqual([
+      'user',
+      'assistant',
+      'tool',
+      'assistant',
+      'tool',
+      'assistant',
+    ])
     expect((await runtime.executions.listByRun(output.runId)).map((record) => [record.status, record.result])).toEqual([
       ['succeeded', 3],
       ['succeeded', 7],
@@ -132,7 +129,10 @@ describe('step batching', () => {
     // The run's last commit (its end with the final snapshot) fails once.
     const outage = failOnce(stores, (writes) => writes.some((write) => write.type === 'run.update'), new StoreError('[test] the disk is full'))
     const runtime = new AgentRuntime(new Extensions().setStores(stores))
-    const stream = runtime.stream({ agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'done' }]), tools: { add } }, input: 'x' })
+    const stream = runtime.stream({
+      agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'add', args: { a: 1, b: 2 } }] }, { text: 'done' }]), tools: { add } },
+      input: 'x',
+    })
     const streamed: string[] = []
     for await (const event of stream) streamed.push(event.type)
     const output = await stream.result
@@ -165,7 +165,11 @@ describe('step batching', () => {
     for await (const event of stream) streamed.push(event.type)
     const output = await stream.result
     expect(output).toMatchObject({ finishReason: 'stop', text: 'done' })
-    expect(commits.slice(-3)).toEqual([['session.append', 'run.events', 'snapshot.save', 'run.update'], ['session.append'], ['run.events', 'snapshot.save', 'run.update']])
+    expect(commits.slice(-3)).toEqual([
+      ['session.append', 'run.events', 'snapshot.save', 'run.update'],
+      ['session.append'],
+      ['run.events', 'snapshot.save', 'run.update'],
+    ])
     expect(streamed.filter((type) => type === 'run.finished' || type === 'run.failed')).toEqual(['run.finished'])
     const events = await runtime.runs.listEvents(output.runId)
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1))
@@ -191,7 +195,15 @@ describe('step batching', () => {
         return 'slow done'
       },
     })
-    const model = mockModel([{ toolCalls: [{ name: 'slow', args: {}, id: 'slow' }, { name: 'fast', args: {}, id: 'fast' }] }, { text: 'done' }])
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'slow', args: {}, id: 'slow' },
+          { name: 'fast', args: {}, id: 'fast' },
+        ],
+      },
+      { text: 'done' },
+    ])
     const output = await runtime.run({ agent: { name: 'a', model, tools: { fast, slow } }, input: 'x' })
     expect(output.finishReason).toBe('stop')
     expect(seenFromSlow).toBe('succeeded')
@@ -220,7 +232,7 @@ describe('step batching', () => {
     expect(commits.length).toBeGreaterThan(0)
   })
 
-  it('commits land in call order: a parallel call\'s journal start never overtakes the commit carrying the assistant message', async () => {
+  it("commits land in call order: a parallel call's journal start never overtakes the commit carrying the assistant message", async () => {
     const stores = memoryStores()
     const landed: string[] = []
     const slowFirst: StoreBatch = {
@@ -294,7 +306,10 @@ describe('step batching', () => {
     expect(writer.queuedCount).toBe(3)
     fail = false
     await writer.commit([update(5)])
-    expect(sent).toEqual([['1', '2', '3'], ['1', '2', '4', '5']])
+    expect(sent).toEqual([
+      ['1', '2', '3'],
+      ['1', '2', '4', '5'],
+    ])
     expect(results).toEqual([1, 2, 4])
     expect(writer.queued).toEqual([])
     // A commit after that sends only its own writes.
@@ -302,7 +317,7 @@ describe('step batching', () => {
     expect(sent[2]).toEqual(['6'])
   })
 
-  it('with the memory stores\' own batch a commit is written and its queued results delivered before commit() returns', async () => {
+  it("with the memory stores' own batch a commit is written and its queued results delivered before commit() returns", async () => {
     const stores = memoryStores()
     await stores.sessions.createSession({ id: 's' })
     const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
@@ -319,7 +334,9 @@ describe('step batching', () => {
     expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1])
     // A synchronous failure rejects the commit and writes nothing (the append before it is undone).
     writer.defer({ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'lost?' } }] })
-    await expect(writer.commit([{ type: 'execution.finish', key: 'never-started', outcome: { status: 'succeeded', result: 1 } }], true)).rejects.toThrow(/never started/)
+    await expect(writer.commit([{ type: 'execution.finish', key: 'never-started', outcome: { status: 'succeeded', result: 1 } }], true)).rejects.toThrow(
+      /never started/,
+    )
     expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1])
     expect(writer.queued).toHaveLength(1)
   })
@@ -328,13 +345,18 @@ describe('step batching', () => {
     const stores = memoryStores()
     await stores.sessions.createSession({ id: 's' })
     const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
-    const start = (callId: string): StoreWrite => ({ type: 'execution.start', execution: { key: `r:1:${callId}`, runId: 'r', step: 1, callId, toolName: 'add', args: {} } })
+    const start = (callId: string): StoreWrite => ({
+      type: 'execution.start',
+      execution: { key: `r:1:${callId}`, runId: 'r', step: 1, callId, toolName: 'add', args: {} },
+    })
     const now = writer.commitNow([start('a')])
     expect(Array.isArray(now)).toBe(true)
     expect((now as Array<{ created: boolean }>)[0]).toMatchObject({ created: true, record: { status: 'started' } })
     // A failure is thrown, not returned as a rejected promise; the append queued before it is not written and stays queued.
     writer.defer({ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'kept' } }] })
-    expect(() => writer.commitNow([{ type: 'execution.finish', key: 'never-started', outcome: { status: 'succeeded', result: 1 } }], true)).toThrow(/never started/)
+    expect(() => writer.commitNow([{ type: 'execution.finish', key: 'never-started', outcome: { status: 'succeeded', result: 1 } }], true)).toThrow(
+      /never started/,
+    )
     expect(writer.queued).toHaveLength(1)
     expect(await stores.sessions.listEntries('s')).toEqual([])
     // While an asynchronous commit is in flight (a replaced method), the next one waits for it: a promise.
@@ -406,7 +428,15 @@ describe('step batching', () => {
     }
     const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
     const first = writer.commit([{ type: 'execution.start', execution: { key: 'r:1:a', runId: 'r', step: 1, callId: 'a', toolName: 'add', args: {} } }])
-    const second = writer.commit([{ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'after' } }], fence: undefined, expectedLastSeq: undefined }])
+    const second = writer.commit([
+      {
+        type: 'session.append',
+        sessionId: 's',
+        entries: [{ kind: 'message', message: { role: 'user', content: 'after' } }],
+        fence: undefined,
+        expectedLastSeq: undefined,
+      },
+    ])
     void second.then(() => landed.push('append'))
     await Promise.all([first, second])
     expect(landed).toEqual(['start a', 'append'])

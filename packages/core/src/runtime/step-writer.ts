@@ -145,7 +145,12 @@ export class StepWriter {
   }
 
   /** The asynchronous commit: after `previous` (the commit still in flight, if any), through `batch.write()` or one store call per write. */
-  async #commitAsync(previous: Promise<unknown> | undefined, ticket: number, writes: readonly StoreWrite[], keepOnFailure: boolean): Promise<StoreWriteResult[]> {
+  async #commitAsync(
+    previous: Promise<unknown> | undefined,
+    ticket: number,
+    writes: readonly StoreWrite[],
+    keepOnFailure: boolean,
+  ): Promise<StoreWriteResult[]> {
     try {
       if (previous) await previous.catch(ignore)
       const size = this.#size

@@ -11,10 +11,28 @@ it.each([
   ['a text part without text', [{ role: 'user', content: [{ type: 'text' }] }]],
   ['a text part whose text is a number', [{ role: 'user', content: [{ type: 'text', text: 42 }] }]],
   ['a text part whose text is null', [{ role: 'user', content: [{ type: 'text', text: null }] }]],
-  ['a tool call without its id', [{ role: 'assistant', content: [{ type: 'tool-call', toolName: 'pay', args: {} }] }, { role: 'user', content: 'hi' }]],
+  [
+    'a tool call without its id',
+    [
+      { role: 'assistant', content: [{ type: 'tool-call', toolName: 'pay', args: {} }] },
+      { role: 'user', content: 'hi' },
+    ],
+  ],
   ['a value JSON cannot hold (a BigInt)', [{ role: 'user', content: [{ type: 'text', text: 'hi', extra: 10n }] }]],
-  ['a tool result whose call the input never asked for', [{ role: 'tool', content: [{ type: 'tool-result', toolCallId: 'zz', toolName: 'pay', result: 1 }] }, { role: 'user', content: 'hi' }]],
-  ['a tool call no tool message answers', [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x1', toolName: 'pay', args: {} }] }, { role: 'user', content: 'hello' }]],
+  [
+    'a tool result whose call the input never asked for',
+    [
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'zz', toolName: 'pay', result: 1 }] },
+      { role: 'user', content: 'hi' },
+    ],
+  ],
+  [
+    'a tool call no tool message answers',
+    [
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'x1', toolName: 'pay', args: {} }] },
+      { role: 'user', content: 'hello' },
+    ],
+  ],
 ])('%s is an AdmissionError, and nothing is written', async (_label, input) => {
   const runtime = new AgentRuntime()
   const error = await runtime.run({ agent, input: input as never, sessionId: 'ses_bad' }).catch((caught: unknown) => caught)
@@ -31,7 +49,15 @@ it.each([
   ['a signal that is no AbortSignal', { agent, signal: 'abc' }, /signal must be an AbortSignal/],
   [
     'two tools of one name in a tools array',
-    { agent: { ...agent, tools: [defineTool({ name: 'lookup', description: 'lookup', inputSchema: z.object({}), execute: () => 'customers' }), defineTool({ name: 'lookup', description: 'lookup', inputSchema: z.object({}), execute: () => 'orders' })] } },
+    {
+      agent: {
+        ...agent,
+        tools: [
+          defineTool({ name: 'lookup', description: 'lookup', inputSchema: z.object({}), execute: () => 'customers' }),
+          defineTool({ name: 'lookup', description: 'lookup', inputSchema: z.object({}), execute: () => 'orders' }),
+        ],
+      },
+    },
     /agent\.tools\[0\] and agent\.tools\[1\] are both named "lookup"/,
   ],
 ])('%s is an AdmissionError naming the field, and nothing is written', async (_label, request, message) => {

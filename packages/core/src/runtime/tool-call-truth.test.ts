@@ -3,7 +3,18 @@
 // is capped like a result, and a call is answered exactly once (found by a QA pass on the kernel).
 import { expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, defineTool, Extensions, handoff, InProcessEventBus, memoryStores, mockModel, type AgentEvent, type EventBus, type ModelMessage } from '../index.js'
+import {
+  AgentRuntime,
+  defineTool,
+  Extensions,
+  handoff,
+  InProcessEventBus,
+  memoryStores,
+  mockModel,
+  type AgentEvent,
+  type EventBus,
+  type ModelMessage,
+} from '../index.js'
 import { maxJournalMessageLength } from '../plugin-kit/index.js'
 
 async function sessionMessages(runtime: AgentRuntime, sessionId: string): Promise<ModelMessage[]> {
@@ -22,9 +33,26 @@ function answers(messages: ModelMessage[]): Record<string, number> {
 
 it('a cancel mid-step keeps the real result of a sibling call that already ran', async () => {
   const paid: number[] = []
-  const pay = defineTool({ name: 'pay', description: 'pay', inputSchema: z.object({ amount: z.number() }), execute: async ({ amount }) => (paid.push(amount), { paid: amount }) })
-  const slow = defineTool({ name: 'slow', description: 'slow', inputSchema: z.object({}), execute: (_input, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))) })
-  const model = mockModel([{ toolCalls: [{ name: 'pay', args: { amount: 5 }, id: 'p1' }, { name: 'slow', args: {}, id: 's1' }] }])
+  const pay = defineTool({
+    name: 'pay',
+    description: 'pay',
+    inputSchema: z.object({ amount: z.number() }),
+    execute: async ({ amount }) => (paid.push(amount), { paid: amount }),
+  })
+  const slow = defineTool({
+    name: 'slow',
+    description: 'slow',
+    inputSchema: z.object({}),
+    execute: (_input, { signal }) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+  })
+  const model = mockModel([
+    {
+      toolCalls: [
+        { name: 'pay', args: { amount: 5 }, id: 'p1' },
+        { name: 'slow', args: {}, id: 's1' },
+      ],
+    },
+  ])
   const runtime = new AgentRuntime()
   const stream = runtime.stream({ agent: { name: 'a', model, tools: { pay, slow } }, input: 'go', sessionId: 'ses_pay' })
   for await (const event of stream) if (event.type === 'tool.result' && event.toolName === 'pay') void runtime.cancel(event.runId)
@@ -113,7 +141,11 @@ it('an approval check that throws asks a human instead of leaving the call unans
     execute: () => ++paid,
   })
   const runtime = new AgentRuntime()
-  const output = await runtime.run({ agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'pay', args: {}, id: 'c1' }] }]), tools: { pay } }, input: 'go', sessionId: 'ses_pred' })
+  const output = await runtime.run({
+    agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'pay', args: {}, id: 'c1' }] }]), tools: { pay } },
+    input: 'go',
+    sessionId: 'ses_pred',
+  })
   expect(output.finishReason).toBe('awaiting_approval')
   expect(paid).toBe(0)
 })
@@ -121,7 +153,11 @@ it('an approval check that throws asks a human instead of leaving the call unans
 it('a handoff whose target model cannot be resolved fails the run with each call answered once', async () => {
   const runtime = new AgentRuntime()
   const output = await runtime.run({
-    agent: { name: 'front', model: mockModel([{ toolCalls: [{ name: 'transfer_to_billing', args: {}, id: 'h1' }] }]), tools: { transfer_to_billing: handoff({ name: 'billing', model: 'nowhere:model' }) } },
+    agent: {
+      name: 'front',
+      model: mockModel([{ toolCalls: [{ name: 'transfer_to_billing', args: {}, id: 'h1' }] }]),
+      tools: { transfer_to_billing: handoff({ name: 'billing', model: 'nowhere:model' }) },
+    },
     input: 'go',
     sessionId: 'ses_handoff',
   })

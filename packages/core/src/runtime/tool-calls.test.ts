@@ -4,7 +4,13 @@ import { z } from 'zod'
 import { AgentRuntime, defineTool, Extensions, mockModel, type ToolResultPart } from '../index.js'
 import { readArtifactBytes } from '../plugin-kit/index.js'
 
-const add = defineTool({ name: 'add', description: 'adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b, idempotent: true })
+const add = defineTool({
+  name: 'add',
+  description: 'adds',
+  inputSchema: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => a + b,
+  idempotent: true,
+})
 
 function toolResults(model: ReturnType<typeof mockModel>, callIndex: number): ToolResultPart[] {
   const message = model.calls[callIndex]?.messages.findLast((entry) => entry.role === 'tool')
@@ -89,7 +95,7 @@ describe('tool calls', () => {
     expect(record?.status).toBe('failed')
   })
 
-  it('a tool gets its call\'s context; a spread of it keeps the signal, which a cancelled run aborts', async () => {
+  it("a tool gets its call's context; a spread of it keeps the signal, which a cancelled run aborts", async () => {
     const seen: Array<Record<string, unknown>> = []
     let release: (() => void) | undefined
     const probe = defineTool({
@@ -112,7 +118,19 @@ describe('tool calls', () => {
     const running = runtime.run({ agent: { name: 'a', model, tools: { probe } }, input: 'x', signal: controller.signal })
     await expect.poll(() => seen.length).toBe(1)
     const context = seen[0]!
-    expect(Object.keys(context).sort()).toEqual(['artifacts', 'callId', 'idempotencyKey', 'nested', 'runId', 'runtime', 'sessionId', 'signal', 'step', 'toolName', 'via'])
+    expect(Object.keys(context).sort()).toEqual([
+      'artifacts',
+      'callId',
+      'idempotencyKey',
+      'nested',
+      'runId',
+      'runtime',
+      'sessionId',
+      'signal',
+      'step',
+      'toolName',
+      'via',
+    ])
     expect(context).toMatchObject({ callId: 'c1', toolName: 'probe', step: 1, idempotencyKey: `${context.runId}:1:c1` })
     expect(context.signal).toBeInstanceOf(AbortSignal)
     expect((context.signal as AbortSignal).aborted).toBe(false)
@@ -142,7 +160,13 @@ describe('tool calls', () => {
 
   it('output at the byte limit enters the context whole, one byte over is truncated (numbers, ASCII and multi-byte strings)', async () => {
     const outputs: unknown[] = [12345, 'a'.repeat(40), 'é'.repeat(20), 'é'.repeat(21), 'a'.repeat(41), { list: 'z'.repeat(40) }]
-    const echo = defineTool({ name: 'out', description: 'o', inputSchema: z.object({ index: z.number() }), maxOutputBytes: 40, execute: ({ index }) => outputs[index] as never })
+    const echo = defineTool({
+      name: 'out',
+      description: 'o',
+      inputSchema: z.object({ index: z.number() }),
+      maxOutputBytes: 40,
+      execute: ({ index }) => outputs[index] as never,
+    })
     const model = mockModel([...outputs.map((_, index) => ({ toolCalls: [{ name: 'out', args: { index } }] })), { text: 'ok' }])
     const runtime = new AgentRuntime(new Extensions(), { maxSteps: 10, maxToolCalls: 10 })
     await runtime.run({ agent: { name: 'a', model, tools: { out: echo } }, input: 'x' })

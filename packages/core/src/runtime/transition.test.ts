@@ -86,7 +86,13 @@ describe('transition: start and the basic loop', () => {
   })
 
   it('a next without per-call data is one shared frozen object (a step allocates none); a finish is its own', () => {
-    const first = play([{ type: 'continue' }, model({ toolCalls: [call('a')] }), { type: 'tools', executed: 1 }, model({ toolCalls: [call('b')] }), { type: 'tools', executed: 1 }])
+    const first = play([
+      { type: 'continue' },
+      model({ toolCalls: [call('a')] }),
+      { type: 'tools', executed: 1 },
+      model({ toolCalls: [call('b')] }),
+      { type: 'tools', executed: 1 },
+    ])
     const [start, tools1, model1, tools2, model2] = first.steps.map((step) => step.next)
     expect(model1).toBe(start)
     expect(model2).toBe(start)
@@ -178,7 +184,10 @@ describe('transition: every finish reason', () => {
   }
 
   it('budget never discards a final answer: reaching it with an answer is a stop', () => {
-    const { next, state } = transition(fresh(), model({ text: 'answer', usage: { inputTokens: 500, outputTokens: 500 } }), { ...limits, budget: { maxTotalTokens: 10 } })
+    const { next, state } = transition(fresh(), model({ text: 'answer', usage: { inputTokens: 500, outputTokens: 500 } }), {
+      ...limits,
+      budget: { maxTotalTokens: 10 },
+    })
     expectFinish(next, 'stop')
     expect(state.text).toBe('answer')
   })
@@ -241,7 +250,13 @@ describe('transition: every finish reason', () => {
 
   it('policy via the doom-loop threshold: the same calls three times in a row', () => {
     const repeated = () => [call('search', { q: 'same' }, `id-${Math.random()}`)]
-    const { steps, last } = play([model({ toolCalls: repeated() }), { type: 'tools', executed: 1 }, model({ toolCalls: repeated() }), { type: 'tools', executed: 1 }, model({ toolCalls: repeated() })])
+    const { steps, last } = play([
+      model({ toolCalls: repeated() }),
+      { type: 'tools', executed: 1 },
+      model({ toolCalls: repeated() }),
+      { type: 'tools', executed: 1 },
+      model({ toolCalls: repeated() }),
+    ])
     expect(steps[2]!.state.repeatCount).toBe(2)
     expect(last.next).toMatchObject({ action: 'finish', reason: 'policy' })
     expect((last.next as Extract<Next, { action: 'finish' }>).unanswered).toHaveLength(1)
@@ -294,7 +309,9 @@ describe('transition: every finish reason', () => {
   it('policy via the doom-loop threshold: a cycle of two or three calls repeated three times (A, B, A, B, A, B)', () => {
     const tools: Outcome = { type: 'tools', executed: 1 }
     const step = (name: string) => [model({ toolCalls: [call(name, { q: name })] }), tools]
-    const cycle2 = play([...step('a'), ...step('b'), ...step('a'), ...step('b'), ...step('a'), model({ toolCalls: [call('b', { q: 'b' })] })], { limits: { ...limits, maxSteps: 20 } })
+    const cycle2 = play([...step('a'), ...step('b'), ...step('a'), ...step('b'), ...step('a'), model({ toolCalls: [call('b', { q: 'b' })] })], {
+      limits: { ...limits, maxSteps: 20 },
+    })
     expect(cycle2.steps.at(-2)!.next).toEqual({ action: 'call-model', continuation: false })
     expect(cycle2.last.next).toMatchObject({ action: 'finish', reason: 'policy' })
     expect(cycle2.last.state.error).toEqual({ code: 'doom_loop', message: 'the model repeated the same cycle of 2 tool calls 3 times in a row' })
@@ -305,7 +322,12 @@ describe('transition: every finish reason', () => {
     const broken = play(['a', 'b', 'a', 'c', 'a', 'b'].flatMap(step), { limits: { ...limits, maxSteps: 20 } })
     expect(broken.last.next).toEqual({ action: 'call-model', continuation: false })
     // An answer clears what the check keeps.
-    expect(transition(broken.state, model({ text: 'done' }), limits).state).toMatchObject({ callSignature2: undefined, callSignature3: undefined, cycleRun2: 0, cycleRun3: 0 })
+    expect(transition(broken.state, model({ text: 'done' }), limits).state).toMatchObject({
+      callSignature2: undefined,
+      callSignature3: undefined,
+      cycleRun2: 0,
+      cycleRun3: 0,
+    })
   })
 
   it('the doom-loop threshold is configurable', () => {
@@ -388,7 +410,15 @@ describe('transition: purity', () => {
     const states: RunState[] = [
       fresh(),
       { ...fresh(), phase: 'tools', step: 1, pending: calls },
-      { ...fresh(), step: 2, text: 'partial', lengthContinuations: 1, lastCallSignature: 'sig', repeatCount: 1, usage: { inputTokens: 5, outputTokens: 5, costUsd: 0.1 } },
+      {
+        ...fresh(),
+        step: 2,
+        text: 'partial',
+        lengthContinuations: 1,
+        lastCallSignature: 'sig',
+        repeatCount: 1,
+        usage: { inputTokens: 5, outputTokens: 5, costUsd: 0.1 },
+      },
       { ...fresh(), phase: 'done', finishReason: 'stop' },
     ]
     const outcomes: Outcome[] = [
@@ -490,8 +520,15 @@ describe('transition: property — random runs that follow the protocol never re
           reached.add(next.reason)
           // Once done, it stays done.
           const again = transition(state, { type: 'continue' }, runLimits)
-          invariant(again.state === state && isDeepStrictEqual(again.next, { action: 'finish', reason: next.reason, unanswered: [] }), `${where}: resume of a done run`)
-          for (const late of [{ type: 'error', error: { code: 'x', message: 'late' } }, { type: 'aborted', reason: 'cancelled' }, { type: 'violation', message: 'late' }] as Outcome[]) {
+          invariant(
+            again.state === state && isDeepStrictEqual(again.next, { action: 'finish', reason: next.reason, unanswered: [] }),
+            `${where}: resume of a done run`,
+          )
+          for (const late of [
+            { type: 'error', error: { code: 'x', message: 'late' } },
+            { type: 'aborted', reason: 'cancelled' },
+            { type: 'violation', message: 'late' },
+          ] as Outcome[]) {
             const after = transition(state, late, runLimits)
             invariant(after.state.phase === 'done' && after.state.pending.length === 0, `${where}: ${late.type} after done left the done phase`)
             invariant(after.next.action === 'finish' && after.next.unanswered.length === 0, `${where}: ${late.type} after done returned calls`)
@@ -530,7 +567,10 @@ describe('transition: property — random runs that follow the protocol never re
           outcome = { type: 'tools', executed: Math.floor(random() * (state.pending.length + 1)) }
         } else {
           // Suspended for approval: a human decides each call, then the run resumes.
-          state = { ...state, pending: state.pending.map((entry) => (entry.approval === 'required' ? { ...entry, approval: pick(['approved', 'denied'] as const) } : entry)) }
+          state = {
+            ...state,
+            pending: state.pending.map((entry) => (entry.approval === 'required' ? { ...entry, approval: pick(['approved', 'denied'] as const) } : entry)),
+          }
           outcome = { type: 'continue' }
         }
       }

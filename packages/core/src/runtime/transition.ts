@@ -112,7 +112,9 @@ function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }
     const period = cyclePeriod(withCalls, limits.doomLoopThreshold)
     if (period) {
       return finish(
-        withState(withCalls, { error: { code: 'doom_loop', message: `the model repeated the same cycle of ${period} tool calls ${limits.doomLoopThreshold} times in a row` } }),
+        withState(withCalls, {
+          error: { code: 'doom_loop', message: `the model repeated the same cycle of ${period} tool calls ${limits.doomLoopThreshold} times in a row` },
+        }),
         'policy',
       )
     }
@@ -120,7 +122,16 @@ function afterModel(state: RunState, outcome: Extract<Outcome, { type: 'model' }
     return beforeTools(withCalls, limits)
   }
   const text = state.text + outcome.text
-  const answered: RunState = Object.assign(base, { text, pending: [], lastCallSignature: undefined, repeatCount: 0, callSignature2: undefined, callSignature3: undefined, cycleRun2: 0, cycleRun3: 0 })
+  const answered: RunState = Object.assign(base, {
+    text,
+    pending: [],
+    lastCallSignature: undefined,
+    repeatCount: 0,
+    callSignature2: undefined,
+    callSignature3: undefined,
+    cycleRun2: 0,
+    cycleRun3: 0,
+  })
   switch (outcome.finishReason) {
     case 'length':
       if (state.lengthContinuations < limits.maxLengthContinuations && !overBudget(usage, limits) && base.step < limits.maxSteps) {
@@ -157,7 +168,8 @@ export function overBudget(usage: Usage, limits: TransitionLimits): boolean {
  */
 function cyclePeriod(state: RunState, threshold: number): number {
   if ((state.cycleRun2 ?? 0) >= 2 * (threshold - 1) && state.lastCallSignature !== state.callSignature2) return 2
-  if ((state.cycleRun3 ?? 0) >= 3 * (threshold - 1) && !(state.lastCallSignature === state.callSignature2 && state.callSignature2 === state.callSignature3)) return 3
+  if ((state.cycleRun3 ?? 0) >= 3 * (threshold - 1) && !(state.lastCallSignature === state.callSignature2 && state.callSignature2 === state.callSignature3))
+    return 3
   return 0
 }
 

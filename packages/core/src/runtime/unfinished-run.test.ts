@@ -14,7 +14,11 @@ it('a new run on a session whose last run is unfinished (running, then interrupt
   const crashed = new AgentRuntime(new Extensions().setStores(stores))
   // The later process has neither the old run's model nor its tool registered: it can still cancel that run.
   const later = new AgentRuntime(new Extensions().setStores(stores))
-  const stuck = crashed.run({ agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'hang', args: {} }] }]), tools: { hang } }, input: 'first', sessionId: 'ses_shared' })
+  const stuck = crashed.run({
+    agent: { name: 'a', model: mockModel([{ toolCalls: [{ name: 'hang', args: {} }] }]), tools: { hang } },
+    input: 'first',
+    sessionId: 'ses_shared',
+  })
   void stuck
   await entered
   const [owner] = await stores.runs.listRuns({ sessionId: 'ses_shared' })
@@ -53,7 +57,11 @@ async function runStoppedBeforeItsInput() {
   const { runId: x } = await crashed.enqueue({ agent: { name: 'x', model: xModel }, input: 'question x', sessionId: 'ses_hole' })
   // X's worker took the job (running, its lease since expired) and died before anything reached the session.
   await stores.runs.updateRun(x, { status: 'running', startedAt: Date.now() - 60_000, lease: { owner: 'dead-worker', expiresAt: Date.now() - 1 } })
-  void crashed.run({ agent: { name: 'y', model: mockModel([{ toolCalls: [{ name: 'hang', args: {} }] }]), tools: { hang } }, input: 'question y', sessionId: 'ses_hole' })
+  void crashed.run({
+    agent: { name: 'y', model: mockModel([{ toolCalls: [{ name: 'hang', args: {} }] }]), tools: { hang } },
+    input: 'question y',
+    sessionId: 'ses_hole',
+  })
   await entered
   const y = (await stores.runs.listRuns({ sessionId: 'ses_hole' })).find((run) => run.id !== x)!.id
   const entriesBefore = await stores.sessions.listEntries('ses_hole')
@@ -93,7 +101,11 @@ it('recover() resumes the run its session ends with first, then the queued run i
   const entered = new Promise<void>((resolve) => (started = resolve))
   const crashed = new AgentRuntime(new Extensions().setStores(stores), { leaseMs: 1 })
   const hangs = defineTool({ name: 'hang', description: 'h', inputSchema: z.object({}), execute: () => (started(), new Promise<never>(() => {})) })
-  void crashed.run({ agent: { name: 'y', model: mockModel([{ toolCalls: [{ name: 'hang', args: {} }] }]), tools: { hang: hangs } }, input: 'question y', sessionId: 'ses_order' })
+  void crashed.run({
+    agent: { name: 'y', model: mockModel([{ toolCalls: [{ name: 'hang', args: {} }] }]), tools: { hang: hangs } },
+    input: 'question y',
+    sessionId: 'ses_order',
+  })
   await entered
   // The process dies with a run of the session mid-call and a later one in its in-memory queue.
   const { runId: queued } = await crashed.enqueue({ agent: { name: 'q', model: mockModel([]) }, input: 'question q', sessionId: 'ses_order' })

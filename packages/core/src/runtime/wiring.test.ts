@@ -65,13 +65,29 @@ describe('wiring', () => {
     let compactions = 0
     const base = truncateCompaction()
     // Counts the compactions made (a strategy call that finds nothing worth cutting makes none).
-    const compaction: CompactionStrategy = { name: 'counting', compact: async (input) => { const record = await base.compact(input); if (record) compactions++; return record } }
+    const compaction: CompactionStrategy = {
+      name: 'counting',
+      compact: async (input) => {
+        const record = await base.compact(input)
+        if (record) compactions++
+        return record
+      },
+    }
     let toolRuns = 0
-    const registered = defineTool({ name: 'lookup', description: 'l', inputSchema: z.object({}), execute: () => { toolRuns++; return 'x'.repeat(5_000) } })
-    const model = mockModel(
-      [{ toolCalls: [{ name: 'lookup', args: {} }] }, { toolCalls: [{ name: 'lookup', args: {} }] }, { text: 'done' }],
-      { provider: 'acme', modelId: 'm1', capabilities: { contextWindow: 1_000, maxOutputTokens: 400 } },
-    )
+    const registered = defineTool({
+      name: 'lookup',
+      description: 'l',
+      inputSchema: z.object({}),
+      execute: () => {
+        toolRuns++
+        return 'x'.repeat(5_000)
+      },
+    })
+    const model = mockModel([{ toolCalls: [{ name: 'lookup', args: {} }] }, { toolCalls: [{ name: 'lookup', args: {} }] }, { text: 'done' }], {
+      provider: 'acme',
+      modelId: 'm1',
+      capabilities: { contextWindow: 1_000, maxOutputTokens: 400 },
+    })
     const extensions = new Extensions().setStores(stores)
     extensions.gate = gate
     extensions.events = bus
@@ -128,9 +144,13 @@ describe('wiring', () => {
 
   it('a long session is compacted: requests stay within the window, a tool call is never split from its result', async () => {
     const echo = defineTool({ name: 'echo', description: 'e', inputSchema: z.object({ text: z.string() }), execute: ({ text }) => text, idempotent: true })
-    const model = mockModel((_request, index) => (index % 3 === 2 ? { text: `answer ${index} ` + 'y'.repeat(300) } : { toolCalls: [{ name: 'echo', args: { text: `${index} ` + 'z'.repeat(300) } }] }), {
-      capabilities: { contextWindow: 2_000, maxOutputTokens: 200 },
-    })
+    const model = mockModel(
+      (_request, index) =>
+        index % 3 === 2 ? { text: `answer ${index} ` + 'y'.repeat(300) } : { toolCalls: [{ name: 'echo', args: { text: `${index} ` + 'z'.repeat(300) } }] },
+      {
+        capabilities: { contextWindow: 2_000, maxOutputTokens: 200 },
+      },
+    )
     const runtime = new AgentRuntime(new Extensions(), { maxSteps: 10 })
     let sessionId: string | undefined
     for (let turn = 0; turn < 12; turn++) {
@@ -150,11 +170,22 @@ describe('wiring', () => {
 
   it("one long run's steps fill the window: compaction cuts them but every request keeps the run's question, and a result larger than the window is cut to fit", async () => {
     const question = 'What were the Q3 sales in France?'
-    const report = defineTool({ name: 'report', description: 'r', inputSchema: z.object({ part: z.number() }), execute: ({ part }) => `part ${part} ` + 'q'.repeat(1_800), idempotent: true })
+    const report = defineTool({
+      name: 'report',
+      description: 'r',
+      inputSchema: z.object({ part: z.number() }),
+      execute: ({ part }) => `part ${part} ` + 'q'.repeat(1_800),
+      idempotent: true,
+    })
     // A 12 KB result: under maxToolOutputBytes (32,000) but several times this model's window.
     const dump = defineTool({ name: 'dump', description: 'd', inputSchema: z.object({}), execute: () => 'row;'.repeat(3_000), idempotent: true })
     const model = mockModel(
-      (_request, index) => (index === 0 ? { toolCalls: [{ name: 'dump', args: {} }] } : index < 7 ? { toolCalls: [{ name: 'report', args: { part: index } }] } : { text: 'France: 12 M€' }),
+      (_request, index) =>
+        index === 0
+          ? { toolCalls: [{ name: 'dump', args: {} }] }
+          : index < 7
+            ? { toolCalls: [{ name: 'report', args: { part: index } }] }
+            : { text: 'France: 12 M€' },
       { capabilities: { contextWindow: 2_000, maxOutputTokens: 200 } },
     )
     const runtime = new AgentRuntime(new Extensions(), { maxSteps: 10 })
@@ -191,7 +222,10 @@ describe('the context window of a run', () => {
     listed = 0
     // A session created beforehand, with history, on a runtime that has no window cached: read, and sent to the model.
     await stores.sessions.createSession({ id: 'ses_old' })
-    await stores.sessions.append('ses_old', [{ kind: 'message', message: { role: 'user', content: 'earlier question' } }, { kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'earlier answer' }] } }])
+    await stores.sessions.append('ses_old', [
+      { kind: 'message', message: { role: 'user', content: 'earlier question' } },
+      { kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'earlier answer' }] } },
+    ])
     const model = mockModel([{ text: 'three' }])
     await new AgentRuntime(new Extensions().setStores(stores)).run({ agent: { name: 'a', model }, input: 'follow-up', sessionId: 'ses_old' })
     expect(listed).toBeGreaterThan(0)

@@ -55,11 +55,7 @@ export function clampArtifactRange(size: number, range?: { start?: number; end?:
  * @example
  * const header = await readArtifactBytes(stores.artifacts, id, { end: 16 })
  */
-export async function readArtifactBytes(
-  store: Pick<ArtifactStore, 'read'>,
-  id: string,
-  range?: { start?: number; end?: number },
-): Promise<Uint8Array> {
+export async function readArtifactBytes(store: Pick<ArtifactStore, 'read'>, id: string, range?: { start?: number; end?: number }): Promise<Uint8Array> {
   const chunks: Uint8Array[] = []
   let size = 0
   for await (const chunk of store.read(id, range)) {

@@ -54,7 +54,9 @@ export function runClaimMatches(record: Pick<RunRecord, 'status' | 'lease'>, exp
 export function rejectNaNListBounds(store: string, method: string, options: { limit?: number; after?: number; before?: number }): void {
   for (const name of ['limit', 'after', 'before'] as const) {
     if (Number.isNaN(options[name])) {
-      throw new ConfigurationError(`[spindle/${store}] ${method}: option "${name}" is NaN; pass a number (Infinity for no bound) or leave it out`, { details: { option: name } })
+      throw new ConfigurationError(`[spindle/${store}] ${method}: option "${name}" is NaN; pass a number (Infinity for no bound) or leave it out`, {
+        details: { option: name },
+      })
     }
   }
 }

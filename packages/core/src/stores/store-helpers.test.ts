@@ -44,9 +44,21 @@ describe('store helpers', () => {
       yield new Uint8Array([3])
     }
     const streamed = await collectArtifactSource(chunks())
-    expect(streamed).toEqual({ id: createHash('sha256').update(new Uint8Array([1, 2, 3])).digest('hex'), size: 3, bytes: new Uint8Array([1, 2, 3]) })
+    expect(streamed).toEqual({
+      id: createHash('sha256')
+        .update(new Uint8Array([1, 2, 3]))
+        .digest('hex'),
+      size: 3,
+      bytes: new Uint8Array([1, 2, 3]),
+    })
     expect((await collectArtifactSource('é')).bytes).toEqual(new Uint8Array([0xc3, 0xa9]))
-    await expect(collectArtifactSource((async function* () { yield 'text' as unknown as Uint8Array })())).rejects.toThrow(/Uint8Array/)
+    await expect(
+      collectArtifactSource(
+        (async function* () {
+          yield 'text' as unknown as Uint8Array
+        })(),
+      ),
+    ).rejects.toThrow(/Uint8Array/)
   })
 
   it('clampArtifactRange keeps [start, end) inside the artifact', () => {

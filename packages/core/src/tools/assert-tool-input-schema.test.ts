@@ -72,7 +72,9 @@ describe('a tool input schema Spindle cannot read', () => {
     const runtime = new AgentRuntime(extensions, { maxSteps: 2 })
     const tool = { name: 'add', id: 'add', description: 'Adds', inputSchema: zod3Schema, execute: () => 1, idempotent: true, effect: 'read' }
     const model = mockModel([{ toolCalls: [{ name: 'add', args: { a: 1 } }] }, { text: 'done' }])
-    const error = await runtime.run({ agent: { name: 'calc', model, tools: { add: tool as never } }, input: 'hi', sessionId: 'ses_schema' }).catch((caught: unknown) => caught)
+    const error = await runtime
+      .run({ agent: { name: 'calc', model, tools: { add: tool as never } }, input: 'hi', sessionId: 'ses_schema' })
+      .catch((caught: unknown) => caught)
     expect(ToolSchemaError.isInstance(error)).toBe(true)
     expect((error as Error).message).toContain('zod 3 schema')
     expect(await sessions.listSessions()).toEqual([])

@@ -95,11 +95,31 @@ describe('a runtime tool in a run', () => {
       inputSchema: z.object({ sheet: z.string() }),
       execute: ({ sheet }, { runtime }) => `${runtime.require<string>('workbook')}:${sheet}`,
     })
-    const failing = createRuntimeTool({ id: 'excel.fail', description: 'Fails', inputSchema: z.object({}), execute: () => { throw new Error('broken sheet') } })
+    const failing = createRuntimeTool({
+      id: 'excel.fail',
+      description: 'Fails',
+      inputSchema: z.object({}),
+      execute: () => {
+        throw new Error('broken sheet')
+      },
+    })
     const agentRuntime = new AgentRuntime()
-    const model = mockModel([{ toolCalls: [{ name: 'previewSheet', args: { sheet: 'Synthese' } }, { name: 'failSheet', args: {} }] }, { text: 'ok' }])
+    const model = mockModel([
+      {
+        toolCalls: [
+          { name: 'previewSheet', args: { sheet: 'Synthese' } },
+          { name: 'failSheet', args: {} },
+        ],
+      },
+      { text: 'ok' },
+    ])
     const events = []
-    for await (const event of agentRuntime.stream({ agent: { name: 'a', model, tools: { previewSheet: preview, failSheet: failing } }, input: 'go', runtime: new RuntimeStore().set('workbook', 'wb') })) events.push(event)
+    for await (const event of agentRuntime.stream({
+      agent: { name: 'a', model, tools: { previewSheet: preview, failSheet: failing } },
+      input: 'go',
+      runtime: new RuntimeStore().set('workbook', 'wb'),
+    }))
+      events.push(event)
     const toolEvents = events.filter((event) => event.type === 'tool.started' || event.type === 'tool.result' || event.type === 'tool.error')
     // The two calls run in parallel: their events interleave.
     expect(toolEvents.map((event) => [event.type, event.toolName, (event as { toolId?: string }).toolId]).sort()).toEqual([

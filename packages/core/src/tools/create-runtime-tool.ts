@@ -9,8 +9,10 @@ export interface RuntimeToolContext<State extends object = Record<string, unknow
   runtime: RuntimeStore<State>
 }
 
-export interface RuntimeToolDefinition<Input, Output, State extends object = Record<string, unknown>>
-  extends Omit<ToolDefinition<Input, Output>, 'id' | 'execute'> {
+export interface RuntimeToolDefinition<Input, Output, State extends object = Record<string, unknown>> extends Omit<
+  ToolDefinition<Input, Output>,
+  'id' | 'execute'
+> {
   /** Identity in events and the journal (e.g. `excel.preview`); the model-facing name defaults to a safe form (`excel_preview`). */
   id: string
   execute(input: Input, context: RuntimeToolContext<State>): Promise<Output> | Output
@@ -39,9 +41,7 @@ export function createRuntimeTool<Input, Output, State extends object = Record<s
     ...rest,
     async execute(input, context) {
       const runtime =
-        (context?.runtime as RuntimeStore<State> | undefined) ??
-        RuntimeStore.resolveFromExperimentalContext<State>(context) ??
-        RuntimeStore.current<State>()
+        (context?.runtime as RuntimeStore<State> | undefined) ?? RuntimeStore.resolveFromExperimentalContext<State>(context) ?? RuntimeStore.current<State>()
       if (!runtime) {
         throw new RuntimeStoreError(
           `[spindle/core] runtime tool "${id}" ran without a RuntimeStore. Pass { runtime } to agent.generate()/stream() or to the run request, or call it inside runtime.run(…) / withRuntime(runtime, …).`,

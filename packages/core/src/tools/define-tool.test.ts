@@ -146,7 +146,9 @@ describe('parseToolInput', () => {
 
   it('a raw jsonSchema() with validate uses it for both outcomes', () => {
     const schema = jsonSchema<{ url: string }>({ type: 'object' }, (value) =>
-      typeof (value as { url?: unknown })?.url === 'string' ? { success: true, value: value as { url: string } } : { success: false, error: 'url must be a string' },
+      typeof (value as { url?: unknown })?.url === 'string'
+        ? { success: true, value: value as { url: string } }
+        : { success: false, error: 'url must be a string' },
     )
     expect(schema.kind).toBe('json-schema')
     expect(parseToolInput({ inputSchema: schema }, { url: 'https://example.com' })).toEqual({ success: true, value: { url: 'https://example.com' } })

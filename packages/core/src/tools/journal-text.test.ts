@@ -34,11 +34,18 @@ describe('the journal through the public API (memory stores)', () => {
   it('stores a 100,000-character error message and a long code bounded, and the run goes on', async () => {
     const message = `getaddrinfo ENOTFOUND ${'h'.repeat(100_000)}`
     const code = `web_${'c'.repeat(1_000)}`
-    const fail = defineTool({ name: 'fail', description: 'fails', inputSchema: z.object({}), execute: () => {
-      throw new HugeError(message, code)
-    } })
+    const fail = defineTool({
+      name: 'fail',
+      description: 'fails',
+      inputSchema: z.object({}),
+      execute: () => {
+        throw new HugeError(message, code)
+      },
+    })
     const runtime = new AgentRuntime(new Extensions())
-    const model = mockModel((request) => (request.messages.some((entry) => entry.role === 'tool') ? { text: 'gave up' } : { toolCalls: [{ name: 'fail', args: {} }] }))
+    const model = mockModel((request) =>
+      request.messages.some((entry) => entry.role === 'tool') ? { text: 'gave up' } : { toolCalls: [{ name: 'fail', args: {} }] },
+    )
     const output = await runtime.run({ agent: { name: 'a', model, tools: { fail } }, input: 'go' })
     expect(output.text).toBe('gave up')
     const [record] = await runtime.executions.listByRun(output.runId)

@@ -8,8 +8,25 @@ export function violationOf(outcome: ToolCallOutcome, policy: ToolCallPolicy): s
 }
 
 /** A call that did not produce a result: its `tool.error` event, and the error the model gets back. */
-export function failed(input: ExecuteCallsInput, call: PendingCall, started: number, code: string, message: string, executed = false, toolId?: string): ToolCallOutcome {
+export function failed(
+  input: ExecuteCallsInput,
+  call: PendingCall,
+  started: number,
+  code: string,
+  message: string,
+  executed = false,
+  toolId?: string,
+): ToolCallOutcome {
   const error = { code, message }
   input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, toolId, error, durationMs: performance.now() - started })
-  return { callId: call.callId, toolName: call.toolName, result: { error: message }, isError: true, error, durationMs: performance.now() - started, reused: false, executed }
+  return {
+    callId: call.callId,
+    toolName: call.toolName,
+    result: { error: message },
+    isError: true,
+    error,
+    durationMs: performance.now() - started,
+    reused: false,
+    executed,
+  }
 }

@@ -16,7 +16,10 @@ describe('capMediaToolOutput', () => {
 
   it('cuts only the text parts when they exceed maxBytes; the image goes whole', () => {
     const picture = image(150_000)
-    const capped = capMediaToolOutput({ content: [{ type: 'text', text: 'y'.repeat(100_000) }, picture], structuredContent: { n: 1 } }, { maxBytes: 32_000, maxMediaBytes: 5_000_000 }) as {
+    const capped = capMediaToolOutput(
+      { content: [{ type: 'text', text: 'y'.repeat(100_000) }, picture], structuredContent: { n: 1 } },
+      { maxBytes: 32_000, maxMediaBytes: 5_000_000 },
+    ) as {
       content: Array<{ type: string; text?: string }>
     }
     expect(capped.content[1]).toBe(picture)
@@ -29,11 +32,16 @@ describe('capMediaToolOutput', () => {
     const artifacts = new MemoryArtifactStore()
     const small = image(300)
     const audio = { type: 'audio', mimeType: 'audio/wav', data: randomBytes(3_000).toString('base64') }
-    const capped = (await capMediaToolOutput({ content: [small, image(2_000), audio] }, { maxBytes: 1_000, maxMediaBytes: 1_000, artifacts, name: 'cam', metadata: { runId: 'r' } })) as {
+    const capped = (await capMediaToolOutput(
+      { content: [small, image(2_000), audio] },
+      { maxBytes: 1_000, maxMediaBytes: 1_000, artifacts, name: 'cam', metadata: { runId: 'r' } },
+    )) as {
       content: Array<{ type: string; text?: string }>
     }
     expect(capped.content[0]).toBe(small)
-    expect(capped.content[1]!.text).toMatch(/^\[image\/png of 2000 bytes over the 1000-byte bound on images in one tool result; kept as artifact [0-9a-f]{64}\]$/)
+    expect(capped.content[1]!.text).toMatch(
+      /^\[image\/png of 2000 bytes over the 1000-byte bound on images in one tool result; kept as artifact [0-9a-f]{64}\]$/,
+    )
     expect(capped.content[2]!.text).toMatch(/^\[audio\/wav of 3000 bytes not sent to the model \(binary media\); kept as artifact [0-9a-f]{64}\]$/)
     const id = /artifact ([0-9a-f]{64})/.exec(capped.content[2]!.text!)![1]!
     expect(await artifacts.head(id)).toMatchObject({ mediaType: 'audio/wav', size: 3_000, metadata: { runId: 'r' } })
@@ -48,8 +56,12 @@ describe('capMediaToolOutput', () => {
 
   it('a journaled result read again is capped the same way, synchronously, with nothing stored', () => {
     const picture = image(150_000)
-    expect(capJournaledOutput({ content: [{ type: 'text', text: 'ok' }, picture] }, { maxToolOutputBytes: 32_000 })).toEqual({ content: [{ type: 'text', text: 'ok' }, picture] })
-    const huge = capJournaledOutput({ content: [image(40_000)] }, { maxToolOutputBytes: 32_000, maxToolMediaBytes: 10_000 }) as { content: Array<{ text: string }> }
+    expect(capJournaledOutput({ content: [{ type: 'text', text: 'ok' }, picture] }, { maxToolOutputBytes: 32_000 })).toEqual({
+      content: [{ type: 'text', text: 'ok' }, picture],
+    })
+    const huge = capJournaledOutput({ content: [image(40_000)] }, { maxToolOutputBytes: 32_000, maxToolMediaBytes: 10_000 }) as {
+      content: Array<{ text: string }>
+    }
     expect(huge.content[0]!.text).toBe('[image/png of 40000 bytes over the 10000-byte bound on images in one tool result]')
     expect(typeof capJournaledOutput('z'.repeat(50_000), { maxToolOutputBytes: 1_000 })).toBe('string')
   })

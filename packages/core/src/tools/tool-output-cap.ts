@@ -156,7 +156,8 @@ function mediaOf(item: JsonValue | undefined): MediaItem | undefined {
   let data: JsonValue | undefined
   if ((item.type === 'image' || item.type === 'audio') && typeof item.data === 'string') [mediaType, data] = [item.mimeType ?? item.mediaType, item.data]
   else if (item.type === 'file' && typeof item.data === 'string') [mediaType, data] = [item.mediaType, item.data]
-  else if (item.type === 'resource' && isObject(item.resource) && typeof item.resource.blob === 'string') [mediaType, data] = [item.resource.mimeType ?? 'application/octet-stream', item.resource.blob]
+  else if (item.type === 'resource' && isObject(item.resource) && typeof item.resource.blob === 'string')
+    [mediaType, data] = [item.resource.mimeType ?? 'application/octet-stream', item.resource.blob]
   if (typeof mediaType !== 'string' || typeof data !== 'string') return undefined
   const clean = data.replace(/\s+/g, '')
   // A `file` part of text (not base64) is text, not media.

@@ -3,11 +3,33 @@
 // with the same outcome, events and journal records.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { createRuntimePolicy, defineTool, memoryStores, ToolRegistry, ToolRuntime, type AgentEventPayload, type ExecuteCallsInput, type ExecutionOutcome, type NewExecution } from '../index.js'
+import {
+  createRuntimePolicy,
+  defineTool,
+  memoryStores,
+  ToolRegistry,
+  ToolRuntime,
+  type AgentEventPayload,
+  type ExecuteCallsInput,
+  type ExecutionOutcome,
+  type NewExecution,
+} from '../index.js'
 
 const add = defineTool({ name: 'add', description: 'adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b })
-const addLater = defineTool({ name: 'add_later', description: 'adds, later', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: async ({ a, b }) => a + b })
-const broken = defineTool({ name: 'broken', description: 'throws', inputSchema: z.object({}), execute: () => { throw new Error('no luck') } })
+const addLater = defineTool({
+  name: 'add_later',
+  description: 'adds, later',
+  inputSchema: z.object({ a: z.number(), b: z.number() }),
+  execute: async ({ a, b }) => a + b,
+})
+const broken = defineTool({
+  name: 'broken',
+  description: 'throws',
+  inputSchema: z.object({}),
+  execute: () => {
+    throw new Error('no luck')
+  },
+})
 
 /** A journal over the memory execution store whose start and finish are synchronous, or asynchronous when asked. */
 function journal(asyncStart = false, asyncFinish = false) {
@@ -39,7 +61,11 @@ function input(tool: string, executions: ExecuteCallsInput['executions'], events
     sessionId: 'session',
     step: 1,
     calls: [{ callId: 'c1', toolName: tool, args: { a: 2, b: 3 } }],
-    scope: runtime.scope([[add.name, add], [addLater.name, addLater], [broken.name, broken]]),
+    scope: runtime.scope([
+      [add.name, add],
+      [addLater.name, addLater],
+      [broken.name, broken],
+    ]),
     policy: createRuntimePolicy(),
     executions,
     artifacts: memoryStores().artifacts,
@@ -61,7 +87,11 @@ describe('ToolRuntime.executeCallsNow', () => {
   })
 
   it('hands back a promise with the same outcome when the tool, the journal start or the journal finish is asynchronous', async () => {
-    for (const [tool, asyncStart, asyncFinish] of [['add_later', false, false], ['add', true, false], ['add', false, true]] as const) {
+    for (const [tool, asyncStart, asyncFinish] of [
+      ['add_later', false, false],
+      ['add', true, false],
+      ['add', false, true],
+    ] as const) {
       const events: AgentEventPayload[] = []
       const { journal: executions, records, store } = journal(asyncStart, asyncFinish)
       const pending = new ToolRuntime(new ToolRegistry()).executeCallsNow(input(tool, executions, events))
@@ -88,7 +118,12 @@ describe('ToolRuntime.executeCallsNow', () => {
 
   it('a synchronous failure of the journal start is thrown by executeCallsNow and rejects executeCalls, before the tool runs', async () => {
     let ran = false
-    const watched = defineTool({ name: 'add', description: 'adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => ((ran = true), a + b) })
+    const watched = defineTool({
+      name: 'add',
+      description: 'adds',
+      inputSchema: z.object({ a: z.number(), b: z.number() }),
+      execute: ({ a, b }) => ((ran = true), a + b),
+    })
     const failing: ExecuteCallsInput['executions'] = {
       start: () => {
         throw new Error('journal down')

@@ -165,12 +165,31 @@ export class ToolRuntime {
   #executeOne(call: PendingCall, input: ExecuteCallsInput, abort: StepAbort): ToolCallOutcome | Promise<ToolCallOutcome> {
     const started = performance.now()
     const tool = input.scope.get(call.toolName)
-    if (!tool) return failed(input, call, started, 'tool_not_found', `Unknown tool "${call.toolName}". Available tools: ${input.scope.names().join(', ') || '(none)'}.`)
+    if (!tool)
+      return failed(input, call, started, 'tool_not_found', `Unknown tool "${call.toolName}". Available tools: ${input.scope.names().join(', ') || '(none)'}.`)
     if (!isToolAllowed(input.policy.tools, call.toolName, tool.id)) {
       return failed(input, call, started, 'policy_violation', `Tool "${call.toolName}" is not allowed by the runtime policy.`, false, tool.id)
     }
-    if (call.approval === 'denied') return failed(input, call, started, 'approval_denied', `The user denied this call${call.reason ? `: ${call.reason}` : ''}. Do not retry it unchanged.`, false, tool.id)
-    if (call.argsError) return failed(input, call, started, 'tool_arguments', `Invalid JSON arguments for "${call.toolName}": ${call.argsError}. Send a valid JSON object.`, false, tool.id)
+    if (call.approval === 'denied')
+      return failed(
+        input,
+        call,
+        started,
+        'approval_denied',
+        `The user denied this call${call.reason ? `: ${call.reason}` : ''}. Do not retry it unchanged.`,
+        false,
+        tool.id,
+      )
+    if (call.argsError)
+      return failed(
+        input,
+        call,
+        started,
+        'tool_arguments',
+        `Invalid JSON arguments for "${call.toolName}": ${call.argsError}. Send a valid JSON object.`,
+        false,
+        tool.id,
+      )
     const parsed = parseToolInput(tool, call.args)
     if (!parsed.success) {
       const error = new ToolArgumentsError(`Invalid arguments for "${call.toolName}":\n${parsed.error}`)
@@ -202,14 +221,35 @@ export class ToolRuntime {
     if (record.status === 'started') {
       // Decided without running the tool (reconciled, or its outcome unknown): the journal records that decision,
       // so the call is not left `started` for ever and a later resume reads the same outcome.
-      await input.executions.finish(run.idempotencyKey, prior.isError ? { status: 'failed', error: prior.error! } : { status: 'succeeded', result: prior.result })
+      await input.executions.finish(
+        run.idempotencyKey,
+        prior.isError ? { status: 'failed', error: prior.error! } : { status: 'succeeded', result: prior.result },
+      )
     }
     if (prior.isError) {
       input.emit({ type: 'tool.error', step: input.step, callId: call.callId, toolName: call.toolName, toolId: tool.id, error: prior.error!, durationMs: 0 })
-      return { callId: call.callId, toolName: call.toolName, result: { error: prior.error!.message }, isError: true, error: prior.error, durationMs: 0, reused: true, executed: false }
+      return {
+        callId: call.callId,
+        toolName: call.toolName,
+        result: { error: prior.error!.message },
+        isError: true,
+        error: prior.error,
+        durationMs: 0,
+        reused: true,
+        executed: false,
+      }
     }
     const shaped = await this.#shape(prior.result, tool, call, input)
-    input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, toolId: tool.id, result: shaped, durationMs: 0, reused: true })
+    input.emit({
+      type: 'tool.result',
+      step: input.step,
+      callId: call.callId,
+      toolName: call.toolName,
+      toolId: tool.id,
+      result: shaped,
+      durationMs: 0,
+      reused: true,
+    })
     return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: 0, reused: true, executed: false }
   }
 
@@ -219,7 +259,17 @@ export class ToolRuntime {
     // The run may have been cancelled while the journal start was written (a durable store's round trip): a tool
     // never starts after its run was cancelled (its journal record is closed as cancelled).
     if (isAborted(input.signal)) return this.#failure(input.signal.reason, run)
-    input.emit({ type: 'tool.started', step: input.step, callId: call.callId, toolName: call.toolName, toolId: run.tool.id, runId: '', sessionId: '', seq: 0, timestamp: 0 })
+    input.emit({
+      type: 'tool.started',
+      step: input.step,
+      callId: call.callId,
+      toolName: call.toolName,
+      toolId: run.tool.id,
+      runId: '',
+      sessionId: '',
+      seq: 0,
+      timestamp: 0,
+    })
     const context = new CallContext(input, call.callId, call.toolName, run.idempotencyKey)
     let outcome: ToolCallOutcome | Promise<ToolCallOutcome>
     try {
@@ -292,8 +342,28 @@ export class ToolRuntime {
 
   #succeeded(shaped: JsonValue, run: PreparedCall): ToolCallOutcome {
     const { call, input, started } = run
-    input.emit({ type: 'tool.result', step: input.step, callId: call.callId, toolName: call.toolName, toolId: run.tool.id, result: shaped, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
-    return { callId: call.callId, toolName: call.toolName, result: shaped, isError: false, durationMs: performance.now() - started, reused: false, executed: true }
+    input.emit({
+      type: 'tool.result',
+      step: input.step,
+      callId: call.callId,
+      toolName: call.toolName,
+      toolId: run.tool.id,
+      result: shaped,
+      durationMs: performance.now() - started,
+      runId: '',
+      sessionId: '',
+      seq: 0,
+      timestamp: 0,
+    })
+    return {
+      callId: call.callId,
+      toolName: call.toolName,
+      result: shaped,
+      isError: false,
+      durationMs: performance.now() - started,
+      reused: false,
+      executed: true,
+    }
   }
 
   /** A call that threw or timed out: recorded as failed (the model gets the error), or as cancelled when the run was aborted (rethrown). */
@@ -301,7 +371,9 @@ export class ToolRuntime {
     const { call, input, started, idempotencyKey } = run
     if (isAborted(input.signal)) {
       // The run was cancelled: record it, and never write a late result.
-      await Promise.resolve(input.executions.finish(idempotencyKey, { status: 'cancelled', error: { code: 'aborted', message: 'the run was aborted' } })).catch(() => {})
+      await Promise.resolve(input.executions.finish(idempotencyKey, { status: 'cancelled', error: { code: 'aborted', message: 'the run was aborted' } })).catch(
+        () => {},
+      )
       throw input.signal.reason ?? error
     }
     const code = SpindleError.isInstance(error) ? error.code : 'tool'

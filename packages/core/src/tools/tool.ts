@@ -48,11 +48,7 @@ export interface NestedRunHost {
 }
 
 /** What `reconcile` decided for a call that may have run before a crash: run it again, use a result, report an error, or leave its outcome unknown (the model is told to check). */
-export type ReconcileDecision =
-  | { action: 'rerun' }
-  | { action: 'result'; result: JsonValue }
-  | { action: 'error'; message: string }
-  | { action: 'unknown' }
+export type ReconcileDecision = { action: 'rerun' } | { action: 'result'; result: JsonValue } | { action: 'error'; message: string } | { action: 'unknown' }
 
 /** A tool as the runtime executes it (what `defineTool` returns): schema, `execute`, and what keeps it safe — `idempotent`, `effect`, `needsApproval`, `timeoutMs`, `maxOutputBytes`, `reconcile`. */
 export interface Tool<Input = any, Output = any> {

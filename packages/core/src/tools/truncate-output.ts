@@ -11,7 +11,7 @@ export interface TruncatedOutput {
 
 /** Serializes a result; above `maxBytes` keeps the head and the tail with a marker naming what was cut. */
 export function truncateOutput(result: JsonValue, maxBytes: number, artifactId?: string): TruncatedOutput {
-  const serialized = typeof result === 'string' ? result : JSON.stringify(result) ?? 'null'
+  const serialized = typeof result === 'string' ? result : (JSON.stringify(result) ?? 'null')
   const bytes = Buffer.byteLength(serialized)
   if (bytes <= maxBytes) return { value: result, truncated: false, bytes, serialized }
   const half = Math.max(1, Math.floor(maxBytes / 2) - 64)
@@ -23,10 +23,16 @@ export function truncateOutput(result: JsonValue, maxBytes: number, artifactId?:
 }
 
 function sliceBytes(text: string, start: number, length: number): string {
-  return Buffer.from(text).subarray(start, start + length).toString('utf8').replace(/\uFFFD+$/, '')
+  return Buffer.from(text)
+    .subarray(start, start + length)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '')
 }
 
 function sliceBytesFromEnd(text: string, length: number): string {
   const buffer = Buffer.from(text)
-  return buffer.subarray(Math.max(0, buffer.length - length)).toString('utf8').replace(/^\uFFFD+/, '')
+  return buffer
+    .subarray(Math.max(0, buffer.length - length))
+    .toString('utf8')
+    .replace(/^\uFFFD+/, '')
 }

@@ -92,7 +92,9 @@ describe('the layers of core', () => {
   it('spec/ imports no other folder, util/ only spec/, and nothing but the entry points and agent/ imports runtime/', () => {
     expect([...(graph.get('spec')?.keys() ?? [])]).toEqual([])
     expect([...(graph.get('util')?.keys() ?? [])].filter((folder) => folder !== 'spec')).toEqual([])
-    const intoRuntime = [...graph].filter(([from, edges]) => edges.has('runtime') && from !== 'agent' && from !== 'plugin-kit').map(([, edges]) => edges.get('runtime'))
+    const intoRuntime = [...graph]
+      .filter(([from, edges]) => edges.has('runtime') && from !== 'agent' && from !== 'plugin-kit')
+      .map(([, edges]) => edges.get('runtime'))
     expect(intoRuntime).toEqual([])
   })
 

@@ -12,7 +12,16 @@ const rounds = Number(process.env.ROUNDS ?? 7)
 
 const echo = defineTool({ name: 'echo', description: 'echo', inputSchema: z.object({ v: z.number() }), execute: ({ v }) => ({ v }) })
 // Two tool calls, then a 400-character answer streamed in 8-character deltas (50 text events).
-const script = () => mockModel([{ toolCalls: [{ name: 'echo', args: { v: 1 } }, { name: 'echo', args: { v: 2 } }] }, { text: 'lorem ipsum '.repeat(33) }])
+const script = () =>
+  mockModel([
+    {
+      toolCalls: [
+        { name: 'echo', args: { v: 1 } },
+        { name: 'echo', args: { v: 2 } },
+      ],
+    },
+    { text: 'lorem ipsum '.repeat(33) },
+  ])
 
 const exporter = new InMemorySpanExporter()
 const configurations: Record<string, () => Extensions> = {

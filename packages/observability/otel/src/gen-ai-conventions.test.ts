@@ -62,7 +62,9 @@ describe('GenAI semantic conventions over OTLP/HTTP', () => {
   }
 
   it('a streaming chat span: gen_ai.request.stream, reasoning tokens under their registered name, no deprecated gen_ai.system', async () => {
-    await traced(mockModel([{ text: 'Autumn moon', usage: { inputTokens: 10, outputTokens: 5, reasoningTokens: 3 } }], { provider: 'openai', modelId: 'gpt-4o' }))
+    await traced(
+      mockModel([{ text: 'Autumn moon', usage: { inputTokens: 10, outputTokens: 5, reasoningTokens: 3 } }], { provider: 'openai', modelId: 'gpt-4o' }),
+    )
     const chat = attributesOf('chat gpt-4o')
     expect(chat['gen_ai.request.stream']).toBe(true)
     expect(chat['gen_ai.operation.name']).toBe('chat')
@@ -108,9 +110,13 @@ describe('GenAI semantic conventions over OTLP/HTTP', () => {
     await traced(mockModel([{ text: 'Autumn moon', usage: { inputTokens: 1, outputTokens: 1 } }], { provider: 'openai', modelId: 'gpt-4o' }), true)
     const agent = attributesOf('invoke_agent writer')
     expect(JSON.parse(agent['gen_ai.input.messages'] as string)).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Write a haiku' }] }])
-    expect(JSON.parse(agent['gen_ai.output.messages'] as string)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'Autumn moon' }], finish_reason: 'stop' }])
+    expect(JSON.parse(agent['gen_ai.output.messages'] as string)).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'Autumn moon' }], finish_reason: 'stop' },
+    ])
     const chat = attributesOf('chat gpt-4o')
-    expect(JSON.parse(chat['gen_ai.output.messages'] as string)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'Autumn moon' }], finish_reason: 'stop' }])
+    expect(JSON.parse(chat['gen_ai.output.messages'] as string)).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'Autumn moon' }], finish_reason: 'stop' },
+    ])
   })
 
   it('gen_ai.response.model is the model the provider says answered, not the requested one', async () => {

@@ -19,7 +19,9 @@ function toInputMessage(message: unknown): { role: string; parts: GenAiPart[] } 
     return {
       role,
       parts: record.content.map((part: { type?: unknown; text?: unknown }) =>
-        part?.type === 'text' && typeof part.text === 'string' ? { type: 'text', content: part.text } : { type: String(part?.type ?? 'unknown'), content: part },
+        part?.type === 'text' && typeof part.text === 'string'
+          ? { type: 'text', content: part.text }
+          : { type: String(part?.type ?? 'unknown'), content: part },
       ),
     }
   }

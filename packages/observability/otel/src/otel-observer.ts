@@ -103,7 +103,15 @@ export class OtelObserver implements RuntimeObserver {
         return this.#toolEnded(event)
       case 'compaction.applied': {
         const run = this.#runs.get(event.runId)
-        run?.span.addEvent('spindle.compaction.applied', { 'spindle.compaction.strategy': event.strategy, 'spindle.compaction.tokens_before': event.tokensBefore, 'spindle.compaction.tokens_after': event.tokensAfter }, event.timestamp)
+        run?.span.addEvent(
+          'spindle.compaction.applied',
+          {
+            'spindle.compaction.strategy': event.strategy,
+            'spindle.compaction.tokens_before': event.tokensBefore,
+            'spindle.compaction.tokens_after': event.tokensAfter,
+          },
+          event.timestamp,
+        )
         return
       }
       case 'step.finished':
@@ -152,7 +160,11 @@ export class OtelObserver implements RuntimeObserver {
     if (event.parentRunId) spanAttributes[A.parentRunId] = event.parentRunId
     if (resumed) spanAttributes[A.resumedFromStep] = resumed.fromStep
     if (this.#captureContent && event.type === 'run.started') spanAttributes[A.inputMessages] = safeJson(inputMessages(event.input))
-    const span = this.#tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL, attributes: spanAttributes, links, startTime: event.timestamp }, this.#parentOf(event, agentName, identity))
+    const span = this.#tracer.startSpan(
+      `invoke_agent ${agentName}`,
+      { kind: SpanKind.INTERNAL, attributes: spanAttributes, links, startTime: event.timestamp },
+      this.#parentOf(event, agentName, identity),
+    )
     this.#runs.set(event.runId, {
       runId: event.runId,
       sessionId: event.sessionId,
@@ -253,7 +265,12 @@ export class OtelObserver implements RuntimeObserver {
     const run = this.#runs.get(event.runId)
     if (!run) return
     if (run.chat && run.chat.endTime === undefined) run.chat.endTime = event.timestamp
-    run.tools.set(event.callId, { span: this.#toolSpan(run, event.toolName, event.callId, event.timestamp), toolName: event.toolName, startTime: event.timestamp, subRuns: 0 })
+    run.tools.set(event.callId, {
+      span: this.#toolSpan(run, event.toolName, event.callId, event.timestamp),
+      toolName: event.toolName,
+      startTime: event.timestamp,
+      subRuns: 0,
+    })
   }
 
   #toolSpan(run: RunTrace, toolName: string, callId: string, startTime: number): Span {
@@ -319,7 +336,12 @@ export class OtelObserver implements RuntimeObserver {
       this.#describeChat(run, chat, endTime, finishReason, usageAfter, input, output)
     }
     if (!this.#metrics) return
-    const metricAttributes: Attributes = { [A.operationName]: 'chat', [A.providerName]: answered.provider, [A.requestModel]: answered.requestModel, [A.responseModel]: answered.responseModel }
+    const metricAttributes: Attributes = {
+      [A.operationName]: 'chat',
+      [A.providerName]: answered.provider,
+      [A.requestModel]: answered.requestModel,
+      [A.responseModel]: answered.responseModel,
+    }
     this.#instruments.operationDuration.record(Math.max(0, endTime - chat.startTime) / 1000, metricAttributes)
     this.#instruments.tokenUsage.record(input, { ...metricAttributes, [A.tokenType]: 'input' })
     this.#instruments.tokenUsage.record(output, { ...metricAttributes, [A.tokenType]: 'output' })
@@ -355,7 +377,8 @@ export class OtelObserver implements RuntimeObserver {
     if (reasoning) span.setAttribute(A.reasoningTokens, reasoning)
     if (cost) span.setAttribute(A.costUsd, cost)
     if (finishReason) span.setAttribute(A.finishReasons, [finishReason])
-    if (this.#captureContent && (chat.text || finishReason)) span.setAttribute(A.outputMessages, safeJson(outputMessages(this.#redact(chat.text), finishReason ?? 'stop')))
+    if (this.#captureContent && (chat.text || finishReason))
+      span.setAttribute(A.outputMessages, safeJson(outputMessages(this.#redact(chat.text), finishReason ?? 'stop')))
     span.end(endTime)
   }
 
@@ -365,7 +388,12 @@ export class OtelObserver implements RuntimeObserver {
     this.#runs.delete(event.runId)
     // A run that ended while its model had not answered (no output end seen): that model call failed.
     if (run.chat && run.chat.endTime === undefined && event.finishReason !== 'awaiting_approval') {
-      this.#failChat(run, event.timestamp, event.type === 'run.failed' ? event.error.code : event.finishReason, event.type === 'run.failed' ? event.error.message : `the run ended (${event.finishReason}) during the model call`)
+      this.#failChat(
+        run,
+        event.timestamp,
+        event.type === 'run.failed' ? event.error.code : event.finishReason,
+        event.type === 'run.failed' ? event.error.message : `the run ended (${event.finishReason}) during the model call`,
+      )
     }
     // A suspended step's model call ends here (its `step.finished` comes after the resume runs its tools).
     if (run.chat) this.#endChat(run, run.chat.endTime ?? event.timestamp, event.finishReason === 'awaiting_approval' ? 'tool-calls' : undefined, event.usage)

@@ -15,10 +15,22 @@ const millis = (span: ReadableSpan) => span.startTime[0] * 1000 + span.startTime
 
 function approvalAgent() {
   const lookup = defineTool({ name: 'lookup', description: 'looks up', inputSchema: z.object({ q: z.string() }), execute: ({ q }) => ({ found: q }) })
-  const pay = defineTool({ name: 'pay', description: 'pays', inputSchema: z.object({ amount: z.number() }), needsApproval: true, execute: ({ amount }) => ({ paid: amount }) })
+  const pay = defineTool({
+    name: 'pay',
+    description: 'pays',
+    inputSchema: z.object({ amount: z.number() }),
+    needsApproval: true,
+    execute: ({ amount }) => ({ paid: amount }),
+  })
   const model = mockModel(
     [
-      { toolCalls: [{ name: 'lookup', args: { q: 'invoice 7' }, id: 'c_lookup' }, { name: 'pay', args: { amount: 42 }, id: 'c_pay' }], usage: { inputTokens: 120, outputTokens: 30 } },
+      {
+        toolCalls: [
+          { name: 'lookup', args: { q: 'invoice 7' }, id: 'c_lookup' },
+          { name: 'pay', args: { amount: 42 }, id: 'c_pay' },
+        ],
+        usage: { inputTokens: 120, outputTokens: 30 },
+      },
       { text: 'Paid invoice 7.', usage: { inputTokens: 200, outputTokens: 12 } },
     ],
     { provider: 'openai', modelId: 'gpt-4o-mini' },
@@ -59,9 +71,20 @@ describe('otelPlugin', () => {
         'spindle.run.id': first.runId,
       })
     }
-    expect(started!.attributes).toMatchObject({ 'gen_ai.response.finish_reasons': ['awaiting_approval'], 'gen_ai.usage.input_tokens': 120, 'gen_ai.usage.output_tokens': 30, 'spindle.run.steps': 1 })
+    expect(started!.attributes).toMatchObject({
+      'gen_ai.response.finish_reasons': ['awaiting_approval'],
+      'gen_ai.usage.input_tokens': 120,
+      'gen_ai.usage.output_tokens': 30,
+      'spindle.run.steps': 1,
+    })
     expect(started!.events.map((event) => [event.name, event.attributes?.['gen_ai.tool.call.id']])).toEqual([['spindle.approval.requested', 'c_pay']])
-    expect(resumed!.attributes).toMatchObject({ 'gen_ai.response.finish_reasons': ['stop'], 'gen_ai.usage.input_tokens': 320, 'gen_ai.usage.output_tokens': 42, 'spindle.run.steps': 2, 'spindle.resumed_from_step': 1 })
+    expect(resumed!.attributes).toMatchObject({
+      'gen_ai.response.finish_reasons': ['stop'],
+      'gen_ai.usage.input_tokens': 320,
+      'gen_ai.usage.output_tokens': 42,
+      'spindle.run.steps': 2,
+      'spindle.resumed_from_step': 1,
+    })
     // The resumed execution links to the original execution's span.
     expect(resumed!.links.map((link) => [link.context.spanId, link.attributes?.['spindle.link.type']])).toEqual([[idOf(started!), 'resumed_from']])
 
@@ -80,16 +103,35 @@ describe('otelPlugin', () => {
     })
     // Cost from the price table (openai:gpt-4o-mini), per model call.
     expect(chat1!.attributes['spindle.usage.cost_usd']).toBeCloseTo((120 * 0.15 + 30 * 0.6) / 1e6, 12)
-    expect(chat2!.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 200, 'gen_ai.usage.output_tokens': 12, 'gen_ai.response.finish_reasons': ['stop'], 'spindle.step': 2 })
+    expect(chat2!.attributes).toMatchObject({
+      'gen_ai.usage.input_tokens': 200,
+      'gen_ai.usage.output_tokens': 12,
+      'gen_ai.response.finish_reasons': ['stop'],
+      'spindle.step': 2,
+    })
 
-    for (const [name, callId] of [['lookup', 'c_lookup'], ['pay', 'c_pay']] as const) {
+    for (const [name, callId] of [
+      ['lookup', 'c_lookup'],
+      ['pay', 'c_pay'],
+    ] as const) {
       const [tool] = byName(all, `execute_tool ${name}`)
       expect(tool!.parentSpanContext?.spanId).toBe(idOf(resumed!))
-      expect(tool!.attributes).toMatchObject({ 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name, 'gen_ai.tool.call.id': callId, 'gen_ai.tool.type': 'function' })
+      expect(tool!.attributes).toMatchObject({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': name,
+        'gen_ai.tool.call.id': callId,
+        'gen_ai.tool.type': 'function',
+      })
       expect(tool!.status.code).not.toBe(SpanStatusCode.ERROR)
     }
     // Content is off by default.
-    expect(all.some((span) => Object.keys(span.attributes).some((key) => key.endsWith('.messages') || key.startsWith('gen_ai.tool.call.arg') || key.startsWith('gen_ai.tool.call.res')))).toBe(false)
+    expect(
+      all.some((span) =>
+        Object.keys(span.attributes).some(
+          (key) => key.endsWith('.messages') || key.startsWith('gen_ai.tool.call.arg') || key.startsWith('gen_ai.tool.call.res'),
+        ),
+      ),
+    ).toBe(false)
 
     const metrics = await histograms()
     const count = (name: string) => metrics.get(name)?.dataPoints.reduce((sum, point) => sum + point.value.count, 0)
@@ -126,7 +168,10 @@ describe('otelPlugin', () => {
     const { spans, plugin } = telemetry()
     const runtime = new AgentRuntime(new Extensions().use(plugin()))
     const researcher = new Agent({ name: 'researcher', model: mockModel([{ text: 'It is 42.' }], { provider: 'anthropic', modelId: 'claude-haiku-4-5' }) })
-    const lead = mockModel([{ toolCalls: [{ name: 'researcher', args: { prompt: 'find it' }, id: 'c_sub' }] }, { text: 'The answer is 42.' }], { provider: 'openai', modelId: 'gpt-4o' })
+    const lead = mockModel([{ toolCalls: [{ name: 'researcher', args: { prompt: 'find it' }, id: 'c_sub' }] }, { text: 'The answer is 42.' }], {
+      provider: 'openai',
+      modelId: 'gpt-4o',
+    })
     const output = await runtime.run({ agent: { name: 'lead', model: lead, tools: { researcher: researcher.asTool() } }, input: 'question' })
     expect(output.text).toBe('The answer is 42.')
     const all = spans()
@@ -136,7 +181,11 @@ describe('otelPlugin', () => {
     expect(sub!.parentSpanContext?.spanId).toBe(idOf(tool!))
     expect(tool!.parentSpanContext?.spanId).toBe(idOf(parent!))
     expect(sub!.spanContext().traceId).toBe(parent!.spanContext().traceId)
-    expect(sub!.attributes).toMatchObject({ 'spindle.parent_run.id': output.runId, 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': 'claude-haiku-4-5' })
+    expect(sub!.attributes).toMatchObject({
+      'spindle.parent_run.id': output.runId,
+      'gen_ai.provider.name': 'anthropic',
+      'gen_ai.request.model': 'claude-haiku-4-5',
+    })
     const [subChat] = byName(all, 'chat claude-haiku-4-5')
     expect(subChat!.parentSpanContext?.spanId).toBe(idOf(sub!))
   })
@@ -177,7 +226,18 @@ describe('otelPlugin', () => {
         throw new Error('kaput')
       },
     })
-    const model = mockModel([{ toolCalls: [{ name: 'echo', args: { v: 'hi' } }, { name: 'boom', args: {} }] }, { text: 'All done.' }], { modelId: 'm' })
+    const model = mockModel(
+      [
+        {
+          toolCalls: [
+            { name: 'echo', args: { v: 'hi' } },
+            { name: 'boom', args: {} },
+          ],
+        },
+        { text: 'All done.' },
+      ],
+      { modelId: 'm' },
+    )
     await runtime.run({ agent: { name: 'a', model, tools: { echo, boom } }, input: 'say hi' })
     const all = spans()
     const [run] = byName(all, 'invoke_agent a')

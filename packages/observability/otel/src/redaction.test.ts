@@ -25,7 +25,14 @@ describe('redaction in telemetry', () => {
       },
     })
     const model = mockModel([
-      { text: `echo ${planted}`, chunkSize: 1000, toolCalls: [{ name: 'leak', args: {} }, { name: 'fail', args: {} }] },
+      {
+        text: `echo ${planted}`,
+        chunkSize: 1000,
+        toolCalls: [
+          { name: 'leak', args: {} },
+          { name: 'fail', args: {} },
+        ],
+      },
       { error: new ProviderError(`401 invalid key ${planted} ${envSecret}`, { status: 401 }) },
     ])
     const output = await runtime.run({ agent: { name: 'a', model, tools: { leak, fail } }, input: `key ${planted} ${envSecret}` })
@@ -33,7 +40,9 @@ describe('redaction in telemetry', () => {
     const all = spans()
     // invoke_agent, two chat spans (the second failed), two execute_tool spans.
     expect(all.length).toBe(5)
-    const text = JSON.stringify(all.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status, links: span.links })))
+    const text = JSON.stringify(
+      all.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status, links: span.links })),
+    )
     expect(text).not.toContain(planted)
     expect(text).not.toContain(envSecret)
     // Content really was captured (redacted), so the search above had something to find.
@@ -62,7 +71,9 @@ describe('redaction in telemetry', () => {
     expect(deltas.length).toBeGreaterThan(3)
     expect(deltas.join('')).toBe('your key is [REDACTED], the payments one [REDACTED]')
     const all = spans()
-    const text = JSON.stringify(all.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status, links: span.links })))
+    const text = JSON.stringify(
+      all.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, status: span.status, links: span.links })),
+    )
     expect(text).not.toContain(split)
     expect(text).not.toContain(envSecret)
     const chat = all.find((span) => span.attributes['gen_ai.operation.name'] === 'chat')!

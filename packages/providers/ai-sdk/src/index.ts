@@ -7,7 +7,13 @@ export { mapAiSdkError, retryAfterFromHeaders, type ErrorMappingContext } from '
 export { fromAiSdkEmbedding, type AiSdkEmbeddingModel, type FromAiSdkEmbeddingOptions } from './embedding/from-ai-sdk-embedding.js'
 export { fromAiSdkTool, type AiSdkTool, type FromAiSdkToolOptions } from './tools/from-ai-sdk-tool.js'
 export { aiSdkProvider, type AiSdkProviderLike, type AiSdkProviderOptions, type AiSdkProviderPlugin } from './provider/ai-sdk-provider.js'
-export { toUIMessageStream, toUIMessageStreamResponse, uiMessageStreamHeaders, UIMessageChunkMapper, type ToUIMessageStreamOptions } from './ui/to-ui-message-stream.js'
+export {
+  toUIMessageStream,
+  toUIMessageStreamResponse,
+  uiMessageStreamHeaders,
+  UIMessageChunkMapper,
+  type ToUIMessageStreamOptions,
+} from './ui/to-ui-message-stream.js'
 export type { SpindleMessageMetadata, UIMessageChunk, UIMessageLike, UIMessagePartLike } from './ui/ui-message-chunk.js'
 export { fromUIMessages, type FromUIMessagesResult, type UIApproval } from './ui/from-ui-messages.js'
 export { runEvents, lastEventSeq, type RunEventsOptions } from './ui/run-events.js'

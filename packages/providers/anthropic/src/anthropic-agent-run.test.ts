@@ -45,7 +45,9 @@ describe('@spindle/anthropic through AgentRuntime', () => {
           usage: { input_tokens: 40, cache_creation_input_tokens: 200, output_tokens: 30 },
         },
       },
-      { turn: { blocks: [{ type: 'text', text: 'It is sunny in Paris, 24°C.' }], usage: { input_tokens: 90, cache_read_input_tokens: 200, output_tokens: 12 } } },
+      {
+        turn: { blocks: [{ type: 'text', text: 'It is sunny in Paris, 24°C.' }], usage: { input_tokens: 90, cache_read_input_tokens: 200, output_tokens: 12 } },
+      },
     )
     const calls: string[] = []
     const runtime = new AgentRuntime(extensions())
@@ -100,7 +102,11 @@ describe('@spindle/anthropic through AgentRuntime', () => {
     server.enqueue({ turn: { blocks } }, { turn: { blocks: [{ type: 'text', text: 'Sunny in both.' }] } })
     const calls: string[] = []
     const output = await new AgentRuntime(extensions()).run({
-      agent: { name: 'weather', model: provider()('claude-sonnet-5', { thinking: { type: 'enabled', budget_tokens: 2048 } }), tools: { get_weather: weatherTool(calls) } },
+      agent: {
+        name: 'weather',
+        model: provider()('claude-sonnet-5', { thinking: { type: 'enabled', budget_tokens: 2048 } }),
+        tools: { get_weather: weatherTool(calls) },
+      },
       input: 'Weather in Paris and Oslo?',
     })
     expect(output.finishReason).toBe('stop')
@@ -111,7 +117,14 @@ describe('@spindle/anthropic through AgentRuntime', () => {
 
   it('streams the run as events: reasoning, tool call and result, text', async () => {
     server.enqueue(
-      { turn: { blocks: [{ type: 'thinking', thinking: 'Hmm.', signature: 'sig_2' }, { type: 'tool_use', id: 'toolu_s', name: 'get_weather', input: { city: 'Oslo' } }] } },
+      {
+        turn: {
+          blocks: [
+            { type: 'thinking', thinking: 'Hmm.', signature: 'sig_2' },
+            { type: 'tool_use', id: 'toolu_s', name: 'get_weather', input: { city: 'Oslo' } },
+          ],
+        },
+      },
       { turn: { blocks: [{ type: 'text', text: 'Sunny in Oslo.' }] } },
     )
     const calls: string[] = []
@@ -129,7 +142,15 @@ describe('@spindle/anthropic through AgentRuntime', () => {
   })
 
   it('never executes a tool call whose input was cut off mid-stream', async () => {
-    const cut = { turn: { blocks: [{ type: 'text' as const, text: 'Deleting.' }, { type: 'tool_use' as const, id: 'toolu_cut', name: 'get_weather', inputChunks: ['{"city":', '"Pa', 'ris"}'] }] }, truncateAfter: 9 }
+    const cut = {
+      turn: {
+        blocks: [
+          { type: 'text' as const, text: 'Deleting.' },
+          { type: 'tool_use' as const, id: 'toolu_cut', name: 'get_weather', inputChunks: ['{"city":', '"Pa', 'ris"}'] },
+        ],
+      },
+      truncateAfter: 9,
+    }
     server.enqueue(cut, cut, cut, cut)
     const calls: string[] = []
     const output = await new AgentRuntime(extensions(), { maxSteps: 3 }).run({
@@ -172,7 +193,12 @@ describe('@spindle/anthropic through AgentRuntime', () => {
 
   it('does not retry again a call whose first chunk timed out on every provider attempt', async () => {
     server.scripted.setHandler(() => anthropicResponse({ turn: { blocks: [{ type: 'text', text: 'late' }] }, firstEventDelayMs: 2_000 }))
-    const model = createAnthropic({ apiKey: 'sk-ant-test-agent', baseURL: server.baseURL, firstChunkTimeoutMs: 100, retry: { maxRetries: 1, initialDelayMs: 5 } })('claude-sonnet-5')
+    const model = createAnthropic({
+      apiKey: 'sk-ant-test-agent',
+      baseURL: server.baseURL,
+      firstChunkTimeoutMs: 100,
+      retry: { maxRetries: 1, initialDelayMs: 5 },
+    })('claude-sonnet-5')
     const output = await new AgentRuntime(new Extensions()).run({ agent: { name: 'writer', model }, input: 'Write' })
     expect(output.finishReason).toBe('error')
     expect(output.error?.message).toMatch(/firstChunkTimeoutMs/)

@@ -17,7 +17,9 @@ describe('createAnthropic baseURL', () => {
   it('refuses credentials before the host with a ConfigurationError that does not quote the password', () => {
     const attempt = () => createAnthropic({ apiKey: 'k', baseURL: 'https://alice:pa55-w0rd-secret@gateway.example/anthropic' })
     expect(attempt).toThrow(ConfigurationError)
-    expect(attempt).toThrow('[spindle/anthropic] createAnthropic: baseURL "https://gateway.example/anthropic" carries credentials before its host (user:password@)')
+    expect(attempt).toThrow(
+      '[spindle/anthropic] createAnthropic: baseURL "https://gateway.example/anthropic" carries credentials before its host (user:password@)',
+    )
     expect(() => attempt()).not.toThrow(/pa55-w0rd-secret|alice/)
     expect(() => createAnthropic({ baseURL: 'gateway.example' })).toThrow(/must start with http/)
   })
@@ -34,6 +36,8 @@ describe('createAnthropic baseURL', () => {
     await closed.close()
     const model = createAnthropic({ apiKey: 'k', baseURL: closed.url, retry: { maxRetries: 1, initialDelayMs: 1 } })('claude-sonnet-5')
     const collected = await collectStream(model.stream(request))
-    expect((collected.error as Error).message).toBe('[spindle/anthropic] could not reach the Anthropic API: Connection error (2 requests made). Check the network and baseURL.')
+    expect((collected.error as Error).message).toBe(
+      '[spindle/anthropic] could not reach the Anthropic API: Connection error (2 requests made). Check the network and baseURL.',
+    )
   })
 })

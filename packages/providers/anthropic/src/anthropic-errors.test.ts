@@ -94,7 +94,12 @@ describe('@spindle/anthropic errors and retries', () => {
     server.enqueue({ kind: 'error', errorType: 'overloaded_error' }, hello)
     expect((await run(model().stream(ask))).text).toBe('recovered')
     server.scripted.reset()
-    server.enqueue({ kind: 'error', errorType: 'overloaded_error' }, { kind: 'error', errorType: 'overloaded_error' }, { kind: 'error', errorType: 'overloaded_error' }, hello)
+    server.enqueue(
+      { kind: 'error', errorType: 'overloaded_error' },
+      { kind: 'error', errorType: 'overloaded_error' },
+      { kind: 'error', errorType: 'overloaded_error' },
+      hello,
+    )
     const { error } = await run(model().stream(ask))
     expect(error).toMatchObject({ code: 'provider', status: 529, isRetryable: true })
     expect(error.message).toContain('overloaded')
@@ -167,7 +172,10 @@ describe('@spindle/anthropic errors and retries', () => {
   })
 
   it('never completes a tool call whose input was cut off', async () => {
-    server.enqueue({ turn: { blocks: [{ type: 'tool_use', id: 'toolu_cut', name: 'delete_file', inputChunks: ['{"path":"/tmp/', 'important"}'] }] }, truncateAfter: 5 })
+    server.enqueue({
+      turn: { blocks: [{ type: 'tool_use', id: 'toolu_cut', name: 'delete_file', inputChunks: ['{"path":"/tmp/', 'important"}'] }] },
+      truncateAfter: 5,
+    })
     const outcome = await run(model().stream(ask))
     expect(outcome.parts.some((part) => part.type === 'tool-call-start')).toBe(true)
     expect(outcome.parts.some((part) => part.type === 'tool-call-end')).toBe(false)
@@ -348,7 +356,9 @@ describe('@spindle/anthropic credential headers in errors', () => {
 
   it('leaves the values of other headers in messages', async () => {
     server.scripted.setHandler(echoHeaders)
-    const model = createAnthropic({ apiKey, baseURL: server.baseURL, headers: { 'anthropic-beta': 'test-beta-1' }, retry: { maxRetries: 0 } })('claude-sonnet-5')
+    const model = createAnthropic({ apiKey, baseURL: server.baseURL, headers: { 'anthropic-beta': 'test-beta-1' }, retry: { maxRetries: 0 } })(
+      'claude-sonnet-5',
+    )
     const error = await failure(model.stream(ask, { headers: { 'x-request-purpose': 'nightly-eval' } }))
     expect(error.message).toContain('test-beta-1')
     expect(error.message).toContain('nightly-eval')

@@ -72,7 +72,9 @@ export class AnthropicMessagesModel implements LanguageModel {
     const jsonToolName = built.jsonToolName
     const client = this.#settings.client()
     const signal = options.signal
-    const secrets = [...requestSecrets(this.#settings.apiKey(), this.#settings.providerHeaders, options.headers), ...(this.#settings.urlSecrets ?? [])].sort((a, b) => b.length - a.length)
+    const secrets = [...requestSecrets(this.#settings.apiKey(), this.#settings.providerHeaders, options.headers), ...(this.#settings.urlSecrets ?? [])].sort(
+      (a, b) => b.length - a.length,
+    )
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw aborted()
       let yielded = false

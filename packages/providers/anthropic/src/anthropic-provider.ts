@@ -76,9 +76,7 @@ export function createAnthropic(options: AnthropicProviderOptions = {}): Anthrop
   const getClient = (): Anthropic => {
     const apiKey = resolveKey()
     if (!apiKey) {
-      throw new ConfigurationError(
-        `[spindle/anthropic] no API key: pass createAnthropic({ apiKey }) or set the ANTHROPIC_API_KEY environment variable`,
-      )
+      throw new ConfigurationError(`[spindle/anthropic] no API key: pass createAnthropic({ apiKey }) or set the ANTHROPIC_API_KEY environment variable`)
     }
     if (!client || clientKey !== apiKey) {
       client = new Anthropic({

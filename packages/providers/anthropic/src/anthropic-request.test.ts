@@ -17,7 +17,11 @@ beforeEach(() => {
 })
 
 const provider = () => createAnthropic({ apiKey: 'sk-ant-test-key', baseURL: server.baseURL, headers: { 'anthropic-beta': 'test-beta-1' } })
-const weather = { name: 'get_weather', description: 'Weather for a city', inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }
+const weather = {
+  name: 'get_weather',
+  description: 'Weather for a city',
+  inputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+}
 const time = { name: 'get_time', description: 'Time in a zone', inputSchema: { type: 'object', properties: { zone: { type: 'string' } } } }
 
 async function send(request: ModelRequest, modelId = 'claude-sonnet-5'): Promise<{ body: any; parts: StreamPart[] }> {
@@ -51,7 +55,10 @@ describe('@spindle/anthropic request mapping', () => {
 
   it('omits cache breakpoints when cacheControl is false', async () => {
     const { body } = await send({
-      messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }],
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'U' },
+      ],
       tools: [weather],
       providerOptions: { anthropic: { cacheControl: false } },
     })
@@ -164,7 +171,11 @@ describe('@spindle/anthropic request mapping', () => {
         ],
       },
     })
-    const request: ModelRequest = { messages: [{ role: 'user', content: 'Weather in Rome?' }], tools: [weather], providerOptions: { anthropic: { thinking: { type: 'enabled', budget_tokens: 2000 } } } }
+    const request: ModelRequest = {
+      messages: [{ role: 'user', content: 'Weather in Rome?' }],
+      tools: [weather],
+      providerOptions: { anthropic: { thinking: { type: 'enabled', budget_tokens: 2000 } } },
+    }
     const model = provider()('claude-sonnet-5')
     // Assemble the assistant message from parts, as the run loop does.
     const reasoning = { type: 'reasoning' as const, text: '', signature: undefined as string | undefined }
@@ -176,8 +187,21 @@ describe('@spindle/anthropic request mapping', () => {
       }
       if (part.type === 'tool-call-delta') args += part.argsDelta
     }
-    const assistant: AssistantMessage = { role: 'assistant', content: [reasoning as { type: 'reasoning'; text: string; signature: string }, { type: 'tool-call', toolCallId: 'toolu_rt', toolName: 'get_weather', args: JSON.parse(args) }] }
-    const { body } = await send({ ...request, messages: [...request.messages, assistant, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_rt', toolName: 'get_weather', result: 'sunny' }] }] })
+    const assistant: AssistantMessage = {
+      role: 'assistant',
+      content: [
+        reasoning as { type: 'reasoning'; text: string; signature: string },
+        { type: 'tool-call', toolCallId: 'toolu_rt', toolName: 'get_weather', args: JSON.parse(args) },
+      ],
+    }
+    const { body } = await send({
+      ...request,
+      messages: [
+        ...request.messages,
+        assistant,
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'toolu_rt', toolName: 'get_weather', result: 'sunny' }] },
+      ],
+    })
     expect(body.messages[1].content[0]).toEqual({ type: 'thinking', thinking: 'Need the weather.', signature: 'EqQBCkgIARABGAIiQL2U_roundtrip' })
     expect(body.messages[2].content[0]).toEqual({ type: 'tool_result', tool_use_id: 'toolu_rt', content: 'sunny' })
   })
@@ -186,7 +210,10 @@ describe('@spindle/anthropic request mapping', () => {
     ['auto', { type: 'auto' }],
     ['none', { type: 'none' }],
     ['required', { type: 'any' }],
-    [{ type: 'tool', name: 'get_time' }, { type: 'tool', name: 'get_time' }],
+    [
+      { type: 'tool', name: 'get_time' },
+      { type: 'tool', name: 'get_time' },
+    ],
   ] as const)('maps toolChoice %j', async (toolChoice, expected) => {
     const { body } = await send({ messages: [{ role: 'user', content: 'x' }], tools: [weather, time], toolChoice: toolChoice as ModelRequest['toolChoice'] })
     expect(body.tool_choice).toEqual(expected)
@@ -226,12 +253,22 @@ describe('@spindle/anthropic request mapping', () => {
       { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'get_weather', result: 'sunny' }] },
     ]
     // The turn came from OpenAI (a fallbackModel chain that moved to Anthropic mid-loop): its reasoning is dropped.
-    const handedOver = await send({ messages: cycle([{ type: 'reasoning', text: 'Need weather.', signature: 'openai-reasoning:{"id":"rs_1"}' }]), tools: [weather], temperature: 0.2, providerOptions: thinking })
+    const handedOver = await send({
+      messages: cycle([{ type: 'reasoning', text: 'Need weather.', signature: 'openai-reasoning:{"id":"rs_1"}' }]),
+      tools: [weather],
+      temperature: 0.2,
+      providerOptions: thinking,
+    })
     expect(handedOver.body.messages[1].content[0].type).toBe('tool_use')
     expect(handedOver.body.thinking).toBeUndefined()
     expect(handedOver.body.temperature).toBe(0.2)
     // Anthropic's own turn, thinking block first: thinking stays on.
-    const own = await send({ messages: cycle([{ type: 'reasoning', text: 'Mine.', signature: 'EqQBCkgIARABGAIiQL2U+/abc==' }]), tools: [weather], temperature: 0.2, providerOptions: thinking })
+    const own = await send({
+      messages: cycle([{ type: 'reasoning', text: 'Mine.', signature: 'EqQBCkgIARABGAIiQL2U+/abc==' }]),
+      tools: [weather],
+      temperature: 0.2,
+      providerOptions: thinking,
+    })
     expect(own.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 })
     expect(own.body.temperature).toBeUndefined()
     // A new question after a finished cycle starts a new one: thinking stays on.
@@ -253,7 +290,9 @@ describe('@spindle/anthropic request mapping', () => {
     })
     expect(structured.body.tool_choice).toMatchObject({ type: 'tool' })
     expect(structured.body.thinking).toBeUndefined()
-    expect((await send({ messages: [{ role: 'user', content: 'x' }], tools: [weather], toolChoice: 'auto', providerOptions: thinking })).body.thinking).toBeDefined()
+    expect(
+      (await send({ messages: [{ role: 'user', content: 'x' }], tools: [weather], toolChoice: 'auto', providerOptions: thinking })).body.thinking,
+    ).toBeDefined()
   })
 
   it('raises max_tokens above the thinking budget only up to the model output limit', async () => {
@@ -273,17 +312,26 @@ describe('@spindle/anthropic request mapping', () => {
     }
     const error = await consume().catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(ConfigurationError)
-    expect((error as Error).message).toMatch(/^\[spindle\/anthropic\] thinking\.budget_tokens \(64000\) must be below claude-sonnet-5's output limit of 64000 tokens.*set budget_tokens to at most 63999/)
+    expect((error as Error).message).toMatch(
+      /^\[spindle\/anthropic\] thinking\.budget_tokens \(64000\) must be below claude-sonnet-5's output limit of 64000 tokens.*set budget_tokens to at most 63999/,
+    )
     expect(server.requests).toHaveLength(0)
   })
 
   it('applies per-model default provider options, overridden by the request, and validates them at creation', async () => {
     const model = provider()('claude-sonnet-5', { thinking: { type: 'enabled', budget_tokens: 1500 }, cacheControl: false })
     server.enqueue({ turn: { blocks: [{ type: 'text', text: 'ok' }] } }, { turn: { blocks: [{ type: 'text', text: 'ok' }] } })
-    for await (const _ of model.stream({ messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'x' }] })) void _
+    for await (const _ of model.stream({
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'x' },
+      ],
+    }))
+      void _
     expect(server.requests[0]!.body.thinking).toEqual({ type: 'enabled', budget_tokens: 1500 })
     expect(server.requests[0]!.body.system).toEqual([{ type: 'text', text: 'S' }])
-    for await (const _ of model.stream({ messages: [{ role: 'user', content: 'x' }], providerOptions: { anthropic: { thinking: { type: 'disabled' } } } })) void _
+    for await (const _ of model.stream({ messages: [{ role: 'user', content: 'x' }], providerOptions: { anthropic: { thinking: { type: 'disabled' } } } }))
+      void _
     expect(server.requests[1]!.body.thinking).toEqual({ type: 'disabled' })
     expect(() => provider()('claude-sonnet-5', { thinking: { type: 'enabled', budget_tokens: -1 } })).toThrow(ConfigurationError)
   })
@@ -336,7 +384,9 @@ describe('@spindle/anthropic request mapping', () => {
     const consume = async (data: string) => {
       for await (const _ of model.stream({ messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'image/png', data, name: 'shot.png' }] }] })) void _
     }
-    await expect(consume('data:image/jpeg;base64,/9j/4AAQ')).rejects.toThrow(/\[spindle\/anthropic\] file part "shot.png" has mediaType "image\/png" but its data: URL says "image\/jpeg"; make them agree/)
+    await expect(consume('data:image/jpeg;base64,/9j/4AAQ')).rejects.toThrow(
+      /\[spindle\/anthropic\] file part "shot.png" has mediaType "image\/png" but its data: URL says "image\/jpeg"; make them agree/,
+    )
     await expect(consume('data:image/png;base64,not base64!')).rejects.toThrow(ConfigurationError)
     expect(server.requests).toHaveLength(0)
   })
@@ -346,8 +396,12 @@ describe('@spindle/anthropic request mapping', () => {
     const consume = async (request: ModelRequest) => {
       for await (const _ of model.stream(request)) void _
     }
-    await expect(consume({ messages: [{ role: 'user', content: 'x' }], providerOptions: { anthropic: { thinking: { type: 'enabled' } } } })).rejects.toThrow(ConfigurationError)
-    await expect(consume({ messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: 'artifact:abc' }] }] })).rejects.toThrow(/artifact reference/)
+    await expect(consume({ messages: [{ role: 'user', content: 'x' }], providerOptions: { anthropic: { thinking: { type: 'enabled' } } } })).rejects.toThrow(
+      ConfigurationError,
+    )
+    await expect(consume({ messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: 'artifact:abc' }] }] })).rejects.toThrow(
+      /artifact reference/,
+    )
     expect(server.requests).toHaveLength(0)
   })
 })

@@ -34,10 +34,35 @@ async function failedRun(...replies: AnthropicReply[]) {
 describe('RunOutput.error from the Anthropic provider', () => {
   it.each([
     ['a 401', [{ kind: 'error', errorType: 'authentication_error' }], { code: 'provider_auth', status: 401, retryable: false }],
-    ['an exhausted 429', [{ kind: 'error', errorType: 'rate_limit_error', retryAfterSeconds: 0 }, { kind: 'error', errorType: 'rate_limit_error', retryAfterSeconds: 0 }], { code: 'provider_rate_limit', status: 429, retryable: true }],
-    ['a 500', [{ kind: 'error', errorType: 'api_error' }, { kind: 'error', errorType: 'api_error' }], { code: 'provider_server', status: 500, retryable: true }],
-    ['an HTTP 529 overloaded', [{ kind: 'error', errorType: 'overloaded_error' }, { kind: 'error', errorType: 'overloaded_error' }], { code: 'provider_overloaded', status: 529, retryable: true }],
-    ['a 400', [{ kind: 'error', errorType: 'invalid_request_error', message: 'messages: bad role' }], { code: 'provider_bad_request', status: 400, retryable: false }],
+    [
+      'an exhausted 429',
+      [
+        { kind: 'error', errorType: 'rate_limit_error', retryAfterSeconds: 0 },
+        { kind: 'error', errorType: 'rate_limit_error', retryAfterSeconds: 0 },
+      ],
+      { code: 'provider_rate_limit', status: 429, retryable: true },
+    ],
+    [
+      'a 500',
+      [
+        { kind: 'error', errorType: 'api_error' },
+        { kind: 'error', errorType: 'api_error' },
+      ],
+      { code: 'provider_server', status: 500, retryable: true },
+    ],
+    [
+      'an HTTP 529 overloaded',
+      [
+        { kind: 'error', errorType: 'overloaded_error' },
+        { kind: 'error', errorType: 'overloaded_error' },
+      ],
+      { code: 'provider_overloaded', status: 529, retryable: true },
+    ],
+    [
+      'a 400',
+      [{ kind: 'error', errorType: 'invalid_request_error', message: 'messages: bad role' }],
+      { code: 'provider_bad_request', status: 400, retryable: false },
+    ],
   ] as Array<[string, AnthropicReply[], object]>)('%s', async (_name, replies, expected) => {
     const { output, record, failed } = await failedRun(...replies)
     expect(output.finishReason).toBe('error')

@@ -111,12 +111,36 @@ describe('@spindle/anthropic streaming', () => {
   })
 
   it('routes interleaved deltas of two open tool blocks by index', async () => {
-    const delta = (index: number, partial: string) => ({ event: 'content_block_delta', data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: partial } } })
+    const delta = (index: number, partial: string) => ({
+      event: 'content_block_delta',
+      data: { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: partial } },
+    })
     server.enqueue({
       events: [
-        { event: 'message_start', data: { type: 'message_start', message: { id: 'msg_i', type: 'message', role: 'assistant', model: 'm', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 3, output_tokens: 1 } } } },
-        { event: 'content_block_start', data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_x', name: 'a', input: {} } } },
-        { event: 'content_block_start', data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_y', name: 'b', input: {} } } },
+        {
+          event: 'message_start',
+          data: {
+            type: 'message_start',
+            message: {
+              id: 'msg_i',
+              type: 'message',
+              role: 'assistant',
+              model: 'm',
+              content: [],
+              stop_reason: null,
+              stop_sequence: null,
+              usage: { input_tokens: 3, output_tokens: 1 },
+            },
+          },
+        },
+        {
+          event: 'content_block_start',
+          data: { type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 'toolu_x', name: 'a', input: {} } },
+        },
+        {
+          event: 'content_block_start',
+          data: { type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'toolu_y', name: 'b', input: {} } },
+        },
         delta(0, '{"v":'),
         delta(1, '{"w":'),
         delta(1, '2}'),
@@ -135,7 +159,12 @@ describe('@spindle/anthropic streaming', () => {
   })
 
   it('reports usage with cache reads as cached input and cache writes counted in input', async () => {
-    server.enqueue({ turn: { blocks: [{ type: 'text', text: 'ok' }], usage: { input_tokens: 100, cache_read_input_tokens: 1000, cache_creation_input_tokens: 50, output_tokens: 7 } } })
+    server.enqueue({
+      turn: {
+        blocks: [{ type: 'text', text: 'ok' }],
+        usage: { input_tokens: 100, cache_read_input_tokens: 1000, cache_creation_input_tokens: 50, output_tokens: 7 },
+      },
+    })
     const parts = await collect(model().stream(ask))
     expect(finishOf(parts)?.usage).toEqual({ inputTokens: 1150, outputTokens: 7, cachedInputTokens: 1000, totalTokens: 1157 })
   })

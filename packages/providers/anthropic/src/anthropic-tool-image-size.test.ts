@@ -30,7 +30,12 @@ function noisePng(width: number, height: number): Buffer {
   header.writeUInt32BE(height, 4)
   header.set([8, 2, 0, 0, 0], 8)
   const rows = Buffer.concat(Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), randomBytes(width * 3)])))
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
 }
 
 describe('@spindle/anthropic: real-sized images from tools', () => {
@@ -42,7 +47,12 @@ describe('@spindle/anthropic: real-sized images from tools', () => {
       name: 'camera',
       description: 'Takes a photo',
       inputSchema: z.object({ size: z.enum(['normal', 'huge']) }),
-      execute: ({ size }) => ({ content: [{ type: 'text', text: `a ${size} photo` }, { type: 'image', mimeType: 'image/png', data: size === 'huge' ? huge : photo }] }),
+      execute: ({ size }) => ({
+        content: [
+          { type: 'text', text: `a ${size} photo` },
+          { type: 'image', mimeType: 'image/png', data: size === 'huge' ? huge : photo },
+        ],
+      }),
     })
     server.enqueue(
       { turn: { blocks: [{ type: 'tool_use', id: 'toolu_photo', name: 'camera', input: { size: 'normal' } }] } },
@@ -76,7 +86,12 @@ describe('@spindle/anthropic: real-sized images from tools', () => {
     const note = JSON.parse(result.content as string) as { content: Array<{ type: string; text: string }> }
     expect(note.content).toEqual([
       { type: 'text', text: 'a huge photo' },
-      { type: 'text', text: expect.stringMatching(/^\[image\/png of 6000000 bytes over the 5000000-byte bound on images in one tool result; kept as artifact [0-9a-f]{64}\]$/) },
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^\[image\/png of 6000000 bytes over the 5000000-byte bound on images in one tool result; kept as artifact [0-9a-f]{64}\]$/,
+        ),
+      },
     ])
     // The huge image is not in the request: the earlier photo is, once.
     expect(JSON.stringify(third).length).toBeLessThan(photo.length + 20_000)

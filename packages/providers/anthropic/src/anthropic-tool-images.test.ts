@@ -20,11 +20,29 @@ describe('@spindle/anthropic tool results with images', () => {
       name: 'chart',
       description: 'Draws a chart',
       inputSchema: z.object({}),
-      execute: () => ({ content: [{ type: 'text', text: 'the chart' }, { type: 'image', mimeType: 'image/png', data: png }], structuredContent: { points: 3 } }),
+      execute: () => ({
+        content: [
+          { type: 'text', text: 'the chart' },
+          { type: 'image', mimeType: 'image/png', data: png },
+        ],
+        structuredContent: { points: 3 },
+      }),
     })
-    const vector = defineTool({ name: 'vector', description: 'SVG', inputSchema: z.object({}), execute: () => ({ content: [{ type: 'image', mimeType: 'image/svg+xml', data: 'PHN2Zy8+' }] }) })
+    const vector = defineTool({
+      name: 'vector',
+      description: 'SVG',
+      inputSchema: z.object({}),
+      execute: () => ({ content: [{ type: 'image', mimeType: 'image/svg+xml', data: 'PHN2Zy8+' }] }),
+    })
     server.enqueue(
-      { turn: { blocks: [{ type: 'tool_use', id: 'toolu_img', name: 'chart', input: {} }, { type: 'tool_use', id: 'toolu_svg', name: 'vector', input: {} }] } },
+      {
+        turn: {
+          blocks: [
+            { type: 'tool_use', id: 'toolu_img', name: 'chart', input: {} },
+            { type: 'tool_use', id: 'toolu_svg', name: 'vector', input: {} },
+          ],
+        },
+      },
       { turn: { blocks: [{ type: 'text', text: 'A rising line.' }] } },
     )
     const runtime = new AgentRuntime(new Extensions())

@@ -33,7 +33,8 @@ export function buildMessagesRequest(
 
   // Thinking the API would refuse in this request is left out of it (its own advice: "to avoid this requirement,
   // disable thinking"), see `thinkingRefused`.
-  const thinking = options.thinking !== undefined && options.thinking.type !== 'disabled' && thinkingRefused(messages, request, options) ? undefined : options.thinking
+  const thinking =
+    options.thinking !== undefined && options.thinking.type !== 'disabled' && thinkingRefused(messages, request, options) ? undefined : options.thinking
   const thinkingOn = thinking !== undefined && thinking.type !== 'disabled'
   const budget = thinking?.type === 'enabled' ? thinking.budget_tokens : 0
   const maxTokens = maxTokensFor(modelId, capabilities, request.maxOutputTokens, budget)

@@ -30,9 +30,7 @@ export function convertFile(part: FilePart): ContentBlockParam {
     const text = Buffer.from(data, 'base64').toString('utf8')
     return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: text }, ...title }
   }
-  throw new ConfigurationError(
-    `[spindle/anthropic] unsupported file media type "${part.mediaType}"; Anthropic accepts images, PDF and text documents`,
-  )
+  throw new ConfigurationError(`[spindle/anthropic] unsupported file media type "${part.mediaType}"; Anthropic accepts images, PDF and text documents`)
 }
 
 /**
@@ -42,7 +40,10 @@ export function convertFile(part: FilePart): ContentBlockParam {
 function base64Of(part: FilePart, label: string): string {
   if (!/^data:/i.test(part.data)) return part.data
   const comma = part.data.indexOf(',')
-  if (comma < 0) throw new ConfigurationError(`[spindle/anthropic] file part "${label}" is a data: URL without a comma before its payload; pass base64 data or a well-formed data: URL`)
+  if (comma < 0)
+    throw new ConfigurationError(
+      `[spindle/anthropic] file part "${label}" is a data: URL without a comma before its payload; pass base64 data or a well-formed data: URL`,
+    )
   const [declared = '', ...parameters] = part.data.slice('data:'.length, comma).split(';')
   const payload = part.data.slice(comma + 1)
   const urlMediaType = declared.trim().toLowerCase()
@@ -54,11 +55,16 @@ function base64Of(part: FilePart, label: string): string {
   }
   if (!parameters.some((parameter) => parameter.trim().toLowerCase() === 'base64')) return percentDecode(payload).toString('base64')
   const base64 = (payload.includes('%') ? percentDecode(payload).toString('latin1') : payload).replace(/\s+/g, '')
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) throw new ConfigurationError(`[spindle/anthropic] file part "${label}" is a data: URL whose payload is not base64`)
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64))
+    throw new ConfigurationError(`[spindle/anthropic] file part "${label}" is a data: URL whose payload is not base64`)
   return base64
 }
 
 /** The bytes of a percent-encoded string (RFC 3986): `%XX` escapes as bytes, other characters as UTF-8. */
 function percentDecode(text: string): Buffer {
-  return Buffer.concat(text.split(/(%[0-9A-Fa-f]{2})/).map((piece) => (/^%[0-9A-Fa-f]{2}$/.test(piece) ? Buffer.from([Number.parseInt(piece.slice(1), 16)]) : Buffer.from(piece, 'utf8'))))
+  return Buffer.concat(
+    text
+      .split(/(%[0-9A-Fa-f]{2})/)
+      .map((piece) => (/^%[0-9A-Fa-f]{2}$/.test(piece) ? Buffer.from([Number.parseInt(piece.slice(1), 16)]) : Buffer.from(piece, 'utf8'))),
+  )
 }

@@ -52,7 +52,9 @@ export function mapAnthropicError(error: unknown, context: ErrorMappingContext):
     const requestId = error.requestID ?? (error.error as { request_id?: string } | undefined)?.request_id ?? undefined
     const retryAfterMs = inBand ? undefined : parseRetryAfter(error.headers, context.now?.() ?? Date.now())
     const where = inBand ? 'in-band stream error' : `HTTP ${status}`
-    const message = redact(`[spindle/anthropic] ${where}${type ? ` ${type}` : ''}: ${withoutFinalPeriod(apiMessage)}${requestId ? ` (request-id ${requestId})` : ''}. `) + advice(status, type)
+    const message =
+      redact(`[spindle/anthropic] ${where}${type ? ` ${type}` : ''}: ${withoutFinalPeriod(apiMessage)}${requestId ? ` (request-id ${requestId})` : ''}. `) +
+      advice(status, type)
     const options = {
       status,
       provider: context.provider,

@@ -57,7 +57,12 @@ describe('error mapping', () => {
   })
 
   it('keeps a redacted copy of the SDK error as the cause', () => {
-    const error = new Anthropic.APIError(401, { type: 'error', error: { type: 'authentication_error', message: 'bad key sk-ant-zzzzzzzzzzzz' } }, undefined, new Headers({ 'request-id': 'req_1' }))
+    const error = new Anthropic.APIError(
+      401,
+      { type: 'error', error: { type: 'authentication_error', message: 'bad key sk-ant-zzzzzzzzzzzz' } },
+      undefined,
+      new Headers({ 'request-id': 'req_1' }),
+    )
     const mapped = mapAnthropicError(error, { provider: 'anthropic', apiKey: undefined })
     expect(mapped.cause).toBeInstanceOf(Error)
     expect((mapped.cause as Error).message).not.toContain('sk-ant-zzzzzzzzzzzz')

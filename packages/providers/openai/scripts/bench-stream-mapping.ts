@@ -57,7 +57,12 @@ const sdkResponses = async () => {
 }
 const sdkChat = async () => {
   let count = 0
-  const stream = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'bench' }], stream: true, stream_options: { include_usage: true } })
+  const stream = await client.chat.completions.create({
+    model: 'm',
+    messages: [{ role: 'user', content: 'bench' }],
+    stream: true,
+    stream_options: { include_usage: true },
+  })
   for await (const chunk of stream) if (chunk.choices[0]?.delta?.content) count++
   return count
 }
@@ -81,7 +86,10 @@ function mapperOnly(name: string, events: unknown[], create: () => { map(event: 
 }
 
 const rows: string[] = []
-for (const [api, sdk] of [['responses', sdkResponses], ['chat', sdkChat]] as const) {
+for (const [api, sdk] of [
+  ['responses', sdkResponses],
+  ['chat', sdkChat],
+] as const) {
   const { direct, mapped } = await compare(sdk, spindle(api))
   const perChunk = (a: number, b: number) => (((b - a) * 1000) / deltas).toFixed(2).padStart(8)
   rows.push(
@@ -96,7 +104,9 @@ const mappers = [
   mapperOnly('chat', chatData, () => new ChatStreamMapper(errors) as never),
 ]
 
-console.log(`\n${deltas} text deltas per stream, median of ${rounds} alternating rounds (ms; CPU includes the in-process server), HTTP on 127.0.0.1, Node ${process.version}\n`)
+console.log(
+  `\n${deltas} text deltas per stream, median of ${rounds} alternating rounds (ms; CPU includes the in-process server), HTTP on 127.0.0.1, Node ${process.version}\n`,
+)
 console.log('api        | SDK wall | Spindle  | µs/chunk | SDK cpu  | Spindle  | µs/chunk')
 console.log('-----------|----------|----------|----------|----------|----------|---------')
 for (const row of rows) console.log(row)

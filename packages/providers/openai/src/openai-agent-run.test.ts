@@ -34,7 +34,10 @@ describe('AgentRuntime with @spindle/openai', () => {
         },
       })
       server.enqueue(
-        wire.streamTurn({ toolCalls: [{ id: 'call_weather_1', name: 'get_weather', argumentChunks: ['{"city":', '"Lyon"}'] }], usage: { inputTokens: 50, outputTokens: 10 } }),
+        wire.streamTurn({
+          toolCalls: [{ id: 'call_weather_1', name: 'get_weather', argumentChunks: ['{"city":', '"Lyon"}'] }],
+          usage: { inputTokens: 50, outputTokens: 10 },
+        }),
         wire.streamTurn({ text: ['It is sunny ', 'in Lyon (24 °C).'], usage: { inputTokens: 80, outputTokens: 12 } }),
       )
       const provider = createOpenAI({ name: 'loopback', apiKey: 'sk-agent-test', baseURL: `${server.url}/v1`, defaultApi: api })
@@ -90,7 +93,10 @@ describe('AgentRuntime with @spindle/openai', () => {
     })
     // Every attempt (the kernel may retry a retryable interruption) is cut inside the arguments.
     server.setHandler(() =>
-      openaiResponsesWire.streamTurn({ toolCalls: [{ id: 'call_cut', name: 'delete_file', argumentChunks: ['{"path":"/im', 'portant"}'] }], truncate: 'mid-tool-arguments' }),
+      openaiResponsesWire.streamTurn({
+        toolCalls: [{ id: 'call_cut', name: 'delete_file', argumentChunks: ['{"path":"/im', 'portant"}'] }],
+        truncate: 'mid-tool-arguments',
+      }),
     )
     const provider = createOpenAI({ name: 'loopback', apiKey: 'sk-agent-test', baseURL: `${server.url}/v1`, maxRetries: 0, defaultApi: 'responses' })
     const runtime = new AgentRuntime(new Extensions().use(provider))
@@ -130,7 +136,13 @@ describe('AgentRuntime with @spindle/openai', () => {
 
   it('does not retry again a call whose first chunk timed out on every provider attempt', async () => {
     server.setHandler(() => ({ ...openaiResponsesWire.streamTurn({ text: ['late'] }), firstEventDelayMs: 2_000 }))
-    const provider = createOpenAI({ apiKey: 'sk-agent-test', baseURL: `${server.url}/v1`, maxRetries: 1, retry: { initialDelayMs: 5 }, timeouts: { firstChunkMs: 100 } })
+    const provider = createOpenAI({
+      apiKey: 'sk-agent-test',
+      baseURL: `${server.url}/v1`,
+      maxRetries: 1,
+      retry: { initialDelayMs: 5 },
+      timeouts: { firstChunkMs: 100 },
+    })
     const runtime = new AgentRuntime(new Extensions())
     const output = await runtime.run({ agent: { name: 'writer', model: provider.responses('gpt-test') }, input: 'Write' })
     expect(output.finishReason).toBe('error')
@@ -146,7 +158,13 @@ describe('AgentRuntime with @spindle/openai', () => {
       status: 401,
       json: { error: { message: `Access denied due to invalid subscription key ${String(received.headers['api-key'])}`, code: '401' } },
     }))
-    const provider = createOpenAI({ name: 'azure', apiKey: 'unused-but-required', baseURL: `${server.url}/v1`, headers: { 'api-key': headerKey }, maxRetries: 0 })
+    const provider = createOpenAI({
+      name: 'azure',
+      apiKey: 'unused-but-required',
+      baseURL: `${server.url}/v1`,
+      headers: { 'api-key': headerKey },
+      maxRetries: 0,
+    })
     const runtime = new AgentRuntime(new Extensions())
     const events: AgentEvent[] = []
     const stream = runtime.stream({ sessionId: 'secret-header', input: 'hi', agent: { name: 'a', model: provider.chat('gpt-test') } })

@@ -55,6 +55,8 @@ describe('createOpenAI baseURL', () => {
     await closed.close()
     const provider = createOpenAI({ apiKey: 'sk-x', baseURL: `${closed.url}/v1`, maxRetries: 1, retry: { initialDelayMs: 1 } })
     const collected = await collectStream(provider.chat('gpt-test').stream(request))
-    expect((collected.error as Error).message).toBe('[spindle/openai] could not reach the API: Connection error (2 requests made). Check baseURL and the network.')
+    expect((collected.error as Error).message).toBe(
+      '[spindle/openai] could not reach the API: Connection error (2 requests made). Check baseURL and the network.',
+    )
   })
 })

@@ -92,9 +92,17 @@ describe('@spindle/openai sends well-formed strings only', () => {
   }
 
   it('embeds texts holding lone surrogates', async () => {
-    server.enqueue(openaiEmbeddingsResponse([[1, 0], [0, 1]]))
+    server.enqueue(
+      openaiEmbeddingsResponse([
+        [1, 0],
+        [0, 1],
+      ]),
+    )
     const result = await provider().embedding('text-embedding-3-small').embed(['x \ud800', 'fine 😀'])
-    expect(result.embeddings).toEqual([[1, 0], [0, 1]])
+    expect(result.embeddings).toEqual([
+      [1, 0],
+      [0, 1],
+    ])
     expect(server.requests[0]!.body.input).toEqual(['x \ufffd', 'fine 😀'])
   })
 })

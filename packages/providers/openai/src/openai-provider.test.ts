@@ -1,5 +1,13 @@
 import { Extensions, ProviderRegistry } from '@spindle/core'
-import { collectStream, openaiChatEvents, openaiEmbeddingsResponse, openaiHttpError, openaiResponsesWire, startScriptedServer, type ScriptedServer } from '@spindle/testing'
+import {
+  collectStream,
+  openaiChatEvents,
+  openaiEmbeddingsResponse,
+  openaiHttpError,
+  openaiResponsesWire,
+  startScriptedServer,
+  type ScriptedServer,
+} from '@spindle/testing'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { createOpenAI, openai, OpenAIChatModel, OpenAIEmbeddingModel, OpenAIResponsesModel } from './index.js'
 
@@ -79,7 +87,11 @@ describe('createOpenAI', () => {
   it('falls back to OPENAI_API_KEY', async () => {
     vi.stubEnv('OPENAI_API_KEY', 'sk-from-env-123')
     server.enqueue(openaiResponsesWire.streamTurn({ text: ['ok'] }))
-    const collected = await collectStream(createOpenAI({ baseURL: `${server.url}/v1` }).responses('gpt-test').stream(userRequest))
+    const collected = await collectStream(
+      createOpenAI({ baseURL: `${server.url}/v1` })
+        .responses('gpt-test')
+        .stream(userRequest),
+    )
     expect(collected.error).toBeUndefined()
     expect(server.requests[0]?.headers.authorization).toBe('Bearer sk-from-env-123')
   })
@@ -117,10 +129,21 @@ describe('createOpenAI', () => {
 
 describe('embedding', () => {
   it('embeds texts in order, as floats, with usage', async () => {
-    server.enqueue(openaiEmbeddingsResponse([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]], { promptTokens: 9 }))
+    server.enqueue(
+      openaiEmbeddingsResponse(
+        [
+          [0.1, 0.2, 0.3],
+          [0.4, 0.5, 0.6],
+        ],
+        { promptTokens: 9 },
+      ),
+    )
     const model = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1` }).embedding('text-embedding-3-small', { dimensions: 3 })
     const result = await model.embed(['alpha', 'beta'])
-    expect(result.embeddings).toEqual([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]])
+    expect(result.embeddings).toEqual([
+      [0.1, 0.2, 0.3],
+      [0.4, 0.5, 0.6],
+    ])
     expect(result.usage).toEqual({ tokens: 9 })
     expect(model.dimensions).toBe(3)
     expect(server.requests[0]?.body).toEqual({ model: 'text-embedding-3-small', input: ['alpha', 'beta'], encoding_format: 'float', dimensions: 3 })
@@ -141,9 +164,18 @@ describe('embedding', () => {
   })
 
   it('maps a 401 without echoing the key', async () => {
-    server.enqueue({ match: { path: '/v1/embeddings' }, ...openaiHttpError({ kind: 'authentication', status: 401, message: 'Incorrect API key provided: sk-secret-embed-key.' }) })
+    server.enqueue({
+      match: { path: '/v1/embeddings' },
+      ...openaiHttpError({ kind: 'authentication', status: 401, message: 'Incorrect API key provided: sk-secret-embed-key.' }),
+    })
     const model = createOpenAI({ apiKey: 'sk-secret-embed-key', baseURL: `${server.url}/v1` }).embedding('e')
-    const error = (await model.embed(['a']).catch((caught: unknown) => caught)) as { code: string; status: number; attempts?: number; message: string; cause?: Error }
+    const error = (await model.embed(['a']).catch((caught: unknown) => caught)) as {
+      code: string
+      status: number
+      attempts?: number
+      message: string
+      cause?: Error
+    }
     expect(error.code).toBe('provider')
     expect(error.status).toBe(401)
     expect(error.attempts).toBe(1)
@@ -172,7 +204,9 @@ describe('timeouts', () => {
 
   it('counts the first-chunk timeout until the first event, even when headers come at once', async () => {
     server.enqueue({ ...openaiResponsesWire.streamTurn({ text: ['late'] }), firstEventDelayMs: 1_500 })
-    const model = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1`, maxRetries: 0, timeouts: { firstChunkMs: 150, idleMs: 5_000 } }).responses('gpt-test')
+    const model = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1`, maxRetries: 0, timeouts: { firstChunkMs: 150, idleMs: 5_000 } }).responses(
+      'gpt-test',
+    )
     const started = Date.now()
     const collected = await collectStream(model.stream(userRequest))
     expect(collected.error).toMatchObject({ code: 'provider', isRetryable: true })
@@ -182,7 +216,9 @@ describe('timeouts', () => {
 
   it('switches to the idle timeout after the first event, even when the first-chunk timeout is longer', async () => {
     server.enqueue({ ...openaiResponsesWire.streamTurn({ text: ['a'], truncate: 'before-finish' }), ending: 'hang' })
-    const model = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1`, maxRetries: 0, timeouts: { firstChunkMs: 10_000, idleMs: 150 } }).responses('gpt-test')
+    const model = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1`, maxRetries: 0, timeouts: { firstChunkMs: 10_000, idleMs: 150 } }).responses(
+      'gpt-test',
+    )
     const started = Date.now()
     const collected = await collectStream(model.stream(userRequest))
     expect(collected.error).toMatchObject({ code: 'stream_interrupted' })
@@ -210,7 +246,11 @@ describe('Chat Completions refusals', () => {
 
 describe('Chat Completions files', () => {
   it('fails before any request when a non-image file is a URL, which Chat cannot take, and the Responses API sends it as file_url', async () => {
-    const fileRequest = { messages: [{ role: 'user' as const, content: [{ type: 'file' as const, mediaType: 'application/pdf', data: 'https://example.com/x.pdf', name: 'x.pdf' }] }] }
+    const fileRequest = {
+      messages: [
+        { role: 'user' as const, content: [{ type: 'file' as const, mediaType: 'application/pdf', data: 'https://example.com/x.pdf', name: 'x.pdf' }] },
+      ],
+    }
     const provider = createOpenAI({ apiKey: 'sk-x', baseURL: `${server.url}/v1`, maxRetries: 2 })
     const refused = await collectStream(provider.chat('gpt-test').stream(fileRequest))
     expect(refused.error).toMatchObject({ name: 'ConfigurationError', code: 'configuration' })
@@ -220,6 +260,8 @@ describe('Chat Completions files', () => {
     server.enqueue(openaiResponsesWire.streamTurn({ text: ['read it'] }))
     const sent = await collectStream(provider.responses('gpt-test').stream(fileRequest))
     expect(sent.error).toBeUndefined()
-    expect((server.requests[0]!.body as { input: unknown[] }).input).toEqual([{ role: 'user', content: [{ type: 'input_file', file_url: 'https://example.com/x.pdf' }] }])
+    expect((server.requests[0]!.body as { input: unknown[] }).input).toEqual([
+      { role: 'user', content: [{ type: 'input_file', file_url: 'https://example.com/x.pdf' }] },
+    ])
   })
 })

@@ -54,9 +54,12 @@ export function lazyClient(options: ClientOptions): { client(): OpenAI; apiKey()
       // OPENAI_BASE_URL is checked here, at the first call, like the key: a bad value in the environment must not
       // break the import of the default provider.
       const rawBaseURL = options.baseURL ?? (globalThis.process?.env?.OPENAI_BASE_URL || undefined)
-      const base = rawBaseURL === undefined ? undefined : splitBaseURL(rawBaseURL, (message) => {
-        throw new ConfigurationError(`[spindle/${options.name}] ${options.baseURL === undefined ? 'OPENAI_BASE_URL: ' : ''}${message}`)
-      })
+      const base =
+        rawBaseURL === undefined
+          ? undefined
+          : splitBaseURL(rawBaseURL, (message) => {
+              throw new ConfigurationError(`[spindle/${options.name}] ${options.baseURL === undefined ? 'OPENAI_BASE_URL: ' : ''}${message}`)
+            })
       client = new OpenAI({
         apiKey: key,
         ...(base ? { baseURL: base.baseURL } : {}),

@@ -33,7 +33,12 @@ function noisePng(width: number, height: number): Buffer {
   header.writeUInt32BE(height, 4)
   header.set([8, 2, 0, 0, 0], 8)
   const rows = Buffer.concat(Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), randomBytes(width * 3)])))
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(rows)),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
 }
 
 const photo = noisePng(160, 160).toString('base64')
@@ -41,7 +46,12 @@ const camera = defineTool({
   name: 'camera',
   description: 'Takes a photo',
   inputSchema: z.object({}),
-  execute: () => ({ content: [{ type: 'text', text: 'a photo' }, { type: 'image', mimeType: 'image/png', data: photo }] }),
+  execute: () => ({
+    content: [
+      { type: 'text', text: 'a photo' },
+      { type: 'image', mimeType: 'image/png', data: photo },
+    ],
+  }),
 })
 
 async function runWith(api: 'responses' | 'chat') {

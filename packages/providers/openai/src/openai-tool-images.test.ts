@@ -21,7 +21,13 @@ const chart = defineTool({
   name: 'chart',
   description: 'Draws a chart',
   inputSchema: z.object({}),
-  execute: () => ({ content: [{ type: 'text', text: 'the chart' }, { type: 'image', mimeType: 'image/png', data: png }], structuredContent: { points: 3 } }),
+  execute: () => ({
+    content: [
+      { type: 'text', text: 'the chart' },
+      { type: 'image', mimeType: 'image/png', data: png },
+    ],
+    structuredContent: { points: 3 },
+  }),
 })
 
 async function runWith(api: 'responses' | 'chat') {

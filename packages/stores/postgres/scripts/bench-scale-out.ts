@@ -22,7 +22,13 @@ async function dropSchemas(pool: { query(text: string): Promise<unknown> }, sche
 }
 
 /** Runs/s of `workers` worker processes (concurrency each) on `runs` queued runs of `steps` steps over `sessions` sessions. */
-async function throughput(workers: number, runs: number, sessions: number, steps: number, concurrency: number): Promise<{ runsPerSecond: number; enqueuePerSecond: number }> {
+async function throughput(
+  workers: number,
+  runs: number,
+  sessions: number,
+  steps: number,
+  concurrency: number,
+): Promise<{ runsPerSecond: number; enqueuePerSecond: number }> {
   const schema = schemaName()
   const scaleOut = postgresScaleOut({ connectionString: databaseUrl, schema })
   const extensions = new Extensions().use(scaleOut)
@@ -39,7 +45,9 @@ async function throughput(workers: number, runs: number, sessions: number, steps
         stdio: ['pipe', 'pipe', 'inherit'],
       }),
     )
-    await Promise.all(children.map((child) => new Promise<void>((resolve) => child.stdout!.on('data', (data: Buffer) => data.toString().includes('READY') && resolve()))))
+    await Promise.all(
+      children.map((child) => new Promise<void>((resolve) => child.stdout!.on('data', (data: Buffer) => data.toString().includes('READY') && resolve()))),
+    )
     const started = performance.now()
     for (const child of children) child.stdin!.write('GO\n')
     for (;;) {
@@ -75,7 +83,9 @@ const runs = quick ? 40 : 200
 const sessions = quick ? 20 : 50
 const steps = 2
 const concurrency = 4
-console.log(`\nThroughput: ${runs} queued runs of ${steps} steps (a tool call, then the answer) over ${sessions} sessions; each worker a process with concurrency ${concurrency}\n`)
+console.log(
+  `\nThroughput: ${runs} queued runs of ${steps} steps (a tool call, then the answer) over ${sessions} sessions; each worker a process with concurrency ${concurrency}\n`,
+)
 console.log('| workers | runs/s | enqueue/s (one process) |')
 console.log('| --- | --- | --- |')
 for (const workers of [1, 2, 4]) {
@@ -94,7 +104,9 @@ console.log(`| in-memory | ${(await perStep(new AgentRuntime(new Extensions(), {
   const stores = postgresStores({ connectionString: databaseUrl, schema })
   const extensions = new Extensions().use(stores)
   await extensions.ready()
-  console.log(`| PostgreSQL stores (in-process gate and bus) | ${(await perStep(new AgentRuntime(extensions, { maxSteps: 50 }), stepCount, rounds)).toFixed(2)} |`)
+  console.log(
+    `| PostgreSQL stores (in-process gate and bus) | ${(await perStep(new AgentRuntime(extensions, { maxSteps: 50 }), stepCount, rounds)).toFixed(2)} |`,
+  )
   await dropSchemas(stores.pool, schema)
   await extensions.dispose()
 }
@@ -103,7 +115,9 @@ console.log(`| in-memory | ${(await perStep(new AgentRuntime(new Extensions(), {
   const scaleOut = postgresScaleOut({ connectionString: databaseUrl, schema })
   const extensions = new Extensions().use(scaleOut)
   await extensions.ready()
-  console.log(`| postgresScaleOut (stores, PostgreSQL gate and bus) | ${(await perStep(new AgentRuntime(extensions, { maxSteps: 50 }), stepCount, rounds)).toFixed(2)} |`)
+  console.log(
+    `| postgresScaleOut (stores, PostgreSQL gate and bus) | ${(await perStep(new AgentRuntime(extensions, { maxSteps: 50 }), stepCount, rounds)).toFixed(2)} |`,
+  )
   await dropSchemas(scaleOut.pool, schema)
   await extensions.dispose()
 }

@@ -38,9 +38,7 @@ describePostgres('AgentRuntime on PostgreSQL', () => {
     const watching = (async () => {
       for await (const event of a.subscribe({ sessionId: 'shared', signal: controller.signal })) seen.push(event)
     })()
-    const outputs = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).run({ agent, sessionId: 'shared', input: `question ${i}` })),
-    )
+    const outputs = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? a : b).run({ agent, sessionId: 'shared', input: `question ${i}` })))
     expect(outputs.every((output) => output.finishReason === 'stop')).toBe(true)
 
     const runs = await a.runs.listRuns({ sessionId: 'shared' })
@@ -54,9 +52,9 @@ describePostgres('AgentRuntime on PostgreSQL', () => {
 
     // Runtime a's subscriber saw the finish of runs executed by runtime b.
     const finishedByB = outputs.filter((_, i) => i % 2 === 1).map((output) => output.runId)
-    await expect.poll(() => seen.filter((event) => event.type === 'run.finished').map((event) => (event as AgentEvent).runId), { timeout: 5000 }).toEqual(
-      expect.arrayContaining(finishedByB),
-    )
+    await expect
+      .poll(() => seen.filter((event) => event.type === 'run.finished').map((event) => (event as AgentEvent).runId), { timeout: 5000 })
+      .toEqual(expect.arrayContaining(finishedByB))
     controller.abort()
     await watching
   })
@@ -90,7 +88,9 @@ describePostgres('AgentRuntime on PostgreSQL', () => {
       execute: ({ path }) => ({ path, content }),
     })
     const model = mockModel((request) =>
-      request.messages.some((message) => message.role === 'tool') ? { text: 'done \u0000' } : { text: said, toolCalls: [{ name: 'read_file', args: { path: 'a\u0000b' } }] },
+      request.messages.some((message) => message.role === 'tool')
+        ? { text: 'done \u0000' }
+        : { text: said, toolCalls: [{ name: 'read_file', args: { path: 'a\u0000b' } }] },
     )
     const seen: AgentEvent[] = []
     const controller = new AbortController()
@@ -103,13 +103,18 @@ describePostgres('AgentRuntime on PostgreSQL', () => {
 
     const messages = (await runtime.sessions.listEntries('nul')).map((entry) => (entry.kind === 'message' ? entry.message : entry))
     expect(messages[0]).toEqual({ role: 'user', content: 'read \u0000 it' })
-    expect(messages[1]).toMatchObject({ role: 'assistant', content: expect.arrayContaining([{ type: 'text', text: said }, expect.objectContaining({ type: 'tool-call', args: { path: 'a\u0000b' } })]) })
+    expect(messages[1]).toMatchObject({
+      role: 'assistant',
+      content: expect.arrayContaining([{ type: 'text', text: said }, expect.objectContaining({ type: 'tool-call', args: { path: 'a\u0000b' } })]),
+    })
     expect(messages[2]).toMatchObject({ role: 'tool', content: [expect.objectContaining({ type: 'tool-result', result: { path: 'a\u0000b', content } })] })
     const [execution] = await runtime.executions.listByRun(output.runId)
     expect([execution?.status, execution?.args, execution?.result]).toEqual(['succeeded', { path: 'a\u0000b' }, { path: 'a\u0000b', content }])
 
     const logged = await runtime.runs.listEvents(output.runId)
-    const deltas = logged.filter((event) => event.type === 'text.delta' && event.step === 1).map((event) => (event as Extract<AgentEvent, { type: 'text.delta' }>).delta)
+    const deltas = logged
+      .filter((event) => event.type === 'text.delta' && event.step === 1)
+      .map((event) => (event as Extract<AgentEvent, { type: 'text.delta' }>).delta)
     expect(deltas[0]).toBe('reading\uD83D')
     expect(deltas.join('')).toBe(said)
     expect(logged.find((event) => event.type === 'tool.result')).toMatchObject({ result: { path: 'a\u0000b', content } })

@@ -36,7 +36,12 @@ describe('failoverMs', () => {
       const runtime = new AgentRuntime(new Extensions(), scaleOut.runtimePolicy)
       expect(runtime.policy.leaseMs).toBe(4_000)
       // Explicit clocks still win (advanced), and failover shows what is in force.
-      const custom = postgresScaleOut({ connectionString, failoverMs: 10_000, gate: { leaseTtlMs: 3_000 }, queue: { expireInSeconds: 5, maintenanceIntervalSeconds: 2 } })
+      const custom = postgresScaleOut({
+        connectionString,
+        failoverMs: 10_000,
+        gate: { leaseTtlMs: 3_000 },
+        queue: { expireInSeconds: 5, maintenanceIntervalSeconds: 2 },
+      })
       expect(custom.failover).toMatchObject({ gateLeaseTtlMs: 3_000, expireInSeconds: 5, maintenanceIntervalSeconds: 2, leaseMs: 4_000 })
       await custom.pool.end()
     } finally {

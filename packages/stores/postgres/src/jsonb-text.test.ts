@@ -11,7 +11,15 @@ const schema = randomSchemaName()
 afterAll(() => dropSchema(schema))
 
 /** Every string PostgreSQL refuses or changes, the marker, and backslashes that look like the escapes. */
-const tricky = ['a\u0000b', 'high \uD83D alone', '\uDE00 low alone', 'halves \uDE00\uD83D reversed', '\uFDD0starts with the marker', 'x\u0000y\\0\\u0000\\\\', '😀 paired is fine']
+const tricky = [
+  'a\u0000b',
+  'high \uD83D alone',
+  '\uDE00 low alone',
+  'halves \uDE00\uD83D reversed',
+  '\uFDD0starts with the marker',
+  'x\u0000y\\0\\u0000\\\\',
+  '😀 paired is fine',
+]
 
 describe('jsonb text escaping', () => {
   it('leaves ordinary values as JSON.stringify writes them, and reads them back as the same objects', () => {
@@ -30,7 +38,10 @@ describe('jsonb text escaping', () => {
     const text = toJsonbText(value)
     const strings: string[] = []
     JSON.parse(text, (key, item: unknown) => (strings.push(key, typeof item === 'string' ? item : ''), item))
-    expect(strings.filter((string) => string.includes('\u0000') || /[\uD800-\uDFFF]/u.test(string)), 'what jsonb would refuse').toEqual([])
+    expect(
+      strings.filter((string) => string.includes('\u0000') || /[\uD800-\uDFFF]/u.test(string)),
+      'what jsonb would refuse',
+    ).toEqual([])
     expect(fromJsonb(JSON.parse(text))).toEqual(JSON.parse(JSON.stringify(value)))
     expect(Object.keys(fromJsonb(JSON.parse(text)) as object)).toEqual(expect.arrayContaining(['__proto__', 'when', 'key\u0000']))
   })
@@ -99,14 +110,19 @@ describePostgres('jsonb and text with U+0000 and unpaired surrogates', () => {
         ['session resourceId', () => stores.sessions.createSession({ id: 'ok', resourceId: '\uD83D' })],
         ['run id', () => stores.runs.createRun({ id: 'run\uDE00', sessionId: 's', request: {} })],
         ['entry runId', () => stores.sessions.append('free-text', [{ kind: 'message', message: { role: 'user', content: 'x' }, runId: 'r\u0000' }])],
-        ['event runId', () => stores.runs.appendEvents('r\u0000', [{ type: 'text.delta', runId: 'r\u0000', sessionId: 's', seq: 1, timestamp: 1, step: 1, delta: 'x' }])],
+        [
+          'event runId',
+          () => stores.runs.appendEvents('r\u0000', [{ type: 'text.delta', runId: 'r\u0000', sessionId: 's', seq: 1, timestamp: 1, step: 1, delta: 'x' }]),
+        ],
         ['snapshot runId', () => stores.snapshots.save({ runId: 'r\uD83D', sessionId: 's', version: 1, state: {}, createdAt: 1 })],
         ['embedding namespace', () => stores.embeddings.upsert([{ id: 'n', vector: [1, 0], namespace: 'n\u0000' }])],
       ]
       for (const [what, refused] of refusals) {
         const error = await refused().catch((caught: unknown) => caught)
         expect(error, what).toBeInstanceOf(StoreError)
-        expect((error as StoreError).message, what).toMatch(new RegExp(`^\\[spindle/store-postgres\\] ${what} .* holds U\\+0000 or an unpaired UTF-16 surrogate`))
+        expect((error as StoreError).message, what).toMatch(
+          new RegExp(`^\\[spindle/store-postgres\\] ${what} .* holds U\\+0000 or an unpaired UTF-16 surrogate`),
+        )
       }
       expect(await stores.sessions.getSession('ok')).toBeUndefined()
       expect((await stores.sessions.getSession('free-text'))?.lastSeq).toBe(0)

@@ -36,7 +36,11 @@ function escapeString(value: string): string {
 
 function unescapeString(value: string): string {
   if (value.charCodeAt(0) !== markerCode) return value
-  return value.slice(1).replace(/\\(\\|0|u[0-9a-f]{4})/g, (_, escaped: string) => (escaped === '\\' ? '\\' : escaped === '0' ? '\u0000' : String.fromCharCode(Number.parseInt(escaped.slice(1), 16))))
+  return value
+    .slice(1)
+    .replace(/\\(\\|0|u[0-9a-f]{4})/g, (_, escaped: string) =>
+      escaped === '\\' ? '\\' : escaped === '0' ? '\u0000' : String.fromCharCode(Number.parseInt(escaped.slice(1), 16)),
+    )
 }
 
 /** JSON.stringify replacer of the slow path: escapes every string, and the keys of objects that need it. */

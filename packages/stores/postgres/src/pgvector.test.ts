@@ -44,7 +44,10 @@ describe('pgvector path (PGlite + vector)', () => {
   it('creates one partial HNSW index per dimension count, and an unfiltered query walks it', async () => {
     const records = Array.from({ length: 60 }, (_, i) => ({ id: `v${String(i).padStart(2, '0')}`, vector: [Math.cos(i / 10), Math.sin(i / 10), 0.5] }))
     await stores.embeddings.upsert(records)
-    const { rows } = await database.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'embeddings_hnsw_3_idx'`, [stores.schema])
+    const { rows } = await database.query<{ indexdef: string }>(
+      `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'embeddings_hnsw_3_idx'`,
+      [stores.schema],
+    )
     expect(rows[0]?.indexdef).toMatch(/USING hnsw .*vector_cosine_ops.*WHERE \(dimensions = 3\)/)
     const matches = await stores.embeddings.query({ vector: [1, 0, 0.5], topK: 3 })
     expect(matches.map((match) => match.id)).toEqual(['v00', 'v01', 'v02'])

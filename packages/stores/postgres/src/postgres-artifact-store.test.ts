@@ -13,9 +13,13 @@ afterEach(async () => {
 
 /** Runs the interrupted upload in a child process and SIGKILLs it once its three chunks are written. */
 async function killMidUpload(schema: string): Promise<void> {
-  const child = spawn(process.execPath, ['--conditions=@spindle/source', '--import', 'tsx', join(import.meta.dirname, 'test-support', 'interrupted-upload.ts'), databaseUrl, schema], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@spindle/source', '--import', 'tsx', join(import.meta.dirname, 'test-support', 'interrupted-upload.ts'), databaseUrl, schema],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   const exited = new Promise((resolve) => child.once('exit', resolve))
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (data: Buffer) => {

@@ -54,7 +54,11 @@ export class PostgresArtifactStore implements ArtifactStore {
     let filled = 0
     const flush = async (): Promise<void> => {
       if (filled === 0) return
-      await this.#database.query(`INSERT INTO ${this.#s}.artifact_chunks (blob_id, index, data) VALUES ($1, $2, $3)`, [uploadId, index, Buffer.from(pending.subarray(0, filled))])
+      await this.#database.query(`INSERT INTO ${this.#s}.artifact_chunks (blob_id, index, data) VALUES ($1, $2, $3)`, [
+        uploadId,
+        index,
+        Buffer.from(pending.subarray(0, filled)),
+      ])
       index += 1
       filled = 0
     }
@@ -113,10 +117,9 @@ export class PostgresArtifactStore implements ArtifactStore {
    */
   async removeStaleUploads(now = Date.now()): Promise<number> {
     try {
-      const { rows } = await this.#database.query<{ blob_id: string }>(
-        `SELECT blob_id FROM ${this.#s}.artifact_uploads WHERE started_at < $1`,
-        [now - staleUploadMs],
-      )
+      const { rows } = await this.#database.query<{ blob_id: string }>(`SELECT blob_id FROM ${this.#s}.artifact_uploads WHERE started_at < $1`, [
+        now - staleUploadMs,
+      ])
       for (const { blob_id: uploadId } of rows) await this.#discardUpload(uploadId)
       return rows.length
     } catch (error) {
@@ -147,7 +150,9 @@ export class PostgresArtifactStore implements ArtifactStore {
       async *[Symbol.asyncIterator]() {
         let row: ArtifactRow | undefined
         try {
-          ;({ rows: [row] } = await database.query<ArtifactRow>(`SELECT size, chunk_size FROM ${s}.artifacts WHERE id = $1`, [id]))
+          ;({
+            rows: [row],
+          } = await database.query<ArtifactRow>(`SELECT size, chunk_size FROM ${s}.artifacts WHERE id = $1`, [id]))
         } catch (error) {
           throw mapPostgresError(error, `reading artifact "${id}"`)
         }

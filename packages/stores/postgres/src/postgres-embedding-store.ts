@@ -74,7 +74,15 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
         }
         for (const record of records) {
           const norm = Math.sqrt(record.vector.reduce((sum, x) => sum + x * x, 0))
-          const values: unknown[] = [record.id, record.namespace ?? null, record.vector.length, record.vector, norm, toText(record.content ?? null), toJsonbText(record.metadata ?? {})]
+          const values: unknown[] = [
+            record.id,
+            record.namespace ?? null,
+            record.vector.length,
+            record.vector,
+            norm,
+            toText(record.content ?? null),
+            toJsonbText(record.metadata ?? {}),
+          ]
           const vectorColumn = pgvector === undefined ? '' : ', embedding'
           const vectorValue = pgvector === undefined ? '' : `, $8::${pgvector.type}`
           if (pgvector !== undefined) values.push(toVectorLiteral(record.vector))
@@ -184,7 +192,9 @@ export class PostgresEmbeddingStore implements EmbeddingStore {
 
   async get(id: string): Promise<EmbeddingRecord | undefined> {
     try {
-      const { rows } = await this.#database.query<EmbeddingRow>(`SELECT id, namespace, vector, content, metadata FROM ${this.#s}.embeddings WHERE id = $1`, [id])
+      const { rows } = await this.#database.query<EmbeddingRow>(`SELECT id, namespace, vector, content, metadata FROM ${this.#s}.embeddings WHERE id = $1`, [
+        id,
+      ])
       return rows[0] === undefined ? undefined : toRecord(rows[0])
     } catch (error) {
       throw mapPostgresError(error, `reading embedding "${id}"`)

@@ -68,7 +68,9 @@ describePostgres('PostgresEventBus', () => {
     const received = await receiving
     expect(received.filter((event) => 'runId' in event && event.runId === 'a').map((event) => (event as AgentEvent).seq)).toEqual([1, 2, 3, 4, 5])
     expect(received.filter((event) => 'runId' in event && event.runId === 'b')).toHaveLength(1)
-    expect((received.find((event) => 'seq' in event && event.runId === 'a' && event.seq === 3) as Extract<AgentEvent, { type: 'text.delta' }>).delta).toBe(large)
+    expect((received.find((event) => 'seq' in event && event.runId === 'a' && event.seq === 3) as Extract<AgentEvent, { type: 'text.delta' }>).delta).toBe(
+      large,
+    )
     expect(seqs(await take(onlyRunB, 1))).toEqual([1])
   })
 
@@ -90,7 +92,8 @@ describePostgres('PostgresEventBus', () => {
     // Published while the receiver is disconnected (lost to it), and none of it in the log yet: the step is running.
     for (const event of step.slice(6, 10)) publisher.publish(event)
     await publisher.flush()
-    for (let attempt = 0; attempt < 100 && [undefined, pid].includes(await receiver.listenerBackendPid()); attempt++) await new Promise((resolve) => setTimeout(resolve, 20))
+    for (let attempt = 0; attempt < 100 && [undefined, pid].includes(await receiver.listenerBackendPid()); attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 20))
     for (const event of step.slice(10)) publisher.publish(event)
     await publisher.flush()
     await new Promise((resolve) => setTimeout(resolve, 200))
@@ -125,7 +128,10 @@ describePostgres('PostgresEventBus', () => {
     // The step commits: the large one is read from the log by reference.
     const stores = postgresStores({ connectionString: databaseUrl, schema })
     cleanups.push(() => stores.close())
-    await stores.runs.appendEvents('u', texts.map((text, index) => delta('u', index + 1, text)))
+    await stores.runs.appendEvents(
+      'u',
+      texts.map((text, index) => delta('u', index + 1, text)),
+    )
     expect(errors).toEqual([])
     expect((await received).map((event) => (event as Extract<AgentEvent, { type: 'text.delta' }>).delta)).toEqual(texts)
   })
@@ -181,7 +187,7 @@ describePostgres('PostgresEventBus', () => {
     expect(notifies).toEqual([3])
   })
 
-  it("a run whose first notifications were never heard (its worker killed after its commit, before its NOTIFY) is delivered from its first logged event", async () => {
+  it('a run whose first notifications were never heard (its worker killed after its commit, before its NOTIFY) is delivered from its first logged event', async () => {
     const { schema, bus } = setup()
     const stores = postgresStores({ connectionString: databaseUrl, schema })
     cleanups.push(() => stores.close())
@@ -189,7 +195,10 @@ describePostgres('PostgresEventBus', () => {
     const received = take(receiver.subscribe(), 4)
     await new Promise((resolve) => setTimeout(resolve, 5))
     // Logged by the killed worker, never notified; the resume's run.resumed is the first thing the subscriber hears.
-    await stores.runs.appendEvents('lost', [1, 2, 3].map((seq) => delta('lost', seq)))
+    await stores.runs.appendEvents(
+      'lost',
+      [1, 2, 3].map((seq) => delta('lost', seq)),
+    )
     publisher.publish({ type: 'run.resumed', fromStep: 1, discarded: { from: 4, to: 9 }, runId: 'lost', sessionId: 's', seq: 10, timestamp: Date.now() })
     expect(seqs(await received)).toEqual([1, 2, 3, 10])
   })
@@ -267,7 +276,8 @@ describePostgres('PostgresEventBus', () => {
        ${[4, 5, 6, 7, 8].map(notify).join('\n')}`,
     )
     const seen: number[] = []
-    for (let attempt = 0; attempt < 100 && (await receiver.listenerBackendPid()) === undefined; attempt++) await new Promise((resolve) => setTimeout(resolve, 20))
+    for (let attempt = 0; attempt < 100 && (await receiver.listenerBackendPid()) === undefined; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 20))
     expect(await receiver.listenerBackendPid()).not.toBe(pid)
     await publishLogged(9)
     for (const event of await take(later, 6)) seen.push((event as AgentEvent).seq)
@@ -279,9 +289,13 @@ describePostgres('PostgresEventBus', () => {
     const receiver = await bus()
     const events = receiver.subscribe()
     const root = join(import.meta.dirname, '..', '..', '..', '..')
-    const child = spawn(join(root, 'node_modules', '.bin', 'tsx'), ['--conditions=@spindle/source', join(import.meta.dirname, 'test-support', 'publish-events.ts'), databaseUrl, schema, 'child-run', '5'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    })
+    const child = spawn(
+      join(root, 'node_modules', '.bin', 'tsx'),
+      ['--conditions=@spindle/source', join(import.meta.dirname, 'test-support', 'publish-events.ts'), databaseUrl, schema, 'child-run', '5'],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    )
     let stderr = ''
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
     const exit = new Promise<number | null>((resolve) => child.on('exit', resolve))

@@ -103,7 +103,10 @@ export class PostgresEventBus implements EventBus {
     this.#pending.push(event)
     // A send is already scheduled (it takes every event pending when it starts): this event goes with it.
     if (this.#pending.length > 1) return
-    this.#publishing = this.#publishing.then(nextTurn).then(() => this.#sendPending()).catch((error: unknown) => this.#onError(error))
+    this.#publishing = this.#publishing
+      .then(nextTurn)
+      .then(() => this.#sendPending())
+      .catch((error: unknown) => this.#onError(error))
   }
 
   /** Events published and not sent yet, in order. */
@@ -342,7 +345,9 @@ class Subscriber implements AsyncIterator<AgentEvent | LaggedEvent> {
 /** Whether `event` comes right after `last`: the next seq, or the `run.resumed` that declares the numbers between discarded. */
 function follows(event: AgentEvent, last: number): boolean {
   if (event.seq === last + 1) return true
-  return event.type === 'run.resumed' && event.discarded !== undefined && event.discarded.from <= last + 1 && event.discarded.to >= event.seq - 1 && event.seq > last
+  return (
+    event.type === 'run.resumed' && event.discarded !== undefined && event.discarded.from <= last + 1 && event.discarded.to >= event.seq - 1 && event.seq > last
+  )
 }
 
 /** Resolves in the next turn of the event loop: what a run publishes between two awaits of I/O goes out together. */

@@ -16,14 +16,15 @@ afterEach(async () => {
 async function journal(executions: ExecutionStore): Promise<unknown> {
   const call = (callId: string) => ({ key: `r:1:${callId}`, runId: 'r', step: 1, callId, toolName: 'delete_file', args: { path: 'a' } })
   for (const callId of ['null', 'none', 'batched']) await executions.start(call(callId))
-  const finished = [
-    await executions.finish('r:1:null', { status: 'succeeded', result: null }),
-    await executions.finish('r:1:none', { status: 'cancelled' }),
-  ]
+  const finished = [await executions.finish('r:1:null', { status: 'succeeded', result: null }), await executions.finish('r:1:none', { status: 'cancelled' })]
   const batch = (executions as { batch?: { write(writes: unknown[]): Promise<unknown[]> } }).batch
   const write = { type: 'execution.finish', key: 'r:1:batched', outcome: { status: 'succeeded', result: null } } as const
   finished.push(batch ? ((await batch.write([write]))[0] as never) : await executions.finish(write.key, write.outcome))
-  const shape = (record: { result?: unknown; status: string } | undefined) => ({ status: record?.status, hasResult: record !== undefined && 'result' in record, result: record?.result })
+  const shape = (record: { result?: unknown; status: string } | undefined) => ({
+    status: record?.status,
+    hasResult: record !== undefined && 'result' in record,
+    result: record?.result,
+  })
   return {
     returned: finished.map(shape),
     read: [shape(await executions.get('r:1:null')), shape(await executions.get('r:1:none')), shape(await executions.get('r:1:batched'))],

@@ -76,7 +76,12 @@ describePostgres('PostgresRunQueue', () => {
     // A worker that claims the job and dies: a bare pg-boss fetch, no heartbeat, never completed.
     const pool = new pg.Pool({ connectionString: databaseUrl })
     cleanups.push(() => pool.end())
-    const dead = new PgBoss({ db: { executeSql: (text: string, values: unknown[]) => pool.query(text, values) }, schema: live.queueSchema, supervise: false, schedule: false })
+    const dead = new PgBoss({
+      db: { executeSql: (text: string, values: unknown[]) => pool.query(text, values) },
+      schema: live.queueSchema,
+      supervise: false,
+      schedule: false,
+    })
     dead.on('error', () => {})
     await dead.start()
     const claimed = await dead.fetch('spindle-runs')
@@ -188,10 +193,13 @@ describePostgres('PostgresRunQueue', () => {
     const controller = new AbortController()
     const working = workers.map((worker) => worker.work({ concurrency: 2, signal: controller.signal, agents: [agent] }))
     await expect
-      .poll(async () => (await Promise.all(ids.map(async ({ runId }) => (await enqueuer!.runs.getRun(runId))?.status))).every((status) => status === 'completed'), {
-        timeout: 15_000,
-        interval: 200,
-      })
+      .poll(
+        async () => (await Promise.all(ids.map(async ({ runId }) => (await enqueuer!.runs.getRun(runId))?.status))).every((status) => status === 'completed'),
+        {
+          timeout: 15_000,
+          interval: 200,
+        },
+      )
       .toBe(true)
     controller.abort()
     await Promise.all(working)

@@ -189,8 +189,20 @@ export class PostgresRunStore implements RunStore {
  * when no row was (the caller tells an unknown run from a lost claim).
  */
 export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, patch: RunPatch): Promise<RunRecord>
-export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, patch: RunPatch, expected: RunClaimExpectation): Promise<RunRecord | undefined>
-export async function updateRunRecord(executor: SqlExecutor, schema: string, id: string, given: RunPatch, expected?: RunClaimExpectation): Promise<RunRecord | undefined> {
+export async function updateRunRecord(
+  executor: SqlExecutor,
+  schema: string,
+  id: string,
+  patch: RunPatch,
+  expected: RunClaimExpectation,
+): Promise<RunRecord | undefined>
+export async function updateRunRecord(
+  executor: SqlExecutor,
+  schema: string,
+  id: string,
+  given: RunPatch,
+  expected?: RunClaimExpectation,
+): Promise<RunRecord | undefined> {
   // A run's end gets the status its finish reason implies (core's one rule, as in every store): a timeout is failed.
   const status = endedRunStatus(given)
   const patch = status === given.status ? given : { ...given, status }
@@ -235,7 +247,11 @@ export async function updateRunRecord(executor: SqlExecutor, schema: string, id:
  * `appendEvents` for one or more runs in one INSERT (the single method and a batch share it); a (run, seq) already
  * stored is skipped, so appending the same events again is a no-op. pg errors are thrown unmapped.
  */
-export async function insertRunEvents(executor: SqlExecutor, schema: string, logs: ReadonlyArray<{ runId: string; events: readonly AgentEvent[] }>): Promise<void> {
+export async function insertRunEvents(
+  executor: SqlExecutor,
+  schema: string,
+  logs: ReadonlyArray<{ runId: string; events: readonly AgentEvent[] }>,
+): Promise<void> {
   const nonEmpty = logs.filter((log) => log.events.length > 0)
   if (nonEmpty.length === 0) return
   for (const log of nonEmpty) assertKey(log.runId, 'event runId')

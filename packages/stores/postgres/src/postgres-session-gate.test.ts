@@ -24,7 +24,13 @@ function setup(): { schema: string; gate(options?: Omit<PostgresSessionGateOptio
   }
 }
 
-const queue = (owner: string, extra: Partial<AcquireOptions> = {}): AcquireOptions => ({ owner, onContention: 'queue', maxQueue: 10, queueTimeoutMs: 10_000, ...extra })
+const queue = (owner: string, extra: Partial<AcquireOptions> = {}): AcquireOptions => ({
+  owner,
+  onContention: 'queue',
+  maxQueue: 10,
+  queueTimeoutMs: 10_000,
+  ...extra,
+})
 
 async function until(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -120,10 +126,12 @@ describePostgres('PostgresSessionGate', () => {
     const lease = await survivor.acquire('s', queue('takes-over'))
     expect(Date.now() - started).toBeLessThan(600 + 1000)
     expect(lease.token).toBeGreaterThan(old.token)
-    await stores.sessions.append('s', [{ kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'new holder' }] } }], { fence: lease.token })
-    await expect(stores.sessions.append('s', [{ kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'stale' }] } }], { fence: old.token })).rejects.toBeInstanceOf(
-      StaleFenceError,
-    )
+    await stores.sessions.append('s', [{ kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'new holder' }] } }], {
+      fence: lease.token,
+    })
+    await expect(
+      stores.sessions.append('s', [{ kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'stale' }] } }], { fence: old.token }),
+    ).rejects.toBeInstanceOf(StaleFenceError)
     expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1, 2])
     await lease.release()
   })
@@ -201,10 +209,9 @@ describePostgres('PostgresSessionGate', () => {
     await admin.connect()
     cleanups.push(() => admin.end())
     const blockedEnqueue = async (): Promise<number | undefined> => {
-      const { rows } = await admin.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`,
-        [`%"${schema}".gate_leases WHERE session_id = $1 FOR UPDATE`],
-      )
+      const { rows } = await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE $1`, [
+        `%"${schema}".gate_leases WHERE session_id = $1 FOR UPDATE`,
+      ])
       return rows[0]?.pid
     }
     const waiting = gate().acquire('s', queue('waiter'))

@@ -1,14 +1,7 @@
 // SessionGate across processes: a lease row per session (expiry + a fencing token that only grows), FIFO waiters
 // in a table ordered by ticket, heartbeats while held, LISTEN/NOTIFY to wake waiters and polling as the fallback.
 import { randomUUID } from 'node:crypto'
-import {
-  AbortedError,
-  type AcquireOptions,
-  SessionBusyError,
-  type SessionGate,
-  type SessionGateState,
-  type SessionLease,
-} from '@spindle/core'
+import { AbortedError, type AcquireOptions, SessionBusyError, type SessionGate, type SessionGateState, type SessionLease } from '@spindle/core'
 import type pg from 'pg'
 import { type PostgresConnectionOptions, resolvePool } from './connection-options.js'
 import { assertKey } from './jsonb-text.js'
@@ -116,7 +109,8 @@ export class PostgresSessionGate implements SessionGate {
             { details: { sessionId } },
           )
         }
-        if (options.signal?.aborted) throw new AbortedError(`[spindle/store-postgres] waiting for session "${sessionId}" was aborted`, { cause: options.signal.reason })
+        if (options.signal?.aborted)
+          throw new AbortedError(`[spindle/store-postgres] waiting for session "${sessionId}" was aborted`, { cause: options.signal.reason })
         await this.#wait(sessionId, Math.min(remaining, this.#pollMs), options.signal)
         await this.#query(`UPDATE ${this.#s}.gate_waiters SET expires_at = now() + $2 * interval '1 millisecond' WHERE ticket = $1`, [ticket, this.#ttlMs])
       }

@@ -38,7 +38,11 @@ export class PostgresSnapshotStore implements SnapshotStore {
   }
 
   async latest(runId: string): Promise<RunSnapshot | undefined> {
-    return this.#one(`SELECT * FROM ${this.#s}.snapshots WHERE run_id = $1 ORDER BY version DESC LIMIT 1`, [runId], `reading the latest snapshot of run "${runId}"`)
+    return this.#one(
+      `SELECT * FROM ${this.#s}.snapshots WHERE run_id = $1 ORDER BY version DESC LIMIT 1`,
+      [runId],
+      `reading the latest snapshot of run "${runId}"`,
+    )
   }
 
   async get(runId: string, version: number): Promise<RunSnapshot | undefined> {

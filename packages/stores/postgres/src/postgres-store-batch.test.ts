@@ -224,8 +224,8 @@ describePostgres('PostgresStoreBatch', () => {
     const stores = await freshStores()
     await seed(stores)
     const before = await everything(stores)
-    const error = await stores.sessions.batch!
-      .write([
+    const error = await stores.sessions
+      .batch!.write([
         { type: 'execution.finish', key: 'r:1:late', outcome: { status: 'succeeded', result: 1 } },
         { type: 'session.append', sessionId: 's', entries: [user('between')] },
         { type: 'execution.start', execution: call('late') },
@@ -250,8 +250,8 @@ describePostgres('PostgresStoreBatch', () => {
     await seed(stores)
     const before = await everything(stores)
     // `step` is an integer column: PostgreSQL refuses 2^31 (22003, integer out of range).
-    const error = await stores.sessions.batch!
-      .write([
+    const error = await stores.sessions
+      .batch!.write([
         { type: 'session.append', sessionId: 's', entries: [user('applied first')] },
         { type: 'run.update', runId: 'r', patch: { step: 2 ** 31 } },
       ])
@@ -265,7 +265,8 @@ describePostgres('PostgresStoreBatch', () => {
     const stores = await freshStores()
     await seed(stores)
     const batch = stores.sessions.batch!
-    const appendAt = (expectedLastSeq: number, text: string) => ({ type: 'session.append', sessionId: 's', entries: [user(text)], expectedLastSeq }) as StoreWrite
+    const appendAt = (expectedLastSeq: number, text: string) =>
+      ({ type: 'session.append', sessionId: 's', entries: [user(text)], expectedLastSeq }) as StoreWrite
     const results = await batch.write([appendAt(1, 'second'), appendAt(2, 'third')])
     expect(results.map((entries) => (entries as Array<{ seq: number }>)[0]!.seq)).toEqual([2, 3])
     const error = await batch.write([{ type: 'run.update', runId: 'r', patch: { step: 4 } }, appendAt(2, 'late')]).catch((caught: unknown) => caught)

@@ -80,7 +80,11 @@ export class PostgresStoreBatch implements StoreBatch {
   async #apply(executor: SqlExecutor, group: Group): Promise<StoreWriteResult[]> {
     switch (group.type) {
       case 'execution.start':
-        return startExecutions(executor, this.#s, group.writes.map((write) => write.execution))
+        return startExecutions(
+          executor,
+          this.#s,
+          group.writes.map((write) => write.execution),
+        )
       case 'execution.finish':
         return finishExecutions(executor, this.#s, group.writes)
       case 'run.events':

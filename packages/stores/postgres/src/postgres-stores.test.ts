@@ -25,7 +25,16 @@ afterEach(async () => {
 })
 
 it('exports every documented symbol from the package entry', () => {
-  for (const name of ['postgresStores', 'PostgresStoreBatch', 'PostgresSessionGate', 'PostgresEventBus', 'mapPostgresError', 'isRetryablePostgresError', 'runMigrations', 'latestSchemaVersion']) {
+  for (const name of [
+    'postgresStores',
+    'PostgresStoreBatch',
+    'PostgresSessionGate',
+    'PostgresEventBus',
+    'mapPostgresError',
+    'isRetryablePostgresError',
+    'runMigrations',
+    'latestSchemaVersion',
+  ]) {
     expect(entry, name).toHaveProperty(name)
   }
 })

@@ -69,7 +69,10 @@ describePostgres('poolDatabase', () => {
     pools.push(pool)
     const database = poolDatabase(pool)
     const [pipelined, rows] = await database.transaction(
-      async (transaction) => [transaction.pipelined, (await Promise.all([transaction.query('SELECT $1::int AS n', [1]), transaction.query('SELECT $1::int AS n', [2])])).map((result) => result.rows[0])],
+      async (transaction) => [
+        transaction.pipelined,
+        (await Promise.all([transaction.query('SELECT $1::int AS n', [1]), transaction.query('SELECT $1::int AS n', [2])])).map((result) => result.rows[0]),
+      ],
       { pipeline: true },
     )
     expect([pipelined, rows]).toEqual([true, [{ n: 1 }, { n: 2 }]])

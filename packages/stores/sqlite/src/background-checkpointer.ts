@@ -76,9 +76,7 @@ parentPort.on('message', (message) => {
 `
 
 type WorkerReport =
-  | { type: 'checkpointed'; id: number; log: number; checkpointed: number }
-  | { type: 'dropped'; id: number; message: string }
-  | { type: 'removed'; id: number }
+  { type: 'checkpointed'; id: number; log: number; checkpointed: number } | { type: 'dropped'; id: number; message: string } | { type: 'removed'; id: number }
 
 /** What the worker last reported for one database (for tests and inspection). */
 export interface CheckpointStatus {

@@ -29,11 +29,12 @@ describe('concurrency and durability on one file', () => {
     const b = openStores({ path })
     await a.sessions.createSession({ id: 's' })
     const results = await Promise.all(
-      Array.from({ length: 60 }, (_, i) =>
-        (i % 2 === 0 ? a : b).sessions.append('s', [{ kind: 'message', message: { role: 'user', content: `${i}` } }]),
-      ),
+      Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? a : b).sessions.append('s', [{ kind: 'message', message: { role: 'user', content: `${i}` } }])),
     )
-    const seqs = results.flat().map((entry) => entry.seq).sort((x, y) => x - y)
+    const seqs = results
+      .flat()
+      .map((entry) => entry.seq)
+      .sort((x, y) => x - y)
     expect(seqs).toEqual(Array.from({ length: 60 }, (_, i) => i + 1))
     expect((await b.sessions.getSession('s'))?.lastSeq).toBe(60)
     expect((await a.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual(seqs)
@@ -52,9 +53,7 @@ describe('concurrency and durability on one file', () => {
     const contents = entries.map((entry) => (entry.kind === 'message' ? entry.message.content : ''))
     for (const label of ['A', 'B']) {
       // Each writer's entries are all there, once, in the order it wrote them.
-      expect(contents.filter((content) => String(content).startsWith(`${label}-`))).toEqual(
-        Array.from({ length: count }, (_, i) => `${label}-${i}`),
-      )
+      expect(contents.filter((content) => String(content).startsWith(`${label}-`))).toEqual(Array.from({ length: count }, (_, i) => `${label}-${i}`))
     }
     expect((await stores.sessions.getSession('s'))?.lastSeq).toBe(2 * count)
   }, 60_000)

@@ -20,7 +20,9 @@ describe('journal records on SQLite', () => {
         throw new Error(`the host ${host} could not be resolved`)
       },
     })
-    const model = mockModel((request) => (request.messages.some((message) => message.role === 'tool') ? { text: 'no luck' } : { toolCalls: [{ name: 'lookup', args: {} }] }))
+    const model = mockModel((request) =>
+      request.messages.some((message) => message.role === 'tool') ? { text: 'no luck' } : { toolCalls: [{ name: 'lookup', args: {} }] },
+    )
     const output = await runtime.run({ agent: { name: 'a', model, tools: { lookup } }, input: 'resolve it' })
     expect(output.text).toBe('no luck')
     await extensions.dispose()

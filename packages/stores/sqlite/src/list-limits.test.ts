@@ -10,7 +10,14 @@ describe('list limits', () => {
     const memory = memoryStores()
     await fillListBounds(memory)
     const expected = await listWithUnusualBounds(memory)
-    expect(expected).toMatchObject({ entries: [1, 2, 3], entriesFractional: [2], entriesUnbounded: [3, 2, 1], events: [1, 2, 3], eventsFractional: [2], embeddings: ['a', 'b'] })
+    expect(expected).toMatchObject({
+      entries: [1, 2, 3],
+      entriesFractional: [2],
+      entriesUnbounded: [3, 2, 1],
+      events: [1, 2, 3],
+      eventsFractional: [2],
+      embeddings: ['a', 'b'],
+    })
     const sqlite = openStores({ path: tempDatabasePath() })
     await fillListBounds(sqlite)
     expect(await listWithUnusualBounds(sqlite)).toEqual(expected)

@@ -62,10 +62,10 @@ export function mapSqliteError(error: unknown, action: string): SpindleError {
     )
   }
   if (code.startsWith('SQLITE_CANTOPEN')) {
-    return new StoreError(
-      `${prefix} Could not ${action}: the database file cannot be opened (${code}); check that its directory exists and is writable`,
-      { cause: error, details },
-    )
+    return new StoreError(`${prefix} Could not ${action}: the database file cannot be opened (${code}); check that its directory exists and is writable`, {
+      cause: error,
+      details,
+    })
   }
   if (code.startsWith('SQLITE_IOERR')) {
     return new StoreError(`${prefix} Could not ${action}: a disk I/O error happened (${code}: ${detail}); check the disk and retry`, {

@@ -72,7 +72,9 @@ describe('migrations', () => {
         error = caught
       }
       expect(StoreError.isInstance(error), `user_version ${version}`).toBe(true)
-      expect((error as Error).message, `user_version ${version}`).toMatch(/\[spindle\/store-sqlite\] The database .* is not a Spindle database: .*a file of its own/)
+      expect((error as Error).message, `user_version ${version}`).toMatch(
+        /\[spindle\/store-sqlite\] The database .* is not a Spindle database: .*a file of its own/,
+      )
       expect((error as Error).message).not.toMatch(/upgrade/)
       const check = new BetterSqlite3(path, { readonly: true })
       expect(readSchemaVersion(check)).toBe(version)
@@ -139,7 +141,18 @@ function version1Database(path: string): BetterSqlite3.Database {
     sessionId,
     status,
     idempotencyKey,
-    JSON.stringify({ id, sessionId, status, step: 2, usage: { inputTokens: 1, outputTokens: 2 }, ...(idempotencyKey && { idempotencyKey }), request: { input: 'go' }, metadata: {}, createdAt, updatedAt: createdAt }),
+    JSON.stringify({
+      id,
+      sessionId,
+      status,
+      step: 2,
+      usage: { inputTokens: 1, outputTokens: 2 },
+      ...(idempotencyKey && { idempotencyKey }),
+      request: { input: 'go' },
+      metadata: {},
+      createdAt,
+      updatedAt: createdAt,
+    }),
     createdAt,
     createdAt,
   ]
@@ -148,7 +161,11 @@ function version1Database(path: string): BetterSqlite3.Database {
     run('r1', 's1', 'k1', 'completed', 1000),
     run('r2', 's2', null, 'running', 1500),
   )
-  const event = (runId: string, seq: number) => [runId, seq, JSON.stringify({ type: 'text.delta', step: 1, delta: `d${seq}`, runId, sessionId: 's1', seq, timestamp: seq })]
+  const event = (runId: string, seq: number) => [
+    runId,
+    seq,
+    JSON.stringify({ type: 'text.delta', step: 1, delta: `d${seq}`, runId, sessionId: 's1', seq, timestamp: seq }),
+  ]
   insert('INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?)', event('r1', 1), event('r1', 2), event('r1', 3), event('r2', 1))
   const execution = (key: string, runId: string, status: string, extra: object) => [
     key,
@@ -220,7 +237,13 @@ describe('migrations 1 → 3 (fewer pages per step)', () => {
     expect(database.pragma('foreign_keys', { simple: true })).toBe(1)
     const objects = schemaObjects(database)
     expect(objects).toEqual(expect.arrayContaining(['index sessions_by_resource', 'index session_entries_compactions', 'index executions_by_run']))
-    for (const gone of ['index sessions_by_update', 'index session_entries_by_kind', 'table session_entries_v2', 'table run_events_v2', 'table run_events_v3']) {
+    for (const gone of [
+      'index sessions_by_update',
+      'index session_entries_by_kind',
+      'table session_entries_v2',
+      'table run_events_v2',
+      'table run_events_v3',
+    ]) {
       expect(objects).not.toContain(gone)
     }
     const withoutRowid = database.prepare("SELECT name FROM pragma_table_list WHERE wr = 1 AND schema = 'main' ORDER BY name").pluck().all()
@@ -238,11 +261,19 @@ describe('migrations 1 → 3 (fewer pages per step)', () => {
       [2, 'compaction', 'r1'],
       [3, 'message', undefined],
     ])
-    expect(log[2]).toEqual({ kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'hi \uDC00' }] }, sessionId: 's1', seq: 3, createdAt: 3000 })
+    expect(log[2]).toEqual({
+      kind: 'message',
+      message: { role: 'assistant', content: [{ type: 'text', text: 'hi \uDC00' }] },
+      sessionId: 's1',
+      seq: 3,
+      createdAt: 3000,
+    })
     const [latestCompaction] = await stores.sessions.listEntries('s1', { kind: 'compaction', order: 'desc', limit: 1 })
     expect(latestCompaction).toMatchObject({ seq: 2, compaction: { summary: 'said hello' } })
     // The fence survived: a stale writer is still refused, the current one appends after the migrated log.
-    await expect(stores.sessions.append('s1', [{ kind: 'message', message: { role: 'user', content: 'late' } }], { fence: 6 })).rejects.toBeInstanceOf(StaleFenceError)
+    await expect(stores.sessions.append('s1', [{ kind: 'message', message: { role: 'user', content: 'late' } }], { fence: 6 })).rejects.toBeInstanceOf(
+      StaleFenceError,
+    )
     const [appended] = await stores.sessions.append('s1', [{ kind: 'compaction', compaction: { throughSeq: 3, strategy: 'truncate' } }], { fence: 7 })
     expect(appended?.seq).toBe(4)
     expect((await stores.sessions.listEntries('s1', { kind: 'compaction', order: 'desc', limit: 1 }))[0]?.seq).toBe(4)

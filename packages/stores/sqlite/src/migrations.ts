@@ -112,7 +112,8 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 2,
-    description: 'fewer pages per durable step: no sessions index on updated_at, a compactions-only kind index on the session log, run events appended at the end',
+    description:
+      'fewer pages per durable step: no sessions index on updated_at, a compactions-only kind index on the session log, run events appended at the end',
     // Every b-tree a commit touches is one more 4 KiB WAL page, and an insert in the middle of an index b-tree
     // (every key starting with a random session or run id) soon rebalances its leaf with two siblings: 3-4 more.
     // Measured per step of a durable run (pages per b-tree), this keeps what writes fewest pages: see the

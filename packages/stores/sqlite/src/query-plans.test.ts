@@ -76,7 +76,9 @@ describe('query plans', () => {
       expect(planOf(/INDEXED BY session_entries_compactions .* ORDER BY seq DESC/)).toMatch(
         /^SEARCH session_entries USING INDEX session_entries_compactions \(session_id=\? AND seq>\? AND seq<\?\)$/,
       )
-      expect(planOf(/FROM session_entries WHERE kind = \?/)).toMatch(/^SEARCH session_entries USING INDEX sqlite_autoindex_session_entries_1 \(session_id=\? AND seq>\? AND seq<\?\)$/)
+      expect(planOf(/FROM session_entries WHERE kind = \?/)).toMatch(
+        /^SEARCH session_entries USING INDEX sqlite_autoindex_session_entries_1 \(session_id=\? AND seq>\? AND seq<\?\)$/,
+      )
       expect(planOf(/FROM snapshots WHERE run_id = \? ORDER BY version DESC LIMIT 1/)).toMatch(
         /^SEARCH snapshots USING INDEX sqlite_autoindex_snapshots_1 \(run_id=\?\)$/,
       )
@@ -111,7 +113,9 @@ describe('query plans', () => {
       const lastEntry =
         'SEARCH e USING INDEX sqlite_autoindex_session_entries_1 (session_id=? AND seq=?) LEFT-JOIN; CORRELATED SCALAR SUBQUERY 1; SEARCH session_entries USING COVERING INDEX sqlite_autoindex_session_entries_1 (session_id=?)'
       expect(planOf(/WHERE s.resource_id = \?/)).toBe(`SEARCH s USING INDEX sessions_by_resource (resource_id=?); ${lastEntry}; USE TEMP B-TREE FOR ORDER BY`)
-      expect(planOf(/\(SELECT max\(seq\) FROM session_entries WHERE session_id = s.id\)\) WHERE max\(updated_at/)).toBe(`SCAN s USING INDEX sqlite_autoindex_sessions_1; ${lastEntry}; USE TEMP B-TREE FOR ORDER BY`)
+      expect(planOf(/\(SELECT max\(seq\) FROM session_entries WHERE session_id = s.id\)\) WHERE max\(updated_at/)).toBe(
+        `SCAN s USING INDEX sqlite_autoindex_sessions_1; ${lastEntry}; USE TEMP B-TREE FOR ORDER BY`,
+      )
     } finally {
       close()
     }
@@ -121,10 +125,16 @@ describe('query plans', () => {
     const { stores, database, close } = recordingStores()
     try {
       const indexColumns = database
-        .prepare("SELECT m.name AS tbl, i.name AS idx, c.name AS col FROM sqlite_master m, pragma_index_list(m.name) i, pragma_index_info(i.name) c WHERE m.type = 'table'")
+        .prepare(
+          "SELECT m.name AS tbl, i.name AS idx, c.name AS col FROM sqlite_master m, pragma_index_list(m.name) i, pragma_index_info(i.name) c WHERE m.type = 'table'",
+        )
         .all() as Array<{ tbl: string; idx: string; col: string }>
       // Written by every append (sessions), every finish (executions), every snapshot replace.
-      const rewritten: Record<string, string[]> = { sessions: ['updated_at', 'last_seq', 'fence', 'data'], executions: ['status', 'record'], snapshots: ['state'] }
+      const rewritten: Record<string, string[]> = {
+        sessions: ['updated_at', 'last_seq', 'fence', 'data'],
+        executions: ['status', 'record'],
+        snapshots: ['state'],
+      }
       for (const { tbl, idx, col } of indexColumns) expect(rewritten[tbl] ?? [], `${idx} on ${tbl}(${col})`).not.toContain(col)
       const withoutRowid = (name: string) => (database.prepare('SELECT wr FROM pragma_table_list WHERE name = ?').pluck().get(name) as number) === 1
       // Every step table appends its rows at its end (rowid tables; see migrations.ts for the measurements).

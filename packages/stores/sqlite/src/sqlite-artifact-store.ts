@@ -213,7 +213,10 @@ export class SqliteArtifactStore implements ArtifactStore {
     withSqliteErrors('remove abandoned artifact uploads', () =>
       this.#database
         .transaction(() => {
-          const stale = this.#sql.get('SELECT blob_id FROM artifact_uploads WHERE started_at < ?').pluck().all(Date.now() - staleUploadMs) as string[]
+          const stale = this.#sql
+            .get('SELECT blob_id FROM artifact_uploads WHERE started_at < ?')
+            .pluck()
+            .all(Date.now() - staleUploadMs) as string[]
           for (const blobId of stale) this.#deleteBlob(blobId)
         })
         .immediate(),

@@ -67,8 +67,14 @@ describe('SqliteEmbeddingStore', () => {
     const query = [0.3, -0.2, 0.9, 0.1, 0, -0.5, 0.25, 0.6]
     const all = await Promise.all(Array.from({ length: 200 }, (_, i) => stores.embeddings.get(`e${String(i).padStart(4, '0')}`)))
     const cosine = (a: number[], b: number[]) => {
-      let dot = 0, na = 0, nb = 0
-      for (let i = 0; i < a.length; i++) { dot += a[i]! * b[i]!; na += a[i]! ** 2; nb += b[i]! ** 2 }
+      let dot = 0,
+        na = 0,
+        nb = 0
+      for (let i = 0; i < a.length; i++) {
+        dot += a[i]! * b[i]!
+        na += a[i]! ** 2
+        nb += b[i]! ** 2
+      }
       return dot / Math.sqrt(na * nb)
     }
     const expected = all
@@ -108,7 +114,12 @@ describe('SqliteEmbeddingStore', () => {
     await expect(embeddings.upsert([{ id: 'bad', vector: [1, 0, 0, 0], namespace: 'three' }])).rejects.toBeInstanceOf(StoreError)
     await expect(embeddings.query({ vector: [1, 0], topK: 1, namespace: 'three' })).rejects.toThrow(/3/)
     // A failed batch writes nothing.
-    await expect(embeddings.upsert([{ id: 'ok', vector: [0, 0, 1], namespace: 'three' }, { id: 'bad', vector: [1], namespace: 'three' }])).rejects.toThrow(StoreError)
+    await expect(
+      embeddings.upsert([
+        { id: 'ok', vector: [0, 0, 1], namespace: 'three' },
+        { id: 'bad', vector: [1], namespace: 'three' },
+      ]),
+    ).rejects.toThrow(StoreError)
     expect(await embeddings.get('ok')).toBeUndefined()
     await embeddings.deleteNamespace('three')
     expect(await embeddings.query({ vector: [1, 0, 0], topK: 5, namespace: 'three' })).toEqual([])

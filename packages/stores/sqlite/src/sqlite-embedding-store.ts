@@ -138,9 +138,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
 
   async get(id: string): Promise<EmbeddingRecord | undefined> {
     return withSqliteErrors(`read embedding "${id}"`, () => {
-      const row = this.#sql.get('SELECT id, namespace, vector, content, metadata FROM embeddings WHERE id = ?').get(id) as
-        | EmbeddingRow
-        | undefined
+      const row = this.#sql.get('SELECT id, namespace, vector, content, metadata FROM embeddings WHERE id = ?').get(id) as EmbeddingRow | undefined
       return row === undefined ? undefined : toRecord(row, asFloat32(row.vector))
     })
   }
@@ -164,9 +162,7 @@ export class SqliteEmbeddingStore implements EmbeddingStore {
 
   /** The namespace's dimension, from any one of its rows (an index lookup), or undefined when it is empty. */
   #dimension(namespace: string | null): number | undefined {
-    const row = this.#sql.get('SELECT dimension FROM embeddings WHERE namespace IS ? LIMIT 1').get(namespace) as
-      | { dimension: number }
-      | undefined
+    const row = this.#sql.get('SELECT dimension FROM embeddings WHERE namespace IS ? LIMIT 1').get(namespace) as { dimension: number } | undefined
     return row?.dimension
   }
 }

@@ -78,7 +78,15 @@ describe('SqliteRunStore, SqliteExecutionStore, SqliteSnapshotStore', () => {
     for (let after = 0; after <= 10; after++) {
       for (const limit of [1, 2, 3, 7]) {
         const page = await runs.listEvents('r', { after, limit })
-        expect(page.map((e) => e.seq), `after ${after} limit ${limit}`).toEqual(all.map((e) => e.seq).filter((seq) => seq > after).slice(0, limit))
+        expect(
+          page.map((e) => e.seq),
+          `after ${after} limit ${limit}`,
+        ).toEqual(
+          all
+            .map((e) => e.seq)
+            .filter((seq) => seq > after)
+            .slice(0, limit),
+        )
       }
     }
     expect(await runs.listEvents('r', { after: 2, limit: 0 })).toEqual([])
@@ -87,7 +95,10 @@ describe('SqliteRunStore, SqliteExecutionStore, SqliteSnapshotStore', () => {
 
   it('splits a long append into rows of at most 64 events, read back whole and in order', async () => {
     const { runs, database } = openStores({ path: tempDatabasePath() })
-    await runs.appendEvents('r', Array.from({ length: 150 }, (_, index) => event(index + 1)))
+    await runs.appendEvents(
+      'r',
+      Array.from({ length: 150 }, (_, index) => event(index + 1)),
+    )
     const ranges = database.prepare("SELECT first_seq, last_seq FROM run_events WHERE run_id = 'r' ORDER BY last_seq").raw().all()
     expect(ranges).toEqual([
       [1, 64],

@@ -79,9 +79,7 @@ export class SqliteRunStore implements RunStore {
           }
           const text = toJsonText(record)
           this.#sql
-            .get(
-              'INSERT INTO runs (id, session_id, status, idempotency_key, record, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-            )
+            .get('INSERT INTO runs (id, session_id, status, idempotency_key, record, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
             .run(record.id, record.sessionId, record.status, record.idempotencyKey ?? null, text, now, now)
           return fromJsonText<RunRecord>(text)
         })
@@ -98,9 +96,7 @@ export class SqliteRunStore implements RunStore {
 
   async findRunByIdempotencyKey(sessionId: string, key: string): Promise<RunRecord | undefined> {
     return withSqliteErrors(`find the run of session "${sessionId}" with idempotency key "${key}"`, () => {
-      const row = this.#sql
-        .get('SELECT record FROM runs WHERE session_id = ? AND idempotency_key = ?')
-        .get(sessionId, key) as { record: string } | undefined
+      const row = this.#sql.get('SELECT record FROM runs WHERE session_id = ? AND idempotency_key = ?').get(sessionId, key) as { record: string } | undefined
       return row === undefined ? undefined : fromJsonText<RunRecord>(row.record)
     })
   }
@@ -182,9 +178,7 @@ export class SqliteRunStore implements RunStore {
     let contiguous = Number.isSafeInteger(first)
     for (let index = 1; contiguous && index < events.length; index++) contiguous = events[index]!.seq === first + index
     if (contiguous) {
-      const newest = this.#sql.get('SELECT last_seq FROM run_events WHERE run_id = ? ORDER BY last_seq DESC LIMIT 1').pluck().get(runId) as
-        | number
-        | undefined
+      const newest = this.#sql.get('SELECT last_seq FROM run_events WHERE run_id = ? ORDER BY last_seq DESC LIMIT 1').pluck().get(runId) as number | undefined
       if (newest === undefined || first > newest) {
         // At most eventsPerRow a row: a read that starts inside a row parses no more than that (a step streaming
         // 10,000 deltas is 157 rows, not one 2 MB array parsed again by every page of listEvents).
@@ -247,9 +241,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   #findIdByKey(sessionId: string, key: string): string | undefined {
-    const row = this.#sql.get('SELECT id FROM runs WHERE session_id = ? AND idempotency_key = ?').get(sessionId, key) as
-      | { id: string }
-      | undefined
+    const row = this.#sql.get('SELECT id FROM runs WHERE session_id = ? AND idempotency_key = ?').get(sessionId, key) as { id: string } | undefined
     return row?.id
   }
 }

@@ -52,11 +52,12 @@ describe('SqliteSessionStore', () => {
 
   it('reads the log with index range scans, never a scan of the whole table', () => {
     const { database } = openStores({ path: tempDatabasePath() })
-    const plan = (sql: string) =>
-      (database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((row) => row.detail).join('; ')
+    const plan = (sql: string) => (database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as Array<{ detail: string }>).map((row) => row.detail).join('; ')
     const range = plan("SELECT * FROM session_entries WHERE session_id = 's' AND seq > 10 AND seq < 20 ORDER BY seq DESC LIMIT 5")
     expect(range).toMatch(/SEARCH session_entries USING INDEX sqlite_autoindex_session_entries_1 \(session_id=\? AND seq>\? AND seq<\?\)/)
-    const byKind = plan("SELECT * FROM session_entries INDEXED BY session_entries_compactions WHERE kind = 'compaction' AND session_id = 's' AND seq > 0 AND seq < 99 ORDER BY seq DESC LIMIT 1")
+    const byKind = plan(
+      "SELECT * FROM session_entries INDEXED BY session_entries_compactions WHERE kind = 'compaction' AND session_id = 's' AND seq > 0 AND seq < 99 ORDER BY seq DESC LIMIT 1",
+    )
     expect(byKind).toMatch(/SEARCH session_entries USING INDEX session_entries_compactions \(session_id=\? AND seq>\? AND seq<\?\)/)
     expect(`${range}; ${byKind}`).not.toMatch(/TEMP B-TREE|SCAN session_entries/)
     // The log's last seq (what an append continues from) is a search from the end of the session's key range.
@@ -84,7 +85,8 @@ describe('SqliteSessionStore', () => {
     expect(session?.metadata).toEqual({ [tricky[1]!]: tricky, nested: { x: tricky[0]! } })
     const [entry] = await reopened.sessions.listEntries('u')
     expect(entry?.kind === 'message' && entry.message).toEqual(message)
-    const text = entry?.kind === 'message' && entry.message.role === 'assistant' && entry.message.content[0]?.type === 'text' ? entry.message.content[0].text : ''
+    const text =
+      entry?.kind === 'message' && entry.message.role === 'assistant' && entry.message.content[0]?.type === 'text' ? entry.message.content[0].text : ''
     expect(text.length).toBe(tricky.join('').length)
     expect(text.charCodeAt(text.indexOf('high ') + 5)).toBe(0xd800)
   })

@@ -85,9 +85,7 @@ export class SqliteSessionStore implements SessionStore {
     this.#transaction = writeTransaction(database)
   }
 
-  async createSession(
-    input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {},
-  ): Promise<SessionRecord> {
+  async createSession(input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {}): Promise<SessionRecord> {
     const id = assertKey(input.id ?? timeOrderedId(), 'Session id')
     if (input.resourceId !== undefined) assertKey(input.resourceId, 'Session resourceId')
     const data: SessionData = { ...(input.title !== undefined && { title: input.title }), metadata: input.metadata ?? {} }
@@ -103,7 +101,16 @@ export class SqliteSessionStore implements SessionStore {
       if (result.changes === 0) {
         throw new DuplicateError(`[spindle/store-sqlite] Session "${id}" already exists; pick another id or load it with getSession`)
       }
-      return toRecord({ id, resource_id: input.resourceId ?? null, data: dataText, fence: null, created_at: now, updated_at: now, last_seq: null, last_at: null })
+      return toRecord({
+        id,
+        resource_id: input.resourceId ?? null,
+        data: dataText,
+        fence: null,
+        created_at: now,
+        updated_at: now,
+        last_seq: null,
+        last_at: null,
+      })
     })
   }
 
@@ -193,9 +200,8 @@ export class SqliteSessionStore implements SessionStore {
   #append(write: StoreWrite & { type: 'session.append' }, bodies: string[]): SessionEntry[] {
     const { sessionId, entries } = write
     // One statement: the session row and its log's last entry (a search on the log's key from its end).
-    const row = this.#sql
-      .get(`SELECT s.fence, s.updated_at, e.seq AS last_seq, e.created_at AS last_at ${withLastEntry} WHERE s.id = ?`)
-      .get(sessionId) as Pick<SessionView, 'fence' | 'updated_at' | 'last_seq' | 'last_at'> | undefined
+    const row = this.#sql.get(`SELECT s.fence, s.updated_at, e.seq AS last_seq, e.created_at AS last_at ${withLastEntry} WHERE s.id = ?`).get(sessionId) as
+      Pick<SessionView, 'fence' | 'updated_at' | 'last_seq' | 'last_at'> | undefined
     if (row === undefined) throw missingSession(sessionId)
     const lastSeq = row.last_seq ?? 0
     if (write.expectedLastSeq !== undefined && write.expectedLastSeq !== lastSeq) {

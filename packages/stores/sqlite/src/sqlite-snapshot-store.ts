@@ -56,18 +56,14 @@ export class SqliteSnapshotStore implements SnapshotStore {
 
   async latest(runId: string): Promise<RunSnapshot | undefined> {
     return withSqliteErrors(`read the latest snapshot of run "${runId}"`, () => {
-      const row = this.#sql.get('SELECT * FROM snapshots WHERE run_id = ? ORDER BY version DESC LIMIT 1').get(runId) as
-        | SnapshotRow
-        | undefined
+      const row = this.#sql.get('SELECT * FROM snapshots WHERE run_id = ? ORDER BY version DESC LIMIT 1').get(runId) as SnapshotRow | undefined
       return row === undefined ? undefined : toSnapshot(row)
     })
   }
 
   async get(runId: string, version: number): Promise<RunSnapshot | undefined> {
     return withSqliteErrors(`read snapshot ${version} of run "${runId}"`, () => {
-      const row = this.#sql.get('SELECT * FROM snapshots WHERE run_id = ? AND version = ?').get(runId, version) as
-        | SnapshotRow
-        | undefined
+      const row = this.#sql.get('SELECT * FROM snapshots WHERE run_id = ? AND version = ?').get(runId, version) as SnapshotRow | undefined
       return row === undefined ? undefined : toSnapshot(row)
     })
   }

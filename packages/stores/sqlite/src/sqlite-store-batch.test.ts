@@ -49,7 +49,10 @@ describe('SqliteStoreBatch', () => {
         await stores.runs.appendEvents('r', [event(step)])
         await stores.runs.updateRun('r', { step })
         await stores.snapshots.save({ runId: 'r', sessionId: 's', version: step, state: { step }, createdAt: step })
-        await stores.sessions.batch!.write([{ type: 'session.append', sessionId: 's', entries: [message(`batch ${step}`)] }, { type: 'run.events', runId: 'r', events: [event(100 + step)] }])
+        await stores.sessions.batch!.write([
+          { type: 'session.append', sessionId: 's', entries: [message(`batch ${step}`)] },
+          { type: 'run.events', runId: 'r', events: [event(100 + step)] },
+        ])
       }
       expect(created).toBe(wrappersBefore)
       expect(afterOpen).toBeGreaterThan(0)
@@ -72,14 +75,18 @@ describe('SqliteStoreBatch', () => {
     expect(error).toBeInstanceOf(StoreError)
     expect((error as Error).message).toMatch(/save snapshot 1 of run "r" \(write 2 of 2 in a batch; none of them was written\)/)
     expect((await stores.sessions.getSession('s'))?.lastSeq).toBe(0)
-    await expect(stores.sessions.batch!.write([{ type: 'session.append', sessionId: 's', entries: [{ ...message('x'), runId: 'bad \uD800' }] }])).rejects.toThrow(/lone UTF-16 surrogate/)
+    await expect(
+      stores.sessions.batch!.write([{ type: 'session.append', sessionId: 's', entries: [{ ...message('x'), runId: 'bad \uD800' }] }]),
+    ).rejects.toThrow(/lone UTF-16 surrogate/)
   })
 
   it('maps a value JSON cannot hold to a StoreError on the single methods too', async () => {
     const stores = await seeded({ path: ':memory:' })
     const circular: JsonObject = {}
     circular.self = circular
-    const error = await stores.sessions.append('s', [{ kind: 'message', message: { role: 'user', content: [{ type: 'text', text: 'x', providerOptions: circular }] } } as never]).catch((caught: unknown) => caught)
+    const error = await stores.sessions
+      .append('s', [{ kind: 'message', message: { role: 'user', content: [{ type: 'text', text: 'x', providerOptions: circular }] } } as never])
+      .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(StoreError)
     expect((error as Error).message).toMatch(/Could not append to session "s"/)
     expect((await stores.sessions.getSession('s'))?.lastSeq).toBe(0)
@@ -91,7 +98,9 @@ describe('SqliteStoreBatch', () => {
     const holder = new BetterSqlite3(path)
     holder.exec('BEGIN IMMEDIATE')
     try {
-      const error = await stores.sessions.batch!.write([{ type: 'session.append', sessionId: 's', entries: [message('blocked')] }]).catch((caught: unknown) => caught)
+      const error = await stores.sessions
+        .batch!.write([{ type: 'session.append', sessionId: 's', entries: [message('blocked')] }])
+        .catch((caught: unknown) => caught)
       expect(error).toBeInstanceOf(StoreError)
       expect((error as StoreError).isRetryable).toBe(true)
       expect((error as Error).message).toMatch(/commit a batch of 1 writes/)
@@ -99,7 +108,9 @@ describe('SqliteStoreBatch', () => {
       holder.exec('ROLLBACK')
       holder.close()
     }
-    const [appended] = (await stores.sessions.batch!.write([{ type: 'session.append', sessionId: 's', entries: [message('after')] }])) as Array<Array<{ seq: number }>>
+    const [appended] = (await stores.sessions.batch!.write([{ type: 'session.append', sessionId: 's', entries: [message('after')] }])) as Array<
+      Array<{ seq: number }>
+    >
     expect(appended![0]!.seq).toBe(1)
   })
 
@@ -107,10 +118,12 @@ describe('SqliteStoreBatch', () => {
     const path = tempDatabasePath()
     await seeded({ path })
     const readonly = openStores({ path, readonly: true })
-    const error = await readonly.sessions.batch!.write([
-      { type: 'run.update', runId: 'r', patch: { step: 1 } },
-      { type: 'session.append', sessionId: 's', entries: [message('nope')] },
-    ]).catch((caught: unknown) => caught)
+    const error = await readonly.sessions
+      .batch!.write([
+        { type: 'run.update', runId: 'r', patch: { step: 1 } },
+        { type: 'session.append', sessionId: 's', entries: [message('nope')] },
+      ])
+      .catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(StoreError)
     expect((error as Error).message).toMatch(/update run "r" \(write 1 of 2 in a batch.*read-only/)
     expect((await readonly.runs.getRun('r'))?.step).toBe(0)

@@ -62,7 +62,7 @@ describe('sqliteStores', () => {
     await stores.sessions.createSession({ id: 's' })
     stores.close()
     expect(database.open).toBe(true)
-    expect(database.prepare("SELECT id FROM sessions").pluck().all()).toEqual(['s'])
+    expect(database.prepare('SELECT id FROM sessions').pluck().all()).toEqual(['s'])
     expect(database.pragma('user_version', { simple: true })).toBe(entry.sqliteSchemaVersion)
     database.close()
   })

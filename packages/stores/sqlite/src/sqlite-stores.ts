@@ -147,9 +147,7 @@ export class SqliteStores implements Stores, Plugin {
  */
 export function sqliteStores(options: SqliteStoresOptions): SqliteStores {
   if (options.database === undefined && (typeof options.path !== 'string' || options.path === '')) {
-    throw new ConfigurationError(
-      "[spindle/store-sqlite] sqliteStores needs `path` (a file, or ':memory:') or an open better-sqlite3 `database`",
-    )
+    throw new ConfigurationError("[spindle/store-sqlite] sqliteStores needs `path` (a file, or ':memory:') or an open better-sqlite3 `database`")
   }
   const ownsDatabase = options.database === undefined
   const database = options.database ?? openDatabase(options.path!, { readonly: options.readonly, busyTimeoutMs: options.busyTimeoutMs })

@@ -21,7 +21,9 @@ describe('values SQLite text would change', () => {
       execute: ({ path }) => ({ path, content }),
     })
     const model = mockModel((request) =>
-      request.messages.some((message) => message.role === 'tool') ? { text: 'done' } : { text: said, toolCalls: [{ name: 'read_file', args: { path: 'a\u0000b\uDE00' } }] },
+      request.messages.some((message) => message.role === 'tool')
+        ? { text: 'done' }
+        : { text: said, toolCalls: [{ name: 'read_file', args: { path: 'a\u0000b\uDE00' } }] },
     )
     const output = await runtime.run({ agent: { name: 'reader', tools: { read_file: readFile }, model }, sessionId: 's', input: 'read \u0000 it \uD83D' })
     expect([output.finishReason, output.error]).toEqual(['stop', undefined])
@@ -32,7 +34,10 @@ describe('values SQLite text would change', () => {
     expect(messages[0]).toEqual({ role: 'user', content: 'read \u0000 it \uD83D' })
     expect(messages[1]).toMatchObject({ role: 'assistant', content: expect.arrayContaining([{ type: 'text', text: said }]) })
     expect(messages[2]).toMatchObject({ role: 'tool', content: [expect.objectContaining({ result: { path: 'a\u0000b\uDE00', content } })] })
-    expect((await reopened.executions.listByRun(output.runId))[0]).toMatchObject({ args: { path: 'a\u0000b\uDE00' }, result: { path: 'a\u0000b\uDE00', content } })
+    expect((await reopened.executions.listByRun(output.runId))[0]).toMatchObject({
+      args: { path: 'a\u0000b\uDE00' },
+      result: { path: 'a\u0000b\uDE00', content },
+    })
     const deltas = (await reopened.runs.listEvents(output.runId))
       .filter((event): event is Extract<AgentEvent, { type: 'text.delta' }> => event.type === 'text.delta' && event.step === 1)
       .map((event) => event.delta)

@@ -16,9 +16,7 @@ export function installVectorSearch(
   database: BetterSqlite3.Database,
   requested: 'auto' | VectorSearchMode,
 ): { mode: VectorSearchMode; scoreSql: string; loadError?: unknown } {
-  database.function(cosineFunctionName, { deterministic: true }, (stored: unknown, query: unknown) =>
-    cosineSimilarity(asFloat32(stored), asFloat32(query)),
-  )
+  database.function(cosineFunctionName, { deterministic: true }, (stored: unknown, query: unknown) => cosineSimilarity(asFloat32(stored), asFloat32(query)))
   const exact = { mode: 'exact' as const, scoreSql: `${cosineFunctionName}(vector, ?)` }
   if (requested === 'exact') return exact
   try {

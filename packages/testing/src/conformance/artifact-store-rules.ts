@@ -36,10 +36,14 @@ export const artifactStoreRules: ConformanceChecks<ArtifactStore> = {
     const store = await create()
     const bytes = patternBytes(1000)
     const record = await store.put(bytes, { mediaType: 'application/x-test', name: 'data.bin', metadata: { source: 'test' } })
-    await rule('artifact.put.content-address', 'put must return id = lowercase hex sha-256 of the bytes, the byte size, and the given mediaType/name/metadata', () => {
-      expect(record).toMatchObject({ id: sha256(bytes), size: 1000, mediaType: 'application/x-test', name: 'data.bin', metadata: { source: 'test' } })
-      expect(typeof record.createdAt).toBe('number')
-    })
+    await rule(
+      'artifact.put.content-address',
+      'put must return id = lowercase hex sha-256 of the bytes, the byte size, and the given mediaType/name/metadata',
+      () => {
+        expect(record).toMatchObject({ id: sha256(bytes), size: 1000, mediaType: 'application/x-test', name: 'data.bin', metadata: { source: 'test' } })
+        expect(typeof record.createdAt).toBe('number')
+      },
+    )
     await rule('artifact.head', 'head must return the record for a stored id, undefined for an unknown one', async () => {
       expect(await store.head(record.id)).toEqual(record)
       expect(await store.head(sha256(new Uint8Array([9])))).toBeUndefined()
@@ -63,13 +67,17 @@ export const artifactStoreRules: ConformanceChecks<ArtifactStore> = {
     const bytes = patternBytes(1000, 7)
     const { id } = await store.put(bytes)
     const range = (start?: number, end?: number) => readArtifactBytes(store, id, { ...(start !== undefined && { start }), ...(end !== undefined && { end }) })
-    await rule('artifact.read.range', 'read(id, { start, end }) must stream exactly bytes [start, end): start defaults to 0, end to the size, an end past the size is clamped', async () => {
-      expectBytes(await range(10, 20), bytes.slice(10, 20))
-      expectBytes(await range(990), bytes.slice(990))
-      expectBytes(await range(undefined, 5), bytes.slice(0, 5))
-      expectBytes(await range(995, 5000), bytes.slice(995))
-      expectBytes(await range(5, 5), new Uint8Array(0))
-    })
+    await rule(
+      'artifact.read.range',
+      'read(id, { start, end }) must stream exactly bytes [start, end): start defaults to 0, end to the size, an end past the size is clamped',
+      async () => {
+        expectBytes(await range(10, 20), bytes.slice(10, 20))
+        expectBytes(await range(990), bytes.slice(990))
+        expectBytes(await range(undefined, 5), bytes.slice(0, 5))
+        expectBytes(await range(995, 5000), bytes.slice(995))
+        expectBytes(await range(5, 5), new Uint8Array(0))
+      },
+    )
   },
 
   async 'artifact.dedupe'({ create }) {
@@ -78,11 +86,15 @@ export const artifactStoreRules: ConformanceChecks<ArtifactStore> = {
     const first = await store.put(bytes, { mediaType: 'application/x-first', metadata: { a: 1, b: 1 } })
     await tick()
     const second = await store.put(chunked(bytes, [65_536, 1000, 7]), { mediaType: 'application/x-second', metadata: { b: 2, c: 3 } })
-    await rule('artifact.dedupe', 'putting the same bytes again (as bytes or a stream) must return the same id and store them once (INSERT … ON CONFLICT on the sha-256)', async () => {
-      expect(second.id).toBe(first.id)
-      expect((await store.list()).map((record) => record.id)).toEqual([first.id])
-      expectBytes(await readArtifactBytes(store, first.id), bytes)
-    })
+    await rule(
+      'artifact.dedupe',
+      'putting the same bytes again (as bytes or a stream) must return the same id and store them once (INSERT … ON CONFLICT on the sha-256)',
+      async () => {
+        expect(second.id).toBe(first.id)
+        expect((await store.list()).map((record) => record.id)).toEqual([first.id])
+        expectBytes(await readArtifactBytes(store, first.id), bytes)
+      },
+    )
     await rule('artifact.dedupe.metadata', 'a repeated put must keep the first put’s metadata and add only new keys ({ ...new, ...first })', async () => {
       expect(second.metadata).toEqual({ a: 1, b: 1, c: 3 })
       expect((await store.head(first.id))?.metadata).toEqual({ a: 1, b: 1, c: 3 })
@@ -94,8 +106,10 @@ export const artifactStoreRules: ConformanceChecks<ArtifactStore> = {
     const store = await create()
     const size = 10 * 1024 * 1024
     const bytes = patternBytes(size, 11)
-    const record = await rule('artifact.large.put', 'put must accept a 10 MB stream without buffering limits (stream into a temp file / large object, or collect chunks)', () =>
-      store.put(chunked(bytes, [1_048_576, 333_333, 65_536]), { mediaType: 'application/octet-stream' }),
+    const record = await rule(
+      'artifact.large.put',
+      'put must accept a 10 MB stream without buffering limits (stream into a temp file / large object, or collect chunks)',
+      () => store.put(chunked(bytes, [1_048_576, 333_333, 65_536]), { mediaType: 'application/octet-stream' }),
     )
     await rule('artifact.large.sha256', 'the id of a streamed 10 MB artifact must be the sha-256 of all its bytes and size must be 10485760', () => {
       expect(record.id).toBe(sha256(bytes))
@@ -126,13 +140,17 @@ export const artifactStoreRules: ConformanceChecks<ArtifactStore> = {
       ids.push((await store.put(`artifact ${i}`)).id)
       await tick()
     }
-    await rule('artifact.list', 'list must return newest first (ORDER BY createdAt DESC), honour limit, and `before` must keep only records created strictly before it', async () => {
-      const all = await store.list()
-      expect(all.map((record) => record.id)).toEqual([...ids].reverse())
-      const page = await store.list({ limit: 2 })
-      expect(page.map((record) => record.id)).toEqual([ids[3], ids[2]])
-      expect((await store.list({ before: page[1].createdAt })).map((record) => record.id)).toEqual([ids[1], ids[0]])
-    })
+    await rule(
+      'artifact.list',
+      'list must return newest first (ORDER BY createdAt DESC), honour limit, and `before` must keep only records created strictly before it',
+      async () => {
+        const all = await store.list()
+        expect(all.map((record) => record.id)).toEqual([...ids].reverse())
+        const page = await store.list({ limit: 2 })
+        expect(page.map((record) => record.id)).toEqual([ids[3], ids[2]])
+        expect((await store.list({ before: page[1].createdAt })).map((record) => record.id)).toEqual([ids[1], ids[0]])
+      },
+    )
     await rule('artifact.delete', 'delete must remove the record and its bytes; head → undefined, read → NotFoundError; unknown ids are ignored', async () => {
       await store.delete(ids[1])
       await store.delete(sha256(new Uint8Array([42])))
@@ -146,11 +164,15 @@ export const artifactStoreRules: ConformanceChecks<ArtifactStore> = {
     const first = await create()
     const second = await create()
     const { id } = await first.put('only in the first store')
-    await rule('artifact.isolation', 'two stores returned by create() must never see each other’s data: keep state per instance, use a fresh directory/database/schema/prefix per instance', async () => {
-      expect(await second.head(id)).toBeUndefined()
-      expect(await second.list()).toEqual([])
-      await rejection(() => readArtifactBytes(second, id), { code: 'not_found' })
-    })
+    await rule(
+      'artifact.isolation',
+      'two stores returned by create() must never see each other’s data: keep state per instance, use a fresh directory/database/schema/prefix per instance',
+      async () => {
+        expect(await second.head(id)).toBeUndefined()
+        expect(await second.list()).toEqual([])
+        await rejection(() => readArtifactBytes(second, id), { code: 'not_found' })
+      },
+    )
   },
 
   async 'artifact.unicode'({ create }) {
@@ -196,9 +218,13 @@ export const artifactStoreRules: ConformanceChecks<ArtifactStore> = {
     const { id } = await store.put(bytes)
     bytes.fill(0)
     for await (const chunk of store.read(id)) chunk.fill(1)
-    await rule('artifact.values-copied', 'a store must copy bytes in and out: changing the input array after put, or a chunk read, must not change the stored artifact', async () => {
-      expectBytes(await readArtifactBytes(store, id), original)
-    })
+    await rule(
+      'artifact.values-copied',
+      'a store must copy bytes in and out: changing the input array after put, or a chunk read, must not change the stored artifact',
+      async () => {
+        expectBytes(await readArtifactBytes(store, id), original)
+      },
+    )
   },
   ...artifactCopyOutRules,
 }

@@ -186,8 +186,14 @@ describe('conformance checks against broken stores', () => {
 
   it('a fence kept in process memory breaks session.fence.two-connections', async () => {
     const check = sessionStoreRules['session.fence.two-connections']
-    const options = { create: () => new FlawedSessionStore({ fenceInProcess: true }), createSecondConnection: async (store: FlawedSessionStore) => store.connect() }
-    const error = await runCheck(check, options, (store: FlawedSessionStore) => store).then(() => undefined, (caught: unknown) => caught)
+    const options = {
+      create: () => new FlawedSessionStore({ fenceInProcess: true }),
+      createSecondConnection: async (store: FlawedSessionStore) => store.connect(),
+    }
+    const error = await runCheck(check, options, (store: FlawedSessionStore) => store).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    )
     expect(error).toBeInstanceOf(ConformanceError)
     expectRule(error as ConformanceError, 'session.fence.two-connections', /not in process memory/)
     await runCheck(check, { ...options, create: () => new FlawedSessionStore({}) }, (store: FlawedSessionStore) => store)
@@ -214,6 +220,7 @@ describe('conformance checks against broken stores', () => {
       await runCheck(sessionStoreRules[id], { create: () => new MemorySessionStore() }, (store: SessionStore) => store)
     }
     await runCheck(artifactStoreRules['artifact.read.range'], { create: () => new MemoryArtifactStore() }, (store: ArtifactStore) => store)
-    for (const id of ['run.claim', 'run.claim.concurrent']) await runCheck(runStoreRules[id]!, { create: () => new MemoryRunStore() }, (store: RunStore) => store)
+    for (const id of ['run.claim', 'run.claim.concurrent'])
+      await runCheck(runStoreRules[id]!, { create: () => new MemoryRunStore() }, (store: RunStore) => store)
   })
 })

@@ -102,7 +102,10 @@ const suites: Record<string, Suite<object>> = {
     create: () => new MemorySessionStore(),
     reads: ['getSession', 'listSessions', 'listEntries'],
     leaks: {
-      createSession: { rule: 'session.copied-out.createSession', into: (args, shared) => ({ read: 'getSession', args: [(args[0] as { id: string }).id], shared }) },
+      createSession: {
+        rule: 'session.copied-out.createSession',
+        into: (args, shared) => ({ read: 'getSession', args: [(args[0] as { id: string }).id], shared }),
+      },
       updateSession: { rule: 'session.copied-out.updateSession', into: (args, shared) => ({ read: 'getSession', args: id(args), shared }) },
       append: { rule: 'session.copied-out.append', into: (args, shared) => ({ read: 'listEntries', args: id(args), shared }) },
       getSession: { rule: 'session.copied-out.getSession' },
@@ -115,7 +118,10 @@ const suites: Record<string, Suite<object>> = {
     create: () => new MemoryExecutionStore(),
     reads: ['get', 'listByRun'],
     leaks: {
-      start: { rule: 'execution.copied-out.start', into: (args, result) => ({ read: 'get', args: [(args[0] as { key: string }).key], shared: (result as { record: unknown }).record }) },
+      start: {
+        rule: 'execution.copied-out.start',
+        into: (args, result) => ({ read: 'get', args: [(args[0] as { key: string }).key], shared: (result as { record: unknown }).record }),
+      },
       finish: { rule: 'execution.copied-out.finish', into: (args, shared) => ({ read: 'get', args: id(args), shared }) },
       get: { rule: 'execution.copied-out.get' },
       listByRun: { rule: 'execution.copied-out.listByRun' },

@@ -41,7 +41,13 @@ async function expectReadsCopiedOut(prefix: string, reads: Reads): Promise<void>
 }
 
 /** Makes a write, mutates what it returned, and expects `read` to return what the write returned before the mutation. */
-async function expectWriteCopiedOut<T>(prefix: string, method: string, write: () => Promise<T>, read: () => Promise<unknown>, pick: (result: T) => unknown = (result) => result): Promise<void> {
+async function expectWriteCopiedOut<T>(
+  prefix: string,
+  method: string,
+  write: () => Promise<T>,
+  read: () => Promise<unknown>,
+  pick: (result: T) => unknown = (result) => result,
+): Promise<void> {
   const result = await write()
   const expected = structuredClone(pick(result))
   await rule(`${prefix}.${method}`, copyFix(method), async () => {
@@ -57,7 +63,15 @@ export const runCopyOutRules: ConformanceChecks<RunStore> = {
     const store = await create()
     const get = () => store.getRun('r')
     const lease = { owner: 'worker-1', expiresAt: 1_800_000_000_000 }
-    const fields = { sessionId: 's', request: deep('request'), metadata: deep('metadata'), idempotencyKey: 'k', status: 'running' as const, lease, startedAt: 1 }
+    const fields = {
+      sessionId: 's',
+      request: deep('request'),
+      metadata: deep('metadata'),
+      idempotencyKey: 'k',
+      status: 'running' as const,
+      lease,
+      startedAt: 1,
+    }
     await expectWriteCopiedOut('run.copied-out', 'createRun', () => store.createRun({ id: 'r', ...fields }), get)
     const patch = { step: 2, usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7 }, error: { code: 'tool', message: 'failed' }, metadata: deep('patched') }
     await expectWriteCopiedOut('run.copied-out', 'updateRun', () => store.updateRun('r', patch), get)
@@ -78,14 +92,29 @@ export const sessionCopyOutRules: ConformanceChecks<SessionStore> = {
   async 'session.copied-out'({ create }) {
     const store = await create()
     const get = () => store.getSession('s')
-    await expectWriteCopiedOut('session.copied-out', 'createSession', () => store.createSession({ id: 's', resourceId: 'res', title: 't', metadata: deep('metadata') }), get)
+    await expectWriteCopiedOut(
+      'session.copied-out',
+      'createSession',
+      () => store.createSession({ id: 's', resourceId: 'res', title: 't', metadata: deep('metadata') }),
+      get,
+    )
     await expectWriteCopiedOut('session.copied-out', 'updateSession', () => store.updateSession('s', { metadata: deep('updated') }), get)
-    const message = { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'hi' }, { type: 'tool-call' as const, toolCallId: 'c', toolName: 't', args: deep('args') }] }
+    const message = {
+      role: 'assistant' as const,
+      content: [
+        { type: 'text' as const, text: 'hi' },
+        { type: 'tool-call' as const, toolCallId: 'c', toolName: 't', args: deep('args') },
+      ],
+    }
     const compaction = { throughSeq: 1, strategy: 'summary', summary: 'sum', carried: [{ seq: 1, message: { role: 'user' as const, content: 'kept' } }] }
     await expectWriteCopiedOut(
       'session.copied-out',
       'append',
-      () => store.append('s', [{ kind: 'message', message, runId: 'r' }, { kind: 'compaction', compaction }]),
+      () =>
+        store.append('s', [
+          { kind: 'message', message, runId: 'r' },
+          { kind: 'compaction', compaction },
+        ]),
       () => store.listEntries('s'),
     )
     await expectReadsCopiedOut('session.copied-out', {
@@ -100,9 +129,26 @@ export const executionCopyOutRules: ConformanceChecks<ExecutionStore> = {
   async 'execution.copied-out'({ create }) {
     const store = await create()
     const call = (id: string) => ({ key: `r:1:${id}`, runId: 'r', step: 1, callId: id, toolName: 'tool', args: deep(id) })
-    await expectWriteCopiedOut('execution.copied-out', 'start', () => store.start(call('a')), () => store.get('r:1:a'), (started) => started.record)
-    await expectWriteCopiedOut('execution.copied-out', 'finish', () => store.finish('r:1:a', { status: 'succeeded', result: deep('result') }), () => store.get('r:1:a'))
-    await expectWriteCopiedOut('execution.copied-out', 'start.existing', () => store.start(call('a')), () => store.get('r:1:a'), (started) => started.record)
+    await expectWriteCopiedOut(
+      'execution.copied-out',
+      'start',
+      () => store.start(call('a')),
+      () => store.get('r:1:a'),
+      (started) => started.record,
+    )
+    await expectWriteCopiedOut(
+      'execution.copied-out',
+      'finish',
+      () => store.finish('r:1:a', { status: 'succeeded', result: deep('result') }),
+      () => store.get('r:1:a'),
+    )
+    await expectWriteCopiedOut(
+      'execution.copied-out',
+      'start.existing',
+      () => store.start(call('a')),
+      () => store.get('r:1:a'),
+      (started) => started.record,
+    )
     await store.start(call('b'))
     await store.finish('r:1:b', { status: 'failed', error: { code: 'tool', message: 'failed' } })
     await expectReadsCopiedOut('execution.copied-out', { get: () => store.get('r:1:a'), listByRun: () => store.listByRun('r') })

@@ -13,7 +13,9 @@ declare function openMyStores(path: string): MyStores
 
 describe('describeStores typing', () => {
   it('passes the bundle type to cleanup and createSecondConnection, sync or async', () => {
-    expectTypeOf(describeStores<MyStores>).parameter(1).toEqualTypeOf<StoreSuiteOptions<MyStores>>()
+    expectTypeOf(describeStores<MyStores>)
+      .parameter(1)
+      .toEqualTypeOf<StoreSuiteOptions<MyStores>>()
     const options: StoreSuiteOptions<MyStores> = {
       create: () => openMyStores('a.db'),
       createSecondConnection: (stores) => {

@@ -1,14 +1,5 @@
 // The vitest entry points: one conformance suite per store interface, and describeStores for a whole bundle.
-import type {
-  ArtifactStore,
-  BatchedStores,
-  EmbeddingStore,
-  ExecutionStore,
-  RunStore,
-  SessionStore,
-  SnapshotStore,
-  Stores,
-} from '@spindle/core'
+import type { ArtifactStore, BatchedStores, EmbeddingStore, ExecutionStore, RunStore, SessionStore, SnapshotStore, Stores } from '@spindle/core'
 import { artifactStoreRules } from './artifact-store-rules.js'
 import { embeddingStoreRules } from './embedding-store-rules.js'
 import { executionStoreRules } from './execution-store-rules.js'

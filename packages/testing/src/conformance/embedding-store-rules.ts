@@ -20,13 +20,17 @@ export const embeddingStoreRules: ConformanceChecks<EmbeddingStore> = {
       { id: 'a', vector: [0.25, -0.5, 1], content: 'hello', metadata: { kind: 'doc', n: 2, ok: true } },
       { id: 'b', vector: [1, 0, 0] },
     ])
-    await rule('embedding.get', 'get must return the stored record: id, vector (float32 precision is fine), content, namespace, metadata ({} when none was given)', async () => {
-      const a = await store.get('a')
-      expect(a).toMatchObject({ id: 'a', content: 'hello', metadata: { kind: 'doc', n: 2, ok: true } })
-      expectVector(a?.vector, [0.25, -0.5, 1])
-      expect((await store.get('b'))?.metadata).toEqual({})
-      expect(await store.get('missing')).toBeUndefined()
-    })
+    await rule(
+      'embedding.get',
+      'get must return the stored record: id, vector (float32 precision is fine), content, namespace, metadata ({} when none was given)',
+      async () => {
+        const a = await store.get('a')
+        expect(a).toMatchObject({ id: 'a', content: 'hello', metadata: { kind: 'doc', n: 2, ok: true } })
+        expectVector(a?.vector, [0.25, -0.5, 1])
+        expect((await store.get('b'))?.metadata).toEqual({})
+        expect(await store.get('missing')).toBeUndefined()
+      },
+    )
     await rule('embedding.upsert.replace', 'upsert with an existing id must replace the record (vector, content, metadata)', async () => {
       await store.upsert([{ id: 'a', vector: [0, 1, 0], content: 'bye', metadata: { kind: 'note' } }])
       const a = await store.get('a')
@@ -60,7 +64,11 @@ export const embeddingStoreRules: ConformanceChecks<EmbeddingStore> = {
       expectVector(all[0].vector, [2, 0, 0])
     })
     await rule('embedding.query.ties', 'equal scores must be ordered by ascending id', async () => {
-      await store.upsert([{ id: 'tie-b', vector: [0, 0, 1] }, { id: 'tie-a', vector: [0, 0, 2] }, { id: 'tie-c', vector: [0, 0, 3] }])
+      await store.upsert([
+        { id: 'tie-b', vector: [0, 0, 1] },
+        { id: 'tie-a', vector: [0, 0, 2] },
+        { id: 'tie-c', vector: [0, 0, 3] },
+      ])
       expect(summary(await store.query({ vector: [0, 0, 1], topK: 3 }))).toEqual(['tie-a', 'tie-b', 'tie-c'])
     })
   },
@@ -75,13 +83,17 @@ export const embeddingStoreRules: ConformanceChecks<EmbeddingStore> = {
     ])
     const ids = async (filter: Parameters<EmbeddingStore['query']>[0]['filter'], minScore?: number) =>
       summary(await store.query({ vector: [1, 0], topK: 10, filter, ...(minScore !== undefined && { minScore }) }))
-    await rule('embedding.query.filter', 'every filter key must equal the metadata value (strings, numbers, booleans); a record without the key never matches', async () => {
-      expect(await ids({ kind: 'doc' })).toEqual(['en-doc', 'fr-doc'])
-      expect(await ids({ kind: 'doc', lang: 'fr' })).toEqual(['fr-doc'])
-      expect(await ids({ pinned: true })).toEqual(['en-doc'])
-      expect(await ids({ rank: 1 })).toEqual(['en-doc', 'de-note'])
-      expect(await ids({ kind: 'missing' })).toEqual([])
-    })
+    await rule(
+      'embedding.query.filter',
+      'every filter key must equal the metadata value (strings, numbers, booleans); a record without the key never matches',
+      async () => {
+        expect(await ids({ kind: 'doc' })).toEqual(['en-doc', 'fr-doc'])
+        expect(await ids({ kind: 'doc', lang: 'fr' })).toEqual(['fr-doc'])
+        expect(await ids({ pinned: true })).toEqual(['en-doc'])
+        expect(await ids({ rank: 1 })).toEqual(['en-doc', 'de-note'])
+        expect(await ids({ kind: 'missing' })).toEqual([])
+      },
+    )
     await rule('embedding.query.filter-in', 'a filter value that is an array matches when the metadata value is one of its items', async () => {
       expect(await ids({ lang: ['de', 'en'] })).toEqual(['en-doc', 'de-note'])
       expect(await ids({ lang: ['de', 'en'], kind: 'note' })).toEqual(['de-note'])
@@ -100,12 +112,16 @@ export const embeddingStoreRules: ConformanceChecks<EmbeddingStore> = {
       { id: 'b-1', vector: [1, 0, 0, 0], namespace: 'b' },
       { id: 'default-1', vector: [1, 0, 0] },
     ])
-    await rule('embedding.namespace.isolates', 'query({ namespace }) must search only that namespace; a query without namespace searches only records stored without one', async () => {
-      expect(summary(await store.query({ vector: [1, 0], topK: 10, namespace: 'a' }))).toEqual(['a-1', 'a-2'])
-      expect(summary(await store.query({ vector: [1, 0, 0, 0], topK: 10, namespace: 'b' }))).toEqual(['b-1'])
-      expect(summary(await store.query({ vector: [1, 0, 0], topK: 10 }))).toEqual(['default-1'])
-      expect((await store.get('a-1'))?.namespace).toBe('a')
-    })
+    await rule(
+      'embedding.namespace.isolates',
+      'query({ namespace }) must search only that namespace; a query without namespace searches only records stored without one',
+      async () => {
+        expect(summary(await store.query({ vector: [1, 0], topK: 10, namespace: 'a' }))).toEqual(['a-1', 'a-2'])
+        expect(summary(await store.query({ vector: [1, 0, 0, 0], topK: 10, namespace: 'b' }))).toEqual(['b-1'])
+        expect(summary(await store.query({ vector: [1, 0, 0], topK: 10 }))).toEqual(['default-1'])
+        expect((await store.get('a-1'))?.namespace).toBe('a')
+      },
+    )
     await rule('embedding.namespace.delete', 'deleteNamespace must delete every record of that namespace and nothing else', async () => {
       await store.deleteNamespace('a')
       expect(await store.get('a-1')).toBeUndefined()
@@ -123,12 +139,16 @@ export const embeddingStoreRules: ConformanceChecks<EmbeddingStore> = {
   async 'embedding.dimension'({ create }) {
     const store = await create()
     await store.upsert([{ id: 'x', vector: [1, 0, 0], namespace: 'n' }])
-    await rule('embedding.dimension.mismatch', 'upsert must throw a SpindleError (e.g. StoreError naming both dimensions) when a vector’s dimension differs from its namespace’s, and keep the stored records', async () => {
-      const error = await rejection(() => store.upsert([{ id: 'y', vector: [1, 0, 0, 0], namespace: 'n' }]))
-      expect(SpindleError.isInstance(error), 'the error must be a SpindleError').toBe(true)
-      expect(await store.get('y')).toBeUndefined()
-      expectVector((await store.get('x'))?.vector, [1, 0, 0])
-    })
+    await rule(
+      'embedding.dimension.mismatch',
+      'upsert must throw a SpindleError (e.g. StoreError naming both dimensions) when a vector’s dimension differs from its namespace’s, and keep the stored records',
+      async () => {
+        const error = await rejection(() => store.upsert([{ id: 'y', vector: [1, 0, 0, 0], namespace: 'n' }]))
+        expect(SpindleError.isInstance(error), 'the error must be a SpindleError').toBe(true)
+        expect(await store.get('y')).toBeUndefined()
+        expectVector((await store.get('x'))?.vector, [1, 0, 0])
+      },
+    )
     await rule('embedding.dimension.per-namespace', 'dimensions are per namespace: another namespace may hold another dimension', async () => {
       await store.upsert([{ id: 'z', vector: [1, 0, 0, 0, 0], namespace: 'other' }])
       expect(summary(await store.query({ vector: [1, 0, 0, 0, 0], topK: 1, namespace: 'other' }))).toEqual(['z'])
@@ -138,12 +158,19 @@ export const embeddingStoreRules: ConformanceChecks<EmbeddingStore> = {
   async 'embedding.isolation'({ create }) {
     const first = await create()
     const second = await create()
-    await first.upsert([{ id: 'e', vector: [1, 0], namespace: 'n' }, { id: 'f', vector: [1, 0] }])
-    await rule('embedding.isolation', 'two stores returned by create() must never see each other’s data: keep state per instance, use a fresh database/schema/prefix per instance', async () => {
-      expect(await second.get('e')).toBeUndefined()
-      expect(await second.query({ vector: [1, 0], topK: 5, namespace: 'n' })).toEqual([])
-      expect(await second.query({ vector: [1, 0], topK: 5 })).toEqual([])
-    })
+    await first.upsert([
+      { id: 'e', vector: [1, 0], namespace: 'n' },
+      { id: 'f', vector: [1, 0] },
+    ])
+    await rule(
+      'embedding.isolation',
+      'two stores returned by create() must never see each other’s data: keep state per instance, use a fresh database/schema/prefix per instance',
+      async () => {
+        expect(await second.get('e')).toBeUndefined()
+        expect(await second.query({ vector: [1, 0], topK: 5, namespace: 'n' })).toEqual([])
+        expect(await second.query({ vector: [1, 0], topK: 5 })).toEqual([])
+      },
+    )
   },
 
   async 'embedding.unicode'({ create }) {
@@ -167,10 +194,14 @@ export const embeddingStoreRules: ConformanceChecks<EmbeddingStore> = {
           metadata,
         )
         await expectExactJson(`embedding.unicode.json.${name}`, sample, outcome)
-        await rule(`embedding.unicode.filter.${name}`, 'a metadata filter must match a string exactly as it was stored (escape it the way the metadata is escaped)', async () => {
-          const matches = await store.query({ vector: [2, 1], topK: 10, namespace: 'metadata', filter: { text: sample } })
-          expect(matches.map((match) => match.id)).toEqual([`m-${name}`])
-        })
+        await rule(
+          `embedding.unicode.filter.${name}`,
+          'a metadata filter must match a string exactly as it was stored (escape it the way the metadata is escaped)',
+          async () => {
+            const matches = await store.query({ vector: [2, 1], topK: 10, namespace: 'metadata', filter: { text: sample } })
+            expect(matches.map((match) => match.id)).toEqual([`m-${name}`])
+          },
+        )
       })
     }
   },

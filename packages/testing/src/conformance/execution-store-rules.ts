@@ -16,7 +16,16 @@ export const executionStoreRules: ConformanceChecks<ExecutionStore> = {
     const { record, created } = await store.start(call('r', 1, 'c1', { q: 'x', n: [1, 2] }))
     await rule('execution.start.new', 'start on a new key must insert a "started" record with attempt 1 and return created: true', async () => {
       expect(created).toBe(true)
-      expect(record).toMatchObject({ key: 'r:1:c1', runId: 'r', step: 1, callId: 'c1', toolName: 'search', args: { q: 'x', n: [1, 2] }, status: 'started', attempt: 1 })
+      expect(record).toMatchObject({
+        key: 'r:1:c1',
+        runId: 'r',
+        step: 1,
+        callId: 'c1',
+        toolName: 'search',
+        args: { q: 'x', n: [1, 2] },
+        status: 'started',
+        attempt: 1,
+      })
       expect(typeof record.startedAt).toBe('number')
       expect(await store.get('r:1:c1')).toEqual(record)
       expect(await store.get('missing')).toBeUndefined()
@@ -42,14 +51,18 @@ export const executionStoreRules: ConformanceChecks<ExecutionStore> = {
     const succeeded = await store.finish('r:1:ok', { status: 'succeeded', result: { rows: [1, 2], note: null } })
     const failed = await store.finish('r:1:bad', { status: 'failed', error: { code: 'tool', message: 'boom' } })
     const cancelled = await store.finish('r:1:stop', { status: 'cancelled' })
-    await rule('execution.finish.terminal', 'finish must move a "started" record to the given status with result/error and a finishedAt, and return it', async () => {
-      expect(succeeded).toMatchObject({ status: 'succeeded', result: { rows: [1, 2], note: null }, attempt: 1 })
-      expect(typeof succeeded.finishedAt).toBe('number')
-      expect(failed).toMatchObject({ status: 'failed', error: { code: 'tool', message: 'boom' } })
-      expect(cancelled.status).toBe('cancelled')
-      expect(cancelled.result).toBeUndefined()
-      expect(await store.get('r:1:ok')).toEqual(succeeded)
-    })
+    await rule(
+      'execution.finish.terminal',
+      'finish must move a "started" record to the given status with result/error and a finishedAt, and return it',
+      async () => {
+        expect(succeeded).toMatchObject({ status: 'succeeded', result: { rows: [1, 2], note: null }, attempt: 1 })
+        expect(typeof succeeded.finishedAt).toBe('number')
+        expect(failed).toMatchObject({ status: 'failed', error: { code: 'tool', message: 'boom' } })
+        expect(cancelled.status).toBe('cancelled')
+        expect(cancelled.result).toBeUndefined()
+        expect(await store.get('r:1:ok')).toEqual(succeeded)
+      },
+    )
     await rule('execution.finish.once', 'finish on a terminal record must leave it unchanged and return it (a late result never overwrites)', async () => {
       expect(await store.finish('r:1:ok', { status: 'failed', error: { code: 'late', message: 'late' } })).toEqual(succeeded)
       expect(await store.finish('r:1:stop', { status: 'succeeded', result: 'late' })).toEqual(cancelled)
@@ -81,32 +94,44 @@ export const executionStoreRules: ConformanceChecks<ExecutionStore> = {
   async 'execution.start.concurrent'({ create }) {
     const store = await create()
     const results = await Promise.all(Array.from({ length: 10 }, () => store.start(call('r', 1, 'race'))))
-    await rule('execution.start.concurrent', 'parallel starts of one key must create it exactly once (INSERT … ON CONFLICT, or a transaction) and count every other call as an attempt', async () => {
-      expect(results.filter((result) => result.created)).toHaveLength(1)
-      expect((await store.get('r:1:race'))?.attempt).toBe(10)
-      expect(await store.listByRun('r')).toHaveLength(1)
-    })
+    await rule(
+      'execution.start.concurrent',
+      'parallel starts of one key must create it exactly once (INSERT … ON CONFLICT, or a transaction) and count every other call as an attempt',
+      async () => {
+        expect(results.filter((result) => result.created)).toHaveLength(1)
+        expect((await store.get('r:1:race'))?.attempt).toBe(10)
+        expect(await store.listByRun('r')).toHaveLength(1)
+      },
+    )
   },
 
   async 'execution.start.two-connections'({ create, secondConnection }) {
     const store = await create()
     const other = await secondConnection!(store)
     const results = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? store : other).start(call('r', 1, 'race'))))
-    await rule('execution.start.two-connections', 'starts of one key from two connections must create it exactly once; use INSERT … ON CONFLICT (key) in the database, not an in-process check', async () => {
-      expect(results.filter((result) => result.created)).toHaveLength(1)
-      expect((await other.get('r:1:race'))?.attempt).toBe(6)
-    })
+    await rule(
+      'execution.start.two-connections',
+      'starts of one key from two connections must create it exactly once; use INSERT … ON CONFLICT (key) in the database, not an in-process check',
+      async () => {
+        expect(results.filter((result) => result.created)).toHaveLength(1)
+        expect((await other.get('r:1:race'))?.attempt).toBe(6)
+      },
+    )
   },
 
   async 'execution.isolation'({ create }) {
     const first = await create()
     const second = await create()
     await first.start(call('r', 1, 'c'))
-    await rule('execution.isolation', 'two stores returned by create() must never see each other’s data: keep state per instance, use a fresh database/schema/prefix per instance', async () => {
-      expect(await second.get('r:1:c')).toBeUndefined()
-      expect(await second.listByRun('r')).toEqual([])
-      expect((await second.start(call('r', 1, 'c'))).created).toBe(true)
-    })
+    await rule(
+      'execution.isolation',
+      'two stores returned by create() must never see each other’s data: keep state per instance, use a fresh database/schema/prefix per instance',
+      async () => {
+        expect(await second.get('r:1:c')).toBeUndefined()
+        expect(await second.listByRun('r')).toEqual([])
+        expect((await second.start(call('r', 1, 'c'))).created).toBe(true)
+      },
+    )
   },
 
   async 'execution.unicode'({ create }) {

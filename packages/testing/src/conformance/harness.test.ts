@@ -1,5 +1,15 @@
 // A failure names the key `skip` takes (the check id), even when the broken rule has another id, and that key skips it.
-import { ConformanceError, MemoryRunStore, MemorySessionStore, NotFoundError, type AgentEvent, type ListRunsOptions, type RunRecord, type RunStore, type SessionStore } from '@spindle/core'
+import {
+  ConformanceError,
+  MemoryRunStore,
+  MemorySessionStore,
+  NotFoundError,
+  type AgentEvent,
+  type ListRunsOptions,
+  type RunRecord,
+  type RunStore,
+  type SessionStore,
+} from '@spindle/core'
 import { describe, expect, it } from 'vitest'
 import { describeRunStore } from './describe-suites.js'
 import { runRegisteredCheck, skipReason, type ConformanceCheck, type StoreSuiteOptions } from './harness.js'

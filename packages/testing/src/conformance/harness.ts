@@ -86,11 +86,7 @@ export function skipReason(id: string, skip: Record<string, string> | undefined)
 }
 
 /** Runs one check with a fresh harness and cleans up whatever it created. */
-export async function runCheck<B, S>(
-  check: ConformanceCheck<S>,
-  options: Omit<StoreSuiteOptions<B>, 'skip'>,
-  select: (bundle: B) => S,
-): Promise<void> {
+export async function runCheck<B, S>(check: ConformanceCheck<S>, options: Omit<StoreSuiteOptions<B>, 'skip'>, select: (bundle: B) => S): Promise<void> {
   const { harness, dispose } = createHarness(options, select)
   try {
     await check(harness)

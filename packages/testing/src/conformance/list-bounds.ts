@@ -7,9 +7,15 @@ import type { Stores } from '@spindle/core'
 /** Three session entries, three run events, one artifact and two embeddings, in session `s` and run `r`. */
 export async function fillListBounds(stores: Stores): Promise<void> {
   await stores.sessions.createSession({ id: 's', resourceId: 'tenant' })
-  await stores.sessions.append('s', [1, 2, 3].map((n) => ({ kind: 'message' as const, message: { role: 'user' as const, content: `m${n}` } })))
+  await stores.sessions.append(
+    's',
+    [1, 2, 3].map((n) => ({ kind: 'message' as const, message: { role: 'user' as const, content: `m${n}` } })),
+  )
   await stores.runs.createRun({ id: 'r', sessionId: 's', request: {} })
-  await stores.runs.appendEvents('r', [1, 2, 3].map((seq) => ({ type: 'run.started', runId: 'r', sessionId: 's', seq, timestamp: 1 }) as never))
+  await stores.runs.appendEvents(
+    'r',
+    [1, 2, 3].map((seq) => ({ type: 'run.started', runId: 'r', sessionId: 's', seq, timestamp: 1 }) as never),
+  )
   await stores.artifacts.put('hello')
   await stores.embeddings.upsert([
     { id: 'a', vector: [1, 0] },

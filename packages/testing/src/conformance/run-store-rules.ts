@@ -19,11 +19,15 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
   async 'run.create-get'({ create }) {
     const store = await create()
     const created = await store.createRun({ id: 'r-1', sessionId: 's', request: { input: 'hi', nested: [1, { a: null }] } })
-    await rule('run.create.defaults', 'createRun must fill defaults: status "queued", step 0, usage { inputTokens: 0, outputTokens: 0 }, metadata {}, numeric createdAt/updatedAt', () => {
-      expect(created).toMatchObject({ id: 'r-1', sessionId: 's', status: 'queued', step: 0, usage: { inputTokens: 0, outputTokens: 0 }, metadata: {} })
-      expect(created.request).toEqual({ input: 'hi', nested: [1, { a: null }] })
-      expect(typeof created.createdAt).toBe('number')
-    })
+    await rule(
+      'run.create.defaults',
+      'createRun must fill defaults: status "queued", step 0, usage { inputTokens: 0, outputTokens: 0 }, metadata {}, numeric createdAt/updatedAt',
+      () => {
+        expect(created).toMatchObject({ id: 'r-1', sessionId: 's', status: 'queued', step: 0, usage: { inputTokens: 0, outputTokens: 0 }, metadata: {} })
+        expect(created.request).toEqual({ input: 'hi', nested: [1, { a: null }] })
+        expect(typeof created.createdAt).toBe('number')
+      },
+    )
     const explicit = await store.createRun({ id: 'r-2', sessionId: 's', request: {}, status: 'running', idempotencyKey: 'k', metadata: { m: true } })
     await rule('run.create.explicit', 'createRun must keep the given status, idempotencyKey and metadata', async () => {
       expect(explicit).toMatchObject({ status: 'running', idempotencyKey: 'k', metadata: { m: true } })
@@ -53,13 +57,21 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     await rule('run.create.duplicate-id', 'createRun with an existing id must throw DuplicateError', () =>
       rejection(() => store.createRun({ id: 'r-1', sessionId: 's', request: {} }), { code: 'duplicate' }),
     )
-    await rule('run.create.duplicate-idempotency-key', 'createRun must throw DuplicateError when (sessionId, idempotencyKey) is taken (a UNIQUE index on both) and write nothing', async () => {
-      await rejection(() => store.createRun({ id: 'r-2', sessionId: 's', request: {}, idempotencyKey: 'key' }), { code: 'duplicate' })
-      expect(await store.getRun('r-2')).toBeUndefined()
-    })
-    await rule('run.idempotency-key.per-session', 'idempotency keys are unique per session only: the same key on another session must be accepted', async () => {
-      await store.createRun({ id: 'r-3', sessionId: 'other', request: {}, idempotencyKey: 'key' })
-    })
+    await rule(
+      'run.create.duplicate-idempotency-key',
+      'createRun must throw DuplicateError when (sessionId, idempotencyKey) is taken (a UNIQUE index on both) and write nothing',
+      async () => {
+        await rejection(() => store.createRun({ id: 'r-2', sessionId: 's', request: {}, idempotencyKey: 'key' }), { code: 'duplicate' })
+        expect(await store.getRun('r-2')).toBeUndefined()
+      },
+    )
+    await rule(
+      'run.idempotency-key.per-session',
+      'idempotency keys are unique per session only: the same key on another session must be accepted',
+      async () => {
+        await store.createRun({ id: 'r-3', sessionId: 'other', request: {}, idempotencyKey: 'key' })
+      },
+    )
   },
 
   async 'run.create.concurrent'({ create }) {
@@ -67,11 +79,15 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) => store.createRun({ id: `r-${i}`, sessionId: 's', request: { i }, idempotencyKey: 'same' })),
     )
-    await rule('run.create.concurrent-idempotency-key', 'parallel createRun calls with one (sessionId, idempotencyKey) must create exactly one run (a UNIQUE index, not a read-then-insert) and reject the others with DuplicateError', async () => {
-      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1)
-      for (const outcome of outcomes) if (outcome.status === 'rejected') await rejection(() => Promise.reject(outcome.reason), { code: 'duplicate' })
-      expect(await store.listRuns({ sessionId: 's' })).toHaveLength(1)
-    })
+    await rule(
+      'run.create.concurrent-idempotency-key',
+      'parallel createRun calls with one (sessionId, idempotencyKey) must create exactly one run (a UNIQUE index, not a read-then-insert) and reject the others with DuplicateError',
+      async () => {
+        expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1)
+        for (const outcome of outcomes) if (outcome.status === 'rejected') await rejection(() => Promise.reject(outcome.reason), { code: 'duplicate' })
+        expect(await store.listRuns({ sessionId: 's' })).toHaveLength(1)
+      },
+    )
   },
 
   async 'run.create.two-connections'({ create, secondConnection }) {
@@ -80,22 +96,30 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 8 }, (_, i) => (i % 2 === 0 ? store : other).createRun({ id: `r-${i}`, sessionId: 's', request: {}, idempotencyKey: 'same' })),
     )
-    await rule('run.create.two-connections', 'createRun from two connections with one (sessionId, idempotencyKey) must create exactly one run; enforce it with a UNIQUE index in the database', async () => {
-      expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1)
-      const winner = (await other.findRunByIdempotencyKey('s', 'same'))?.id
-      expect(winner).toBeDefined()
-      expect((await store.findRunByIdempotencyKey('s', 'same'))?.id).toBe(winner)
-    })
+    await rule(
+      'run.create.two-connections',
+      'createRun from two connections with one (sessionId, idempotencyKey) must create exactly one run; enforce it with a UNIQUE index in the database',
+      async () => {
+        expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1)
+        const winner = (await other.findRunByIdempotencyKey('s', 'same'))?.id
+        expect(winner).toBeDefined()
+        expect((await store.findRunByIdempotencyKey('s', 'same'))?.id).toBe(winner)
+      },
+    )
   },
 
   async 'run.idempotency-key.find'({ create }) {
     const store = await create()
     const run = await store.createRun({ id: 'r-1', sessionId: 's', request: {}, idempotencyKey: 'key' })
-    await rule('run.idempotency-key.find', 'findRunByIdempotencyKey(sessionId, key) must return the run with that key on that session, else undefined', async () => {
-      expect(await store.findRunByIdempotencyKey('s', 'key')).toEqual(run)
-      expect(await store.findRunByIdempotencyKey('other', 'key')).toBeUndefined()
-      expect(await store.findRunByIdempotencyKey('s', 'nope')).toBeUndefined()
-    })
+    await rule(
+      'run.idempotency-key.find',
+      'findRunByIdempotencyKey(sessionId, key) must return the run with that key on that session, else undefined',
+      async () => {
+        expect(await store.findRunByIdempotencyKey('s', 'key')).toEqual(run)
+        expect(await store.findRunByIdempotencyKey('other', 'key')).toBeUndefined()
+        expect(await store.findRunByIdempotencyKey('s', 'nope')).toBeUndefined()
+      },
+    )
   },
 
   async 'run.idempotency-key.release'({ create }) {
@@ -114,11 +138,15 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
         expect((await store.findRunByIdempotencyKey('s', 'key'))?.id).toBe('r-new')
       },
     )
-    await rule('run.idempotency-key.release-other', 'releasing the key of a run that no longer holds it must leave the run now holding it untouched', async () => {
-      await store.updateRun('r-old', { idempotencyKey: undefined, step: 1 })
-      expect((await store.findRunByIdempotencyKey('s', 'key'))?.id).toBe('r-new')
-      await rejection(() => store.createRun({ id: 'r-third', sessionId: 's', request: {}, idempotencyKey: 'key' }), { code: 'duplicate' })
-    })
+    await rule(
+      'run.idempotency-key.release-other',
+      'releasing the key of a run that no longer holds it must leave the run now holding it untouched',
+      async () => {
+        await store.updateRun('r-old', { idempotencyKey: undefined, step: 1 })
+        expect((await store.findRunByIdempotencyKey('s', 'key'))?.id).toBe('r-new')
+        await rejection(() => store.createRun({ id: 'r-third', sessionId: 's', request: {}, idempotencyKey: 'key' }), { code: 'duplicate' })
+      },
+    )
   },
 
   async 'run.update'({ create }) {
@@ -152,7 +180,14 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     const store = await create()
     await store.createRun({ id: 'r', sessionId: 's', request: {}, metadata: { keep: true } })
     await store.updateRun('r', { status: 'running', step: 4, usage: { inputTokens: 3, outputTokens: 2 }, finishReason: 'stop', startedAt: 5 })
-    const updated = await store.updateRun('r', { status: undefined, step: undefined, usage: undefined, metadata: undefined, finishReason: undefined, startedAt: undefined })
+    const updated = await store.updateRun('r', {
+      status: undefined,
+      step: undefined,
+      usage: undefined,
+      metadata: undefined,
+      finishReason: undefined,
+      startedAt: undefined,
+    })
     await rule(
       'run.update.required-undefined',
       'a patch key present with `undefined` must leave a required field (status, step, usage, metadata) unchanged — skip it, do not delete or reset it — and clear an optional one (finishReason, startedAt, lease…)',
@@ -174,29 +209,41 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     await store.createRun({ id: 'r', sessionId: 's', request: {}, status: 'running', lease: dead, startedAt: 1 })
     await store.createRun({ id: 'q', sessionId: 's', request: {} })
     const mine = { owner: 'process-b', expiresAt: 1_800_000_000_000 }
-    await rule('run.claim.stale', 'claimRun must resolve undefined and write nothing when the stored status or lease differs from the expectation (compare both in the same atomic statement as the write)', async () => {
-      const before = await store.getRun('r')
-      expect(await store.claimRun!('r', { status: 'running', lease: { owner: 'dead-process', expiresAt: dead.expiresAt + 1 } }, { lease: mine })).toBeUndefined()
-      expect(await store.claimRun!('r', { status: 'running', lease: { owner: 'other', expiresAt: dead.expiresAt } }, { lease: mine })).toBeUndefined()
-      expect(await store.claimRun!('r', { status: 'interrupted', lease: dead }, { lease: mine })).toBeUndefined()
-      expect(await store.claimRun!('r', { status: 'running', lease: undefined }, { lease: mine })).toBeUndefined()
-      expect(await store.claimRun!('q', { status: 'queued', lease: dead }, { status: 'running', lease: mine })).toBeUndefined()
-      expect(await store.getRun('r')).toEqual(before)
-    })
-    await rule('run.claim.applies', 'claimRun with the stored status and lease (or lease undefined for none) must apply the patch like updateRun and resolve the stored record', async () => {
-      const claimed = await store.claimRun!('r', { status: 'running', lease: dead }, { status: 'running', lease: mine, step: 2 })
-      expect(claimed).toMatchObject({ id: 'r', status: 'running', lease: mine, step: 2, startedAt: 1 })
-      expect(await store.getRun('r')).toEqual(claimed)
-      const started = await store.claimRun!('q', { status: 'queued', lease: undefined }, { status: 'running', lease: mine, startedAt: 7 })
-      expect(started).toMatchObject({ status: 'running', lease: mine, startedAt: 7 })
-      expect(await store.getRun('q')).toEqual(started)
-    })
+    await rule(
+      'run.claim.stale',
+      'claimRun must resolve undefined and write nothing when the stored status or lease differs from the expectation (compare both in the same atomic statement as the write)',
+      async () => {
+        const before = await store.getRun('r')
+        expect(
+          await store.claimRun!('r', { status: 'running', lease: { owner: 'dead-process', expiresAt: dead.expiresAt + 1 } }, { lease: mine }),
+        ).toBeUndefined()
+        expect(await store.claimRun!('r', { status: 'running', lease: { owner: 'other', expiresAt: dead.expiresAt } }, { lease: mine })).toBeUndefined()
+        expect(await store.claimRun!('r', { status: 'interrupted', lease: dead }, { lease: mine })).toBeUndefined()
+        expect(await store.claimRun!('r', { status: 'running', lease: undefined }, { lease: mine })).toBeUndefined()
+        expect(await store.claimRun!('q', { status: 'queued', lease: dead }, { status: 'running', lease: mine })).toBeUndefined()
+        expect(await store.getRun('r')).toEqual(before)
+      },
+    )
+    await rule(
+      'run.claim.applies',
+      'claimRun with the stored status and lease (or lease undefined for none) must apply the patch like updateRun and resolve the stored record',
+      async () => {
+        const claimed = await store.claimRun!('r', { status: 'running', lease: dead }, { status: 'running', lease: mine, step: 2 })
+        expect(claimed).toMatchObject({ id: 'r', status: 'running', lease: mine, step: 2, startedAt: 1 })
+        expect(await store.getRun('r')).toEqual(claimed)
+        const started = await store.claimRun!('q', { status: 'queued', lease: undefined }, { status: 'running', lease: mine, startedAt: 7 })
+        expect(started).toMatchObject({ status: 'running', lease: mine, startedAt: 7 })
+        expect(await store.getRun('q')).toEqual(started)
+      },
+    )
     await rule('run.claim.once', 'a second claim with the expectation the first one met must lose (undefined): the first claim changed the lease', async () => {
       expect(await store.claimRun!('r', { status: 'running', lease: dead }, { lease: { owner: 'process-c', expiresAt: 1 } })).toBeUndefined()
       expect((await store.getRun('r'))?.lease).toEqual(mine)
     })
-    await rule('run.claim.unknown', 'claimRun on an unknown id must throw NotFoundError (not resolve undefined, which means “another writer got there first”)', () =>
-      rejection(() => store.claimRun!('missing', { status: 'running', lease: undefined }, { status: 'running' }), { code: 'not_found' }),
+    await rule(
+      'run.claim.unknown',
+      'claimRun on an unknown id must throw NotFoundError (not resolve undefined, which means “another writer got there first”)',
+      () => rejection(() => store.claimRun!('missing', { status: 'running', lease: undefined }, { status: 'running' }), { code: 'not_found' }),
     )
   },
 
@@ -206,13 +253,19 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     const dead = { owner: 'dead-process', expiresAt: 1_700_000_000_000 }
     await store.createRun({ id: 'r', sessionId: 's', request: {}, status: 'running', lease: dead })
     const outcomes = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => store.claimRun!('r', { status: 'running', lease: dead }, { status: 'running', lease: { owner: `process-${i}`, expiresAt: 1_800_000_000_000 + i } })),
+      Array.from({ length: 8 }, (_, i) =>
+        store.claimRun!('r', { status: 'running', lease: dead }, { status: 'running', lease: { owner: `process-${i}`, expiresAt: 1_800_000_000_000 + i } }),
+      ),
     )
-    await rule('run.claim.concurrent', 'parallel claimRun calls with the same expectation must let exactly one win (a compare-and-set: one conditional UPDATE, or a transaction), the others resolve undefined', async () => {
-      const winners = outcomes.filter((outcome) => outcome !== undefined)
-      expect(winners).toHaveLength(1)
-      expect((await store.getRun('r'))?.lease).toEqual(winners[0]!.lease)
-    })
+    await rule(
+      'run.claim.concurrent',
+      'parallel claimRun calls with the same expectation must let exactly one win (a compare-and-set: one conditional UPDATE, or a transaction), the others resolve undefined',
+      async () => {
+        const winners = outcomes.filter((outcome) => outcome !== undefined)
+        expect(winners).toHaveLength(1)
+        expect((await store.getRun('r'))?.lease).toEqual(winners[0]!.lease)
+      },
+    )
   },
 
   async 'run.claim.two-connections'({ create, secondConnection }) {
@@ -223,14 +276,22 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     await store.createRun({ id: 'r', sessionId: 's', request: {}, status: 'running', lease: dead })
     const outcomes = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        (i % 2 === 0 ? store : other).claimRun!('r', { status: 'running', lease: dead }, { status: 'running', lease: { owner: `process-${i}`, expiresAt: 1_800_000_000_000 + i } }),
+        (i % 2 === 0 ? store : other).claimRun!(
+          'r',
+          { status: 'running', lease: dead },
+          { status: 'running', lease: { owner: `process-${i}`, expiresAt: 1_800_000_000_000 + i } },
+        ),
       ),
     )
-    await rule('run.claim.two-connections', 'claimRun from two connections with the same expectation must let exactly one win: compare and write in the database, atomically', async () => {
-      const winners = outcomes.filter((outcome) => outcome !== undefined)
-      expect(winners).toHaveLength(1)
-      expect((await other.getRun('r'))?.lease).toEqual(winners[0]!.lease)
-    })
+    await rule(
+      'run.claim.two-connections',
+      'claimRun from two connections with the same expectation must let exactly one win: compare and write in the database, atomically',
+      async () => {
+        const winners = outcomes.filter((outcome) => outcome !== undefined)
+        expect(winners).toHaveLength(1)
+        expect((await other.getRun('r'))?.lease).toEqual(winners[0]!.lease)
+      },
+    )
   },
 
   async 'run.list.nan-bounds'({ create }) {
@@ -268,9 +329,13 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
       await tick()
     }
     const ids = async (options?: Parameters<RunStore['listRuns']>[0]) => (await store.listRuns(options)).map((r) => r.id)
-    await rule('run.list.order', 'listRuns must return newest first (ORDER BY createdAt DESC, id DESC: equal times by id, highest first, in code-unit order)', async () => {
-      expect(await ids()).toEqual(['r-d', 'r-c', 'r-b', 'r-a'])
-    })
+    await rule(
+      'run.list.order',
+      'listRuns must return newest first (ORDER BY createdAt DESC, id DESC: equal times by id, highest first, in code-unit order)',
+      async () => {
+        expect(await ids()).toEqual(['r-d', 'r-c', 'r-b', 'r-a'])
+      },
+    )
     await rule('run.list.filters', 'listRuns must filter by sessionId and by status (one status or any of an array)', async () => {
       expect(await ids({ sessionId: 's-1' })).toEqual(['r-d', 'r-c', 'r-a'])
       expect(await ids({ status: 'running' })).toEqual(['r-d', 'r-b'])
@@ -299,11 +364,15 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
       expect(await seqs({ limit: 2 })).toEqual([1, 2])
       expect(await seqs({ after: 1, limit: 1 })).toEqual([2])
     })
-    await rule('run.events.idempotent', 'appendEvents must ignore an event whose (runId, seq) is already stored (INSERT … ON CONFLICT DO NOTHING) and keep the first', async () => {
-      await store.appendEvents('r', [textDelta('r', 2, 'replayed'), textDelta('r', 5, 'e'), textDelta('r', 4, 'd')])
-      expect(await seqs()).toEqual([1, 2, 3, 4, 5])
-      expect((await store.listEvents('r', { after: 1, limit: 1 }))[0]).toMatchObject({ delta: 'b' })
-    })
+    await rule(
+      'run.events.idempotent',
+      'appendEvents must ignore an event whose (runId, seq) is already stored (INSERT … ON CONFLICT DO NOTHING) and keep the first',
+      async () => {
+        await store.appendEvents('r', [textDelta('r', 2, 'replayed'), textDelta('r', 5, 'e'), textDelta('r', 4, 'd')])
+        expect(await seqs()).toEqual([1, 2, 3, 4, 5])
+        expect((await store.listEvents('r', { after: 1, limit: 1 }))[0]).toMatchObject({ delta: 'b' })
+      },
+    )
     await rule('run.events.per-run', 'event logs are per run: another run’s events must not appear; an unknown run has no events', async () => {
       expect((await store.listEvents('other')).map((e) => e.runId)).toEqual(['other'])
       expect(await store.listEvents('missing')).toEqual([])
@@ -315,13 +384,17 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     const second = await create()
     await first.createRun({ id: 'r', sessionId: 's', request: {}, idempotencyKey: 'k' })
     await first.appendEvents('r', [textDelta('r', 1, 'a')])
-    await rule('run.isolation', 'two stores returned by create() must never see each other’s data: keep state per instance (no module-level maps), use a fresh database/schema/prefix per instance', async () => {
-      expect(await second.getRun('r')).toBeUndefined()
-      expect(await second.listRuns()).toEqual([])
-      expect(await second.findRunByIdempotencyKey('s', 'k')).toBeUndefined()
-      expect(await second.listEvents('r')).toEqual([])
-      await second.createRun({ id: 'r', sessionId: 's', request: {}, idempotencyKey: 'k' })
-    })
+    await rule(
+      'run.isolation',
+      'two stores returned by create() must never see each other’s data: keep state per instance (no module-level maps), use a fresh database/schema/prefix per instance',
+      async () => {
+        expect(await second.getRun('r')).toBeUndefined()
+        expect(await second.listRuns()).toEqual([])
+        expect(await second.findRunByIdempotencyKey('s', 'k')).toBeUndefined()
+        expect(await second.listEvents('r')).toEqual([])
+        await second.createRun({ id: 'r', sessionId: 's', request: {}, idempotencyKey: 'k' })
+      },
+    )
   },
 
   async 'run.unicode'({ create }) {
@@ -366,16 +439,17 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     const store = await create()
     const base = { runId: 'r', sessionId: 'session-1', timestamp: 1_700_000_000_000, step: 1, callId: 'c', toolName: 't' }
     const usage = () => ({ inputTokens: 1, outputTokens: 2, totalTokens: 3 })
-    const events = (): AgentEvent[] => [
-      { ...base, seq: 1, type: 'run.started', agent: 'a', modelId: 'm', input: [{ role: 'user', content: 'hi' }] },
-      { ...base, seq: 2, type: 'tool.call', args: { q: { deep: ['x'] } } },
-      { ...base, seq: 3, type: 'tool.result', result: { rows: [{ id: 1 }] }, durationMs: 1 },
-      { ...base, seq: 4, type: 'tool.error', error: { code: 'e', message: 'failed' }, durationMs: 1 },
-      { ...base, seq: 5, type: 'approval.requested', args: { path: ['a'] } },
-      { ...base, seq: 6, type: 'step.finished', usage: usage(), finishReason: 'tool-calls', durationMs: 1 },
-      { ...base, seq: 7, type: 'run.finished', finishReason: 'stop', text: 'done', usage: usage(), steps: 1 },
-      { ...base, seq: 8, type: 'run.failed', finishReason: 'error', error: { code: 'e', message: 'failed' }, usage: usage(), steps: 1 },
-    ] as AgentEvent[]
+    const events = (): AgentEvent[] =>
+      [
+        { ...base, seq: 1, type: 'run.started', agent: 'a', modelId: 'm', input: [{ role: 'user', content: 'hi' }] },
+        { ...base, seq: 2, type: 'tool.call', args: { q: { deep: ['x'] } } },
+        { ...base, seq: 3, type: 'tool.result', result: { rows: [{ id: 1 }] }, durationMs: 1 },
+        { ...base, seq: 4, type: 'tool.error', error: { code: 'e', message: 'failed' }, durationMs: 1 },
+        { ...base, seq: 5, type: 'approval.requested', args: { path: ['a'] } },
+        { ...base, seq: 6, type: 'step.finished', usage: usage(), finishReason: 'tool-calls', durationMs: 1 },
+        { ...base, seq: 7, type: 'run.finished', finishReason: 'stop', text: 'done', usage: usage(), steps: 1 },
+        { ...base, seq: 8, type: 'run.failed', finishReason: 'error', error: { code: 'e', message: 'failed' }, usage: usage(), steps: 1 },
+      ] as AgentEvent[]
     const appended = events()
     // No createRun: the log of a run id without a record must take events too.
     await rule('run.events.unknown-run', unknownRunFix, () => store.appendEvents('r', appended))
@@ -391,11 +465,15 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     }
     mutate(appended)
     const listed = await store.listEvents('r')
-    await rule('run.events-copied', 'appendEvents must copy events at every depth (args, results, errors, usage, input): changing what was appended must not change the log, nor changing what listEvents returned', async () => {
-      expect(listed).toEqual(events())
-      mutate(listed)
-      expect(await store.listEvents('r')).toEqual(events())
-    })
+    await rule(
+      'run.events-copied',
+      'appendEvents must copy events at every depth (args, results, errors, usage, input): changing what was appended must not change the log, nor changing what listEvents returned',
+      async () => {
+        expect(listed).toEqual(events())
+        mutate(listed)
+        expect(await store.listEvents('r')).toEqual(events())
+      },
+    )
   },
 
   async 'run.values-copied'({ create }) {

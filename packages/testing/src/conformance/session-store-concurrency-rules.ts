@@ -10,9 +10,10 @@ const gapFreeFix =
 
 function assertGapFree(batches: SessionEntry[][], total: number): void {
   const all = batches.flat().map((entry) => entry.seq)
-  expect([...all].sort((a, b) => a - b), 'sequence numbers must be 1…n, each used once').toEqual(
-    Array.from({ length: total }, (_, i) => i + 1),
-  )
+  expect(
+    [...all].sort((a, b) => a - b),
+    'sequence numbers must be 1…n, each used once',
+  ).toEqual(Array.from({ length: total }, (_, i) => i + 1))
   for (const batch of batches) {
     const seqs = batch.map((entry) => entry.seq)
     expect(seqs, 'one append call must get consecutive sequence numbers').toEqual(seqs.map((_, i) => seqs[0] + i))
@@ -29,11 +30,15 @@ export const sessionStoreConcurrencyRules: ConformanceChecks<SessionStore> = {
       await store.append('s', [userEntry('b')], { fence: 5 })
       await store.append('s', [userEntry('c')], { fence: 7 })
     })
-    await rule('session.fence.rejects-stale', 'append must remember the highest fence per session and reject a lower one with StaleFenceError, writing nothing', async () => {
-      await rejection(() => store.append('s', [userEntry('stale')], { fence: 6 }), { code: 'stale_fence' })
-      expect((await store.getSession('s'))?.lastSeq).toBe(3)
-      expect((await store.listEntries('s')).map((e) => e.seq)).toEqual([1, 2, 3])
-    })
+    await rule(
+      'session.fence.rejects-stale',
+      'append must remember the highest fence per session and reject a lower one with StaleFenceError, writing nothing',
+      async () => {
+        await rejection(() => store.append('s', [userEntry('stale')], { fence: 6 }), { code: 'stale_fence' })
+        expect((await store.getSession('s'))?.lastSeq).toBe(3)
+        expect((await store.listEntries('s')).map((e) => e.seq)).toEqual([1, 2, 3])
+      },
+    )
     await rule('session.fence.per-session', 'fences are per session: a high fence on one session must not reject a lower fence on another', async () => {
       await store.append('other', [userEntry('x')], { fence: 1 })
       await store.append('s', [userEntry('d')], { fence: 8 })
@@ -45,8 +50,11 @@ export const sessionStoreConcurrencyRules: ConformanceChecks<SessionStore> = {
     const store = await create()
     await store.createSession({ id: 's' })
     const calls = 40
-    const batches = await rule('session.append.concurrent-safe', `parallel appends must all succeed (retry on SQLITE_BUSY / serialization failures inside the store); ${gapFreeFix}`, () =>
-      Promise.all(Array.from({ length: calls }, (_, i) => store.append('s', i % 3 === 0 ? [userEntry(`${i}a`), userEntry(`${i}b`)] : [userEntry(`${i}`)]))),
+    const batches = await rule(
+      'session.append.concurrent-safe',
+      `parallel appends must all succeed (retry on SQLITE_BUSY / serialization failures inside the store); ${gapFreeFix}`,
+      () =>
+        Promise.all(Array.from({ length: calls }, (_, i) => store.append('s', i % 3 === 0 ? [userEntry(`${i}a`), userEntry(`${i}b`)] : [userEntry(`${i}`)]))),
     )
     const total = batches.reduce((sum, batch) => sum + batch.length, 0)
     await rule('session.append.gap-free-concurrent', `parallel appends must produce unique, gap-free sequence numbers; ${gapFreeFix}`, async () => {
@@ -79,12 +87,16 @@ export const sessionStoreConcurrencyRules: ConformanceChecks<SessionStore> = {
     const other = await secondConnection!(store)
     await store.createSession({ id: 's' })
     await store.append('s', [userEntry('lease 5')], { fence: 5 })
-    await rule('session.fence.two-connections', 'the highest fence must be stored with the session (a column updated in the append transaction), not in process memory: a lower fence from another connection must fail with StaleFenceError', async () => {
-      await rejection(() => other.append('s', [userEntry('stale')], { fence: 4 }), { code: 'stale_fence' })
-      await other.append('s', [userEntry('lease 6')], { fence: 6 })
-      await rejection(() => store.append('s', [userEntry('stale again')], { fence: 5 }), { code: 'stale_fence' })
-      expect((await store.listEntries('s')).map((e) => e.seq)).toEqual([1, 2])
-    })
+    await rule(
+      'session.fence.two-connections',
+      'the highest fence must be stored with the session (a column updated in the append transaction), not in process memory: a lower fence from another connection must fail with StaleFenceError',
+      async () => {
+        await rejection(() => other.append('s', [userEntry('stale')], { fence: 4 }), { code: 'stale_fence' })
+        await other.append('s', [userEntry('lease 6')], { fence: 6 })
+        await rejection(() => store.append('s', [userEntry('stale again')], { fence: 5 }), { code: 'stale_fence' })
+        expect((await store.listEntries('s')).map((e) => e.seq)).toEqual([1, 2])
+      },
+    )
   },
 
   async 'session.isolation'({ create }) {
@@ -92,13 +104,17 @@ export const sessionStoreConcurrencyRules: ConformanceChecks<SessionStore> = {
     const second = await create()
     await first.createSession({ id: 'shared-id', title: 'first' })
     await first.append('shared-id', [userEntry('only in first')])
-    await rule('session.isolation', 'two stores returned by create() must never see each other’s data: keep state per instance (no module-level maps), use a fresh database/schema/prefix per instance', async () => {
-      expect(await second.getSession('shared-id')).toBeUndefined()
-      expect(await second.listSessions()).toEqual([])
-      await second.createSession({ id: 'shared-id', title: 'second' })
-      expect(await second.listEntries('shared-id')).toEqual([])
-      expect((await first.getSession('shared-id'))?.title).toBe('first')
-    })
+    await rule(
+      'session.isolation',
+      'two stores returned by create() must never see each other’s data: keep state per instance (no module-level maps), use a fresh database/schema/prefix per instance',
+      async () => {
+        expect(await second.getSession('shared-id')).toBeUndefined()
+        expect(await second.listSessions()).toEqual([])
+        await second.createSession({ id: 'shared-id', title: 'second' })
+        expect(await second.listEntries('shared-id')).toEqual([])
+        expect((await first.getSession('shared-id'))?.title).toBe('first')
+      },
+    )
   },
 
   async 'session.unicode'({ create }) {

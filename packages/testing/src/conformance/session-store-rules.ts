@@ -12,11 +12,15 @@ export const sessionStoreRules: ConformanceChecks<SessionStore> = {
   async 'session.create-get'({ create }) {
     const store = await create()
     const created = await store.createSession({ id: 's-1', resourceId: 'user-1', title: 'First', metadata: { tag: 'a', n: 1 } })
-    await rule('session.create.fields', 'createSession must return the stored record: id, resourceId, title, metadata, lastSeq 0, numeric createdAt/updatedAt', () => {
-      expect(created).toMatchObject({ id: 's-1', resourceId: 'user-1', title: 'First', metadata: { tag: 'a', n: 1 }, lastSeq: 0 })
-      expect(typeof created.createdAt).toBe('number')
-      expect(typeof created.updatedAt).toBe('number')
-    })
+    await rule(
+      'session.create.fields',
+      'createSession must return the stored record: id, resourceId, title, metadata, lastSeq 0, numeric createdAt/updatedAt',
+      () => {
+        expect(created).toMatchObject({ id: 's-1', resourceId: 'user-1', title: 'First', metadata: { tag: 'a', n: 1 }, lastSeq: 0 })
+        expect(typeof created.createdAt).toBe('number')
+        expect(typeof created.updatedAt).toBe('number')
+      },
+    )
     await rule('session.get', 'getSession must return what createSession returned', async () => {
       expect(await store.getSession('s-1')).toEqual(created)
     })
@@ -63,9 +67,13 @@ export const sessionStoreRules: ConformanceChecks<SessionStore> = {
       await store.createSession({ id, resourceId: index % 2 === 0 ? 'even' : 'odd' })
       await tick()
     }
-    await rule('session.list.order', 'listSessions must return newest first (ORDER BY updatedAt DESC, id DESC: equal times by id, highest first, in code-unit order)', async () => {
-      expect((await store.listSessions()).map((s) => s.id)).toEqual(['s-d', 's-c', 's-b', 's-a'])
-    })
+    await rule(
+      'session.list.order',
+      'listSessions must return newest first (ORDER BY updatedAt DESC, id DESC: equal times by id, highest first, in code-unit order)',
+      async () => {
+        expect((await store.listSessions()).map((s) => s.id)).toEqual(['s-d', 's-c', 's-b', 's-a'])
+      },
+    )
     await rule('session.list.filter', 'listSessions({ resourceId }) must return only that resource’s sessions', async () => {
       expect((await store.listSessions({ resourceId: 'even' })).map((s) => s.id)).toEqual(['s-c', 's-a'])
     })
@@ -81,20 +89,25 @@ export const sessionStoreRules: ConformanceChecks<SessionStore> = {
     const store = await create()
     await store.createSession({ id: 's' })
     const first = await store.append('s', [userEntry('one'), userEntry('two', 'run-1'), userEntry('three')])
-    const second = await store.append('s', [
-      { kind: 'compaction', compaction: { throughSeq: 2, strategy: 'truncate', summary: 'sum' } },
-      userEntry('five'),
-    ])
-    await rule('session.append.gap-free', 'append must assign seq = lastSeq + 1, +2… per session with no gaps; read lastSeq and insert in the same transaction', async () => {
-      expect([...first, ...second].map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5])
-      expect((await store.getSession('s'))?.lastSeq).toBe(5)
-    })
-    await rule('session.append.returns-entries', 'append must return each stored entry with sessionId, seq, createdAt and the input fields unchanged', async () => {
-      expect(first[1]).toMatchObject({ kind: 'message', message: { role: 'user', content: 'two' }, runId: 'run-1', sessionId: 's', seq: 2 })
-      expect(typeof first[1].createdAt).toBe('number')
-      expect(second[0]).toMatchObject({ kind: 'compaction', compaction: { throughSeq: 2, strategy: 'truncate', summary: 'sum' } })
-      expect(await store.listEntries('s')).toEqual([...first, ...second])
-    })
+    const second = await store.append('s', [{ kind: 'compaction', compaction: { throughSeq: 2, strategy: 'truncate', summary: 'sum' } }, userEntry('five')])
+    await rule(
+      'session.append.gap-free',
+      'append must assign seq = lastSeq + 1, +2… per session with no gaps; read lastSeq and insert in the same transaction',
+      async () => {
+        expect([...first, ...second].map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5])
+        expect((await store.getSession('s'))?.lastSeq).toBe(5)
+      },
+    )
+    await rule(
+      'session.append.returns-entries',
+      'append must return each stored entry with sessionId, seq, createdAt and the input fields unchanged',
+      async () => {
+        expect(first[1]).toMatchObject({ kind: 'message', message: { role: 'user', content: 'two' }, runId: 'run-1', sessionId: 's', seq: 2 })
+        expect(typeof first[1].createdAt).toBe('number')
+        expect(second[0]).toMatchObject({ kind: 'compaction', compaction: { throughSeq: 2, strategy: 'truncate', summary: 'sum' } })
+        expect(await store.listEntries('s')).toEqual([...first, ...second])
+      },
+    )
     await rule('session.append.empty', 'append with no entries must return [] and leave lastSeq unchanged', async () => {
       expect(await store.append('s', [])).toEqual([])
       expect((await store.getSession('s'))?.lastSeq).toBe(5)
@@ -112,7 +125,10 @@ export const sessionStoreRules: ConformanceChecks<SessionStore> = {
   async 'session.list-entries.pagination'({ create }) {
     const store = await create()
     await store.createSession({ id: 's' })
-    await store.append('s', Array.from({ length: 8 }, (_, i) => userEntry(`m${i + 1}`)))
+    await store.append(
+      's',
+      Array.from({ length: 8 }, (_, i) => userEntry(`m${i + 1}`)),
+    )
     await store.append('s', [{ kind: 'compaction', compaction: { throughSeq: 4, strategy: 'truncate' } }, userEntry('m10')])
     const seqs = async (options: Parameters<SessionStore['listEntries']>[1]) => (await store.listEntries('s', options)).map((e) => e.seq)
     await rule('session.entries.after-before', 'listEntries must return only seq > after and seq < before, ascending by default', async () => {
@@ -121,18 +137,22 @@ export const sessionStoreRules: ConformanceChecks<SessionStore> = {
       expect(await seqs({ before: 3 })).toEqual([1, 2])
       expect(await seqs({ after: 2, before: 6 })).toEqual([3, 4, 5])
     })
-    await rule('session.entries.order-limit', 'listEntries must apply order before limit: { order: "desc", limit: n } is the n newest entries, newest first', async () => {
-      expect(await seqs({ order: 'desc', limit: 3 })).toEqual([10, 9, 8])
-      expect(await seqs({ limit: 3 })).toEqual([1, 2, 3])
-      expect(await seqs({ order: 'desc', before: 5, limit: 2 })).toEqual([4, 3])
-    })
+    await rule(
+      'session.entries.order-limit',
+      'listEntries must apply order before limit: { order: "desc", limit: n } is the n newest entries, newest first',
+      async () => {
+        expect(await seqs({ order: 'desc', limit: 3 })).toEqual([10, 9, 8])
+        expect(await seqs({ limit: 3 })).toEqual([1, 2, 3])
+        expect(await seqs({ order: 'desc', before: 5, limit: 2 })).toEqual([4, 3])
+      },
+    )
     await rule('session.entries.kind', 'listEntries({ kind }) must return only entries of that kind', async () => {
       expect(await seqs({ kind: 'compaction' })).toEqual([9])
       expect(await seqs({ kind: 'message', after: 7 })).toEqual([8, 10])
     })
     await rule('session.entries.paging', 'paging with after = last seq seen and a limit must visit every entry once', async () => {
       const seen: number[] = []
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const page = await seqs({ after, limit: 3 })
         if (page.length === 0) break
         seen.push(...page)
@@ -172,18 +192,22 @@ export const sessionStoreRules: ConformanceChecks<SessionStore> = {
     await store.append('s', [userEntry('a'), userEntry('b')])
     await store.append('other', [userEntry('keep')])
     await store.deleteSession('s')
-    await rule('session.delete.cascade', 'deleteSession must delete the session and its whole log (ON DELETE CASCADE or a delete in the same transaction)', async () => {
-      expect(await store.getSession('s')).toBeUndefined()
-      expect((await store.listSessions()).map((s) => s.id)).toEqual(['other'])
-      let entries: unknown[] = []
-      try {
-        entries = await store.listEntries('s')
-      } catch (error) {
-        await rejection(() => Promise.reject(error), { code: 'not_found' })
-      }
-      expect(entries).toEqual([])
-      await rejection(() => store.append('s', [userEntry('late')]), { code: 'not_found' })
-    })
+    await rule(
+      'session.delete.cascade',
+      'deleteSession must delete the session and its whole log (ON DELETE CASCADE or a delete in the same transaction)',
+      async () => {
+        expect(await store.getSession('s')).toBeUndefined()
+        expect((await store.listSessions()).map((s) => s.id)).toEqual(['other'])
+        let entries: unknown[] = []
+        try {
+          entries = await store.listEntries('s')
+        } catch (error) {
+          await rejection(() => Promise.reject(error), { code: 'not_found' })
+        }
+        expect(entries).toEqual([])
+        await rejection(() => store.append('s', [userEntry('late')]), { code: 'not_found' })
+      },
+    )
     await rule('session.delete.recreate', 'a session re-created with a deleted id must start an empty log at seq 1', async () => {
       await store.createSession({ id: 's' })
       const [entry] = await store.append('s', [userEntry('fresh')])
@@ -204,10 +228,14 @@ export const sessionStoreRules: ConformanceChecks<SessionStore> = {
     ;(returned as { message: { content: string } }).message.content = 'mutated too'
     const read = await store.getSession('s')
     read!.metadata.extra = true
-    await rule('session.values-copied', 'a store must copy values in and out: callers mutating inputs or results must not change stored data (serialize, or structuredClone)', async () => {
-      expect((await store.getSession('s'))?.metadata).toEqual({ nested: { value: 1 } })
-      expect((await store.listEntries('s'))[0]).toMatchObject({ message: { content: 'original' } })
-    })
+    await rule(
+      'session.values-copied',
+      'a store must copy values in and out: callers mutating inputs or results must not change stored data (serialize, or structuredClone)',
+      async () => {
+        expect((await store.getSession('s'))?.metadata).toEqual({ nested: { value: 1 } })
+        expect((await store.listEntries('s'))[0]).toMatchObject({ message: { content: 'original' } })
+      },
+    )
   },
 
   ...sessionStoreConcurrencyRules,

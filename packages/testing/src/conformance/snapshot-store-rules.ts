@@ -15,10 +15,14 @@ export const snapshotStoreRules: ConformanceChecks<SnapshotStore> = {
     const store = await create()
     for (const version of [2, 10, 1]) await store.save(snapshot('r', version, { step: version, cursor: { seq: version * 3 } }))
     await store.save(snapshot('other', 50))
-    await rule('snapshot.latest', 'latest must return the snapshot with the highest version of the run (ORDER BY version DESC, numerically), whatever the save order', async () => {
-      expect(await store.latest('r')).toEqual(snapshot('r', 10, { step: 10, cursor: { seq: 30 } }))
-      expect(await store.latest('missing')).toBeUndefined()
-    })
+    await rule(
+      'snapshot.latest',
+      'latest must return the snapshot with the highest version of the run (ORDER BY version DESC, numerically), whatever the save order',
+      async () => {
+        expect(await store.latest('r')).toEqual(snapshot('r', 10, { step: 10, cursor: { seq: 30 } }))
+        expect(await store.latest('missing')).toBeUndefined()
+      },
+    )
     await rule('snapshot.get', 'get(runId, version) must return that exact snapshot, or undefined', async () => {
       expect(await store.get('r', 2)).toEqual(snapshot('r', 2, { step: 2, cursor: { seq: 6 } }))
       expect(await store.get('r', 3)).toBeUndefined()
@@ -34,10 +38,14 @@ export const snapshotStoreRules: ConformanceChecks<SnapshotStore> = {
     const store = await create()
     await store.save(snapshot('r', 1, { value: 'first' }))
     await store.save(snapshot('r', 1, { value: 'second' }))
-    await rule('snapshot.replace', 'saving the same (runId, version) twice must replace it (INSERT … ON CONFLICT DO UPDATE), not duplicate or fail', async () => {
-      expect(await store.list('r')).toEqual([snapshot('r', 1, { value: 'second' })])
-      expect((await store.get('r', 1))?.state).toEqual({ value: 'second' })
-    })
+    await rule(
+      'snapshot.replace',
+      'saving the same (runId, version) twice must replace it (INSERT … ON CONFLICT DO UPDATE), not duplicate or fail',
+      async () => {
+        expect(await store.list('r')).toEqual([snapshot('r', 1, { value: 'second' })])
+        expect((await store.get('r', 1))?.state).toEqual({ value: 'second' })
+      },
+    )
   },
 
   async 'snapshot.delete-run'({ create }) {
@@ -57,10 +65,14 @@ export const snapshotStoreRules: ConformanceChecks<SnapshotStore> = {
     const first = await create()
     const second = await create()
     await first.save(snapshot('r', 1))
-    await rule('snapshot.isolation', 'two stores returned by create() must never see each other’s data: keep state per instance, use a fresh database/schema/prefix per instance', async () => {
-      expect(await second.latest('r')).toBeUndefined()
-      expect(await second.list('r')).toEqual([])
-    })
+    await rule(
+      'snapshot.isolation',
+      'two stores returned by create() must never see each other’s data: keep state per instance, use a fresh database/schema/prefix per instance',
+      async () => {
+        expect(await second.latest('r')).toBeUndefined()
+        expect(await second.list('r')).toEqual([])
+      },
+    )
   },
 
   async 'snapshot.unicode'({ create }) {
@@ -68,7 +80,12 @@ export const snapshotStoreRules: ConformanceChecks<SnapshotStore> = {
     for (const [index, [name, sample]] of Object.entries(unicodeSamples).entries()) {
       await rule(`snapshot.unicode.${name}`, unicodeFix, async () => {
         const state = { text: sample, [`key ${sample}`]: [sample] }
-        const outcome = await unicodeOutcome(sample, () => store.save(snapshot('r', index + 1, state)), async () => (await store.get('r', index + 1))?.state, state)
+        const outcome = await unicodeOutcome(
+          sample,
+          () => store.save(snapshot('r', index + 1, state)),
+          async () => (await store.get('r', index + 1))?.state,
+          state,
+        )
         await expectExactJson(`snapshot.unicode.json.${name}`, sample, outcome)
       })
     }

@@ -1,13 +1,5 @@
 // The StoreBatch checks name the broken rule: proven against deliberately broken batches over the memory stores.
-import {
-  ConformanceError,
-  memoryStores,
-  StoreError,
-  type BatchedStores,
-  type StoreBatch,
-  type StoreWriteResult,
-  type Stores,
-} from '@spindle/core'
+import { ConformanceError, memoryStores, StoreError, type BatchedStores, type StoreBatch, type StoreWriteResult, type Stores } from '@spindle/core'
 import { applyStoreWrite } from '@spindle/core/plugin-kit'
 import { describe, expect, it } from 'vitest'
 import { runCheck } from './harness.js'
@@ -26,7 +18,6 @@ interface Flaws {
   /** Lists wrappers of the stores in `stores` instead of the instances. */
   wrappedStores?: boolean
 }
-
 
 /** Memory stores whose batch is replaced by a flawed one (the real memory batch does the work where it is not flawed). */
 function flawedStores(flaws: Flaws): Stores {

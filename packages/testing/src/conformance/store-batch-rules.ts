@@ -34,12 +34,19 @@ function snapshot(version: number, state: RunSnapshot['state'] = { step: version
 }
 
 function assistantEntry(text: string, callId: string): SessionEntryInput {
-  const content = [{ type: 'text' as const, text }, { type: 'tool-call' as const, toolCallId: callId, toolName: 'search', args: { q: callId } }]
+  const content = [
+    { type: 'text' as const, text },
+    { type: 'tool-call' as const, toolCallId: callId, toolName: 'search', args: { q: callId } },
+  ]
   return { kind: 'message', message: { role: 'assistant', content }, runId: 'r' }
 }
 
 function toolEntry(callId: string): SessionEntryInput {
-  return { kind: 'message', message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: callId, toolName: 'search', result: { rows: [1] } }] }, runId: 'r' }
+  return {
+    kind: 'message',
+    message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: callId, toolName: 'search', result: { rows: [1] } }] },
+    runId: 'r',
+  }
 }
 
 /** The batch the stores expose, or a rule failure saying where it must be. */
@@ -84,7 +91,6 @@ function stepWrites(): StoreWrite[] {
   ]
 }
 
-
 /** Everything a batch on the seeded stores can touch. */
 async function readState(stores: BatchedStores) {
   return {
@@ -105,9 +111,7 @@ const timeKeys = new Set(['createdAt', 'updatedAt', 'startedAt', 'finishedAt'])
 function withoutTimes(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutTimes)
   if (typeof value !== 'object' || value === null) return value
-  return Object.fromEntries(
-    Object.entries(value).map(([key, item]) => [key, timeKeys.has(key) && typeof item === 'number' ? '<time>' : withoutTimes(item)]),
-  )
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, timeKeys.has(key) && typeof item === 'number' ? '<time>' : withoutTimes(item)]))
 }
 
 /** A batch whose failing write comes after `before` valid writes: third, or after one write of every kind. */
@@ -165,11 +169,15 @@ export const storeBatchRules: ConformanceChecks<BatchedStores> = {
       expect(findStoreBatch({ sessions: stores.sessions, runs: stores.runs, executions: stores.executions, snapshots: stores.snapshots })).toBe(batch)
     })
     const other = await create()
-    await rule('batch.find.mixed', 'each set of stores needs its own batch: findStoreBatch must see a set mixing two backends (or a wrapped store) as unbatched', () => {
-      expect(other.sessions.batch === batch, 'two sets returned by create() share one batch').toBe(false)
-      expect(findStoreBatch({ ...stores, runs: other.runs })).toBeUndefined()
-      expect(findStoreBatch({ ...stores, sessions: new Proxy(stores.sessions, {}) })).toBeUndefined()
-    })
+    await rule(
+      'batch.find.mixed',
+      'each set of stores needs its own batch: findStoreBatch must see a set mixing two backends (or a wrapped store) as unbatched',
+      () => {
+        expect(other.sessions.batch === batch, 'two sets returned by create() share one batch').toBe(false)
+        expect(findStoreBatch({ ...stores, runs: other.runs })).toBeUndefined()
+        expect(findStoreBatch({ ...stores, sessions: new Proxy(stores.sessions, {}) })).toBeUndefined()
+      },
+    )
   },
 
   async 'batch.results'({ create }) {
@@ -185,31 +193,47 @@ export const storeBatchRules: ConformanceChecks<BatchedStores> = {
     await rule('batch.results.order', 'write() must resolve with one result per write, in the order of the writes', () => {
       expect(results).toHaveLength(stepWrites().length)
     })
-    await rule('batch.in-order', `writes must apply in order: two appends get consecutive seqs (expectedLastSeq sees the first), a key started earlier in the batch can be finished; ${sameLogicFix}`, () => {
-      expect((results[0] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([2, 3])
-      expect((results[1] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([4])
-      expect(results[5]).toMatchObject({ key: 'r:2:new', status: 'succeeded', result: { rows: [1, 2] }, attempt: 1 })
-    })
-    await rule('batch.execution.results', 'execution writes must return what start/finish return: created and attempt counting, a terminal record returned unchanged', () => {
-      expect(results[2]).toMatchObject({ created: true, record: { key: 'r:2:new', status: 'started', attempt: 1 } })
-      expect(results[3]).toMatchObject({ created: false, record: { key: 'r:1:open', status: 'started', attempt: 2 } })
-      const done = before.journal.find((record) => record.key === 'r:1:done')
-      expect(results[4]).toEqual({ created: false, record: done })
-      expect(results[6]).toEqual(done)
-    })
+    await rule(
+      'batch.in-order',
+      `writes must apply in order: two appends get consecutive seqs (expectedLastSeq sees the first), a key started earlier in the batch can be finished; ${sameLogicFix}`,
+      () => {
+        expect((results[0] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([2, 3])
+        expect((results[1] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([4])
+        expect(results[5]).toMatchObject({ key: 'r:2:new', status: 'succeeded', result: { rows: [1, 2] }, attempt: 1 })
+      },
+    )
+    await rule(
+      'batch.execution.results',
+      'execution writes must return what start/finish return: created and attempt counting, a terminal record returned unchanged',
+      () => {
+        expect(results[2]).toMatchObject({ created: true, record: { key: 'r:2:new', status: 'started', attempt: 1 } })
+        expect(results[3]).toMatchObject({ created: false, record: { key: 'r:1:open', status: 'started', attempt: 2 } })
+        const done = before.journal.find((record) => record.key === 'r:1:done')
+        expect(results[4]).toEqual({ created: false, record: done })
+        expect(results[6]).toEqual(done)
+      },
+    )
     await rule('batch.run.events.dedupe', 'run.events must ignore a seq stored already (before or earlier in the batch), like appendEvents', async () => {
       const events = await batched.runs.listEvents('r')
       expect(events.map((item) => item.seq)).toEqual([1, 2, 3, 4])
       expect(events.map((item) => (item as { delta?: string }).delta)).toEqual(['delta 1', 'delta 2', 'delta 3', 'delta 4'])
     })
-    await rule('batch.results.same-as-single', `each result must equal what the single-store method returns for the same write (clock readings aside); ${sameLogicFix}`, () => {
-      expect(withoutTimes(results)).toEqual(withoutTimes(expected))
-    })
-    await rule('batch.state.same-as-single', `a batch must leave the stores exactly as the same writes made one by one (clock readings aside); ${sameLogicFix}`, async () => {
-      expect(withoutTimes(await readState(batched))).toEqual(withoutTimes(await readState(single)))
-      expect(await batched.runs.getRun('r')).toEqual(results[12])
-      expect(await batched.executions.get('r:2:new')).toEqual(results[5])
-    })
+    await rule(
+      'batch.results.same-as-single',
+      `each result must equal what the single-store method returns for the same write (clock readings aside); ${sameLogicFix}`,
+      () => {
+        expect(withoutTimes(results)).toEqual(withoutTimes(expected))
+      },
+    )
+    await rule(
+      'batch.state.same-as-single',
+      `a batch must leave the stores exactly as the same writes made one by one (clock readings aside); ${sameLogicFix}`,
+      async () => {
+        expect(withoutTimes(await readState(batched))).toEqual(withoutTimes(await readState(single)))
+        expect(await batched.runs.getRun('r')).toEqual(results[12])
+        expect(await batched.executions.get('r:2:new')).toEqual(results[5])
+      },
+    )
   },
 
   async 'batch.atomic'({ create }) {
@@ -219,20 +243,30 @@ export const storeBatchRules: ConformanceChecks<BatchedStores> = {
     for (const failure of failures) {
       for (const { where, writes } of failingBatches(failure.write)) {
         const before = await readState(stores)
-        await rule(`batch.atomic.${failure.id}`, `a batch whose write fails (${failure.id}, ${where}) must write nothing and reject with that write’s typed error; ${atomicFix}`, async () => {
-          const error = await rejection(() => batch.write(writes), { code: failure.code })
-          expect(await readState(stores), 'state after the failed batch').toEqual(before)
-          if (failure.alone === false) return
-          const alone = await rejection(() => applyStoreWrite(stores, failure.write), { code: failure.code })
-          expect((error as Error).name, 'the batch rejects with the class the single method throws').toBe((alone as Error).name)
-        })
+        await rule(
+          `batch.atomic.${failure.id}`,
+          `a batch whose write fails (${failure.id}, ${where}) must write nothing and reject with that write’s typed error; ${atomicFix}`,
+          async () => {
+            const error = await rejection(() => batch.write(writes), { code: failure.code })
+            expect(await readState(stores), 'state after the failed batch').toEqual(before)
+            if (failure.alone === false) return
+            const alone = await rejection(() => applyStoreWrite(stores, failure.write), { code: failure.code })
+            expect((error as Error).name, 'the batch rejects with the class the single method throws').toBe((alone as Error).name)
+          },
+        )
       }
     }
-    await rule('batch.atomic.after', `after failed batches the log goes on gap-free and a fence raised by a rolled-back write is forgotten; ${atomicFix}`, async () => {
-      const [appended] = (await batch.write([{ type: 'session.append', sessionId: 's', entries: [userEntry('next')], fence: 11 }])) as Array<Array<{ seq: number }>>
-      expect(appended!.map((entry) => entry.seq)).toEqual([2])
-      expect((await stores.sessions.getSession('s'))?.lastSeq).toBe(2)
-    })
+    await rule(
+      'batch.atomic.after',
+      `after failed batches the log goes on gap-free and a fence raised by a rolled-back write is forgotten; ${atomicFix}`,
+      async () => {
+        const [appended] = (await batch.write([{ type: 'session.append', sessionId: 's', entries: [userEntry('next')], fence: 11 }])) as Array<
+          Array<{ seq: number }>
+        >
+        expect(appended!.map((entry) => entry.seq)).toEqual([2])
+        expect((await stores.sessions.getSession('s'))?.lastSeq).toBe(2)
+      },
+    )
   },
 
   async 'batch.empty'({ create }) {
@@ -261,13 +295,17 @@ export const storeBatchRules: ConformanceChecks<BatchedStores> = {
             .then((results) => results[0] as Awaited<ReturnType<typeof stores.sessions.append>>),
     )
     const appended = await rule('batch.concurrent-safe', `parallel batches and appends must all succeed; ${atomicFix}`, () => Promise.all(calls))
-    await rule('batch.concurrent.gap-free', 'parallel batches and single appends must share one gap-free sequence, each call’s entries consecutive (assign seq under the write lock)', async () => {
-      const seqs = appended.flat().map((entry) => entry.seq)
-      expect([...seqs].sort((a, b) => a - b)).toEqual(Array.from({ length: seqs.length }, (_, index) => index + 2))
-      for (const entries of appended) expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => entries[0]!.seq + index))
-      expect((await stores.sessions.getSession('s'))?.lastSeq).toBe(seqs.length + 1)
-      expect(await stores.runs.listEvents('r')).toHaveLength(1 + 16)
-    })
+    await rule(
+      'batch.concurrent.gap-free',
+      'parallel batches and single appends must share one gap-free sequence, each call’s entries consecutive (assign seq under the write lock)',
+      async () => {
+        const seqs = appended.flat().map((entry) => entry.seq)
+        expect([...seqs].sort((a, b) => a - b)).toEqual(Array.from({ length: seqs.length }, (_, index) => index + 2))
+        for (const entries of appended) expect(entries.map((entry) => entry.seq)).toEqual(entries.map((_, index) => entries[0]!.seq + index))
+        expect((await stores.sessions.getSession('s'))?.lastSeq).toBe(seqs.length + 1)
+        expect(await stores.runs.listEvents('r')).toHaveLength(1 + 16)
+      },
+    )
   },
 
   async 'batch.two-connections'({ create, secondConnection }) {
@@ -283,10 +321,14 @@ export const storeBatchRules: ConformanceChecks<BatchedStores> = {
         }),
       ),
     )
-    await rule('batch.two-connections.gap-free', 'batches from two connections must share one gap-free sequence: read lastSeq and insert in the same transaction, in the database', async () => {
-      expect([...appended].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, index) => index + 2))
-      expect((await other.sessions.getSession('s'))?.lastSeq).toBe(11)
-    })
+    await rule(
+      'batch.two-connections.gap-free',
+      'batches from two connections must share one gap-free sequence: read lastSeq and insert in the same transaction, in the database',
+      async () => {
+        expect([...appended].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, index) => index + 2))
+        expect((await other.sessions.getSession('s'))?.lastSeq).toBe(11)
+      },
+    )
   },
 
   async 'batch.unicode'({ create }) {
@@ -332,10 +374,14 @@ export const storeBatchRules: ConformanceChecks<BatchedStores> = {
     ;(saved.state.list as string[]).push('mutated')
     ;((results[0] as Array<{ message: { content: string } }>)[0]!.message as { content: string }).content = 'mutated too'
     ;((results[1] as { record: { args: unknown } }).record.args as { list: number[] }).list.push(100)
-    await rule('batch.values-copied', 'a batch must copy values in and out like the single methods: callers mutating inputs or results must not change stored data', async () => {
-      expect((await stores.sessions.listEntries('s', { after: 1 }))[0]).toMatchObject({ message: { content: 'original' } })
-      expect((await stores.executions.get('r:2:copied'))?.args).toEqual({ q: 'copied', list: [2] })
-      expect((await stores.snapshots.get('r', 2))?.state).toEqual({ list: ['a'] })
-    })
+    await rule(
+      'batch.values-copied',
+      'a batch must copy values in and out like the single methods: callers mutating inputs or results must not change stored data',
+      async () => {
+        expect((await stores.sessions.listEntries('s', { after: 1 }))[0]).toMatchObject({ message: { content: 'original' } })
+        expect((await stores.executions.get('r:2:copied'))?.args).toEqual({ q: 'copied', list: [2] })
+        expect((await stores.snapshots.get('r', 2))?.state).toEqual({ list: ['a'] })
+      },
+    )
   },
 }

@@ -1,7 +1,18 @@
 // describeResumeRace: two processes (two AgentRuntimes, each with its own connection and in-process gate) resuming
 // the same crashed run at the same moment, on any store backend. The run must be claimed (RunStore.claimRun) so
 // that exactly one continues it, and the session log holds one tool result for the interrupted call, not one each.
-import { AgentRuntime, defineTool, eventLogProblems, Extensions, jsonSchema, mockModel, SessionBusyError, type AgentSpec, type RecoverResult, type Stores } from '@spindle/core'
+import {
+  AgentRuntime,
+  defineTool,
+  eventLogProblems,
+  Extensions,
+  jsonSchema,
+  mockModel,
+  SessionBusyError,
+  type AgentSpec,
+  type RecoverResult,
+  type Stores,
+} from '@spindle/core'
 import { describe, expect, it } from 'vitest'
 
 export interface ResumeRaceBackend {
@@ -62,7 +73,11 @@ async function crashedRun(backend: ResumeRaceBackend, sessionId: string) {
   const model = mockModel([{ toolCalls: [{ name: 'pay', args: { amount: 5 }, id: 'p1' }] }, { text: 'paid (dead process)' }])
   void dead.run({ agent: { name: 'payer', model, tools: { pay } }, input: 'pay 5', sessionId })
   const reader = await backend.connect()
-  await expect.poll(async () => (await reader.executions.listByRun((await reader.runs.listRuns({ sessionId }))[0]?.id ?? '')).map((execution) => execution.status), { timeout: 5_000 }).toEqual(['started'])
+  await expect
+    .poll(async () => (await reader.executions.listByRun((await reader.runs.listRuns({ sessionId }))[0]?.id ?? '')).map((execution) => execution.status), {
+      timeout: 5_000,
+    })
+    .toEqual(['started'])
   // Past the dead process's lease (1 ms).
   await new Promise((resolve) => setTimeout(resolve, 20))
   const [run] = await reader.runs.listRuns({ sessionId })
@@ -74,7 +89,10 @@ async function crashedRun(backend: ResumeRaceBackend, sessionId: string) {
 /** The two "processes": runtimes with their own connections and owner ids. */
 async function twoProcesses(backend: ResumeRaceBackend): Promise<[AgentRuntime, AgentRuntime]> {
   const [a, b] = [await backend.connect(), await backend.connect()]
-  return [new AgentRuntime(new Extensions().setStores(a), {}, { ownerId: 'process-a' }), new AgentRuntime(new Extensions().setStores(b), {}, { ownerId: 'process-b' })]
+  return [
+    new AgentRuntime(new Extensions().setStores(a), {}, { ownerId: 'process-a' }),
+    new AgentRuntime(new Extensions().setStores(b), {}, { ownerId: 'process-b' }),
+  ]
 }
 
 /**

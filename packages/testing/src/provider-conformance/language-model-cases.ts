@@ -45,7 +45,10 @@ export function languageModelCases(context: CaseContext): Map<LanguageModelConfo
     expect(context.server.requests[0]?.method).toBe('POST')
     expect(context.server.requests[0]?.path).toBe(wire.path)
     const sentHeaders = Object.values(context.server.requests[0]?.headers ?? {}).map(String)
-    expect(sentHeaders.some((value) => value.includes(apiKey)), 'the API key is sent in a header').toBe(true)
+    expect(
+      sentHeaders.some((value) => value.includes(apiKey)),
+      'the API key is sent in a header',
+    ).toBe(true)
   })
 
   test('response-metadata', 'reports the response id and model id', async () => {
@@ -60,7 +63,9 @@ export function languageModelCases(context: CaseContext): Map<LanguageModelConfo
 
   if (wire.features.reasoning) {
     test('reasoning', 'streams reasoning deltas before the text', async () => {
-      context.server.enqueue(wire.streamTurn({ reasoning: ['Think', 'ing...'], text: ['Answer'], usage: { inputTokens: 5, outputTokens: 9, reasoningTokens: 4 } }))
+      context.server.enqueue(
+        wire.streamTurn({ reasoning: ['Think', 'ing...'], text: ['Answer'], usage: { inputTokens: 5, outputTokens: 9, reasoningTokens: 4 } }),
+      )
       const collected = await run(model())
       expectSuccess(collected)
       expect(collected.reasoning).toBe('Thinking...')
@@ -101,7 +106,19 @@ export function languageModelCases(context: CaseContext): Map<LanguageModelConfo
     const collected = await run(model(), request)
     expectSuccess(collected)
     const body = context.server.requests[0]?.rawBody ?? ''
-    for (const expected of ['SYSTEM-INSTRUCTIONS-42', 'USER-QUESTION-17', 'ASSISTANT-PREAMBLE', 'call_prior_1', 'SUNNY-RESULT', 'get_weather', 'WEATHER-TOOL-DESCRIPTION', 'Lyon', '"city"', '321', '0.25']) {
+    for (const expected of [
+      'SYSTEM-INSTRUCTIONS-42',
+      'USER-QUESTION-17',
+      'ASSISTANT-PREAMBLE',
+      'call_prior_1',
+      'SUNNY-RESULT',
+      'get_weather',
+      'WEATHER-TOOL-DESCRIPTION',
+      'Lyon',
+      '"city"',
+      '321',
+      '0.25',
+    ]) {
       expect(body, `the request body carries ${expected}`).toContain(expected)
     }
     // System, user, assistant and tool content appear in conversation order.
@@ -113,7 +130,11 @@ export function languageModelCases(context: CaseContext): Map<LanguageModelConfo
     context.server.enqueue(wire.streamTurn({ text: ['{"answer":', ' 42}'] }))
     const request: ModelRequest = {
       ...userRequest('Answer as JSON'),
-      responseFormat: { type: 'json', name: 'final_answer', schema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'], additionalProperties: false } },
+      responseFormat: {
+        type: 'json',
+        name: 'final_answer',
+        schema: { type: 'object', properties: { answer: { type: 'number' } }, required: ['answer'], additionalProperties: false },
+      },
     }
     const collected = await run(model(), request)
     expectSuccess(collected)
@@ -279,7 +300,10 @@ export function languageModelCases(context: CaseContext): Map<LanguageModelConfo
 
   test('truncated-mid-tool-arguments', 'never completes a tool call whose arguments were cut off', async () => {
     context.server.enqueue(
-      wire.streamTurn({ toolCalls: [{ id: 'call_cut', name: 'delete_file', argumentChunks: ['{"path":"/tmp/', 'important"}'] }], truncate: 'mid-tool-arguments' }),
+      wire.streamTurn({
+        toolCalls: [{ id: 'call_cut', name: 'delete_file', argumentChunks: ['{"path":"/tmp/', 'important"}'] }],
+        truncate: 'mid-tool-arguments',
+      }),
     )
     const collected = await run(model(), toolRequest())
     expectFailure(collected, 'stream_interrupted')
@@ -370,7 +394,12 @@ export function userRequest(text: string): ModelRequest {
 }
 
 function toolRequest(): ModelRequest {
-  const objectSchema = (property: string) => ({ type: 'object', properties: { [property]: { type: 'string' } }, required: [property], additionalProperties: false })
+  const objectSchema = (property: string) => ({
+    type: 'object',
+    properties: { [property]: { type: 'string' } },
+    required: [property],
+    additionalProperties: false,
+  })
   return {
     messages: [{ role: 'user', content: 'Use the tools.' }],
     tools: [
@@ -419,4 +448,3 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name} [${(error as { code?: string }).code ?? '-'}]: ${error.message}`
   return String(error)
 }
-

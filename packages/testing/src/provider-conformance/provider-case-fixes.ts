@@ -13,16 +13,19 @@ export const providerCaseFixes: Record<LanguageModelConformanceCase, string> = {
   'interleaved-tool-calls': 'route each argument delta to its own call by the protocol’s index/id; never append one call’s arguments to another',
   'argument-deltas': 'forward argument fragments as `tool-call-delta` parts as they arrive instead of buffering them into one blob',
   usage: 'report usage in a `usage` part or on `finish`: inputTokens includes cached tokens, cachedInputTokens and reasoningTokens when the API reports them',
-  'finish-reasons': 'map every raw finish reason of the protocol to a Spindle reason (stop, tool-calls, length, content-filter, other) and keep the raw value in `rawFinishReason`',
+  'finish-reasons':
+    'map every raw finish reason of the protocol to a Spindle reason (stop, tool-calls, length, content-filter, other) and keep the raw value in `rawFinishReason`',
   'rate-limit-retry-after': 'retry a 429 before any part was yielded, waiting for its Retry-After / retry-after-ms header, up to maxRetries',
   'rate-limit-no-retries': 'with no retries left, fail with ProviderError { status: 429, isRetryable: true, retryAfterMs } parsed from Retry-After',
   'server-error-then-success': 'retry a 5xx with exponential backoff before any part was yielded',
   'retries-are-bounded': 'stop after maxRetries retries and fail with a ProviderError carrying the last HTTP status',
   'authentication-error': 'fail a 401 at once (isRetryable: false, no retry) and redact the API key from the message and details',
   'context-overflow': 'map the API’s “context length exceeded” error to ContextOverflowError (code context_overflow), without retrying',
-  'in-band-error': 'map an error line/event that arrives after HTTP 200 to a ProviderError with its status (5xx when the API gives none), keep the text yielded before it, and never retry once output was yielded',
+  'in-band-error':
+    'map an error line/event that arrives after HTTP 200 to a ProviderError with its status (5xx when the API gives none), keep the text yielded before it, and never retry once output was yielded',
   'truncated-before-finish': 'when the body ends without the protocol’s terminal event, fail with StreamInterruptedError (retryable) instead of finishing',
-  'truncated-mid-tool-arguments': 'never yield `tool-call-end` for a call whose arguments were cut off: end calls only when the turn completes, and fail with StreamInterruptedError',
+  'truncated-mid-tool-arguments':
+    'never yield `tool-call-end` for a call whose arguments were cut off: end calls only when the turn completes, and fail with StreamInterruptedError',
   'connection-reset': 'map a socket error mid-body to a retryable StreamInterruptedError or ProviderError, never to a finish',
   'abort-mid-stream': 'pass the AbortSignal to the HTTP request (so the connection closes) and throw AbortedError (code aborted)',
   'abort-before-start': 'check the signal before sending: an aborted signal throws AbortedError without a finish',

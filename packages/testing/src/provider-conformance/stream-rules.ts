@@ -20,8 +20,7 @@ export type StreamRuleId =
 export const streamRuleFixes: Record<StreamRuleId, string> = {
   'provider.stream.finish-last':
     'yield exactly one `finish` part per successful stream and make it the last part: map the protocol’s terminal event (e.g. `done: true`, `message_stop`, `response.completed`) to `finish`, then stop reading',
-  'provider.stream.error-terminal':
-    'after yielding an `error` part (or throwing) yield nothing else, and never yield `finish` in a stream that failed',
+  'provider.stream.error-terminal': 'after yielding an `error` part (or throwing) yield nothing else, and never yield `finish` in a stream that failed',
   'provider.stream.tool-call-order':
     'emit `tool-call-start` (id, name) before any `tool-call-delta`/`tool-call-end` of that id, end each call exactly once, and end every open call before a `stop`/`tool-calls` finish; keep per-call state keyed by the protocol’s call id or index',
   'provider.stream.ends-with-finish':
@@ -68,7 +67,8 @@ export function streamRuleViolations(collected: Pick<CollectedStream, 'parts' | 
       case 'finish':
         if (part.usage) usageViolations(part.usage, `the usage of finish part #${index}`).forEach((message) => add('provider.usage.non-negative', message))
         if (part.finishReason === 'stop' || part.finishReason === 'tool-calls') {
-          for (const id of started) if (!ended.has(id)) add('provider.stream.tool-call-order', `${part.finishReason} finish while tool call ${id} is still open`)
+          for (const id of started)
+            if (!ended.has(id)) add('provider.stream.tool-call-order', `${part.finishReason} finish while tool call ${id} is still open`)
         }
         finishes++
         break

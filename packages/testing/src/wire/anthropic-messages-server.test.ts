@@ -31,7 +31,16 @@ function frames(text: string): Array<{ event: string; data: any }> {
 
 describe('startAnthropicMessagesServer', () => {
   it('streams a scripted turn as SSE frames in the API order, and records the request', async () => {
-    server.enqueue({ turn: { id: 'msg_1', blocks: [{ type: 'text', text: 'Hi there' }, { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } }], chunkSize: 4 } })
+    server.enqueue({
+      turn: {
+        id: 'msg_1',
+        blocks: [
+          { type: 'text', text: 'Hi there' },
+          { type: 'tool_use', id: 'toolu_1', name: 'f', input: { a: 1 } },
+        ],
+        chunkSize: 4,
+      },
+    })
     const response = await post({ model: 'claude-x', stream: true, messages: [{ role: 'user', content: 'hello' }] })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toContain('text/event-stream')
@@ -63,15 +72,16 @@ describe('startAnthropicMessagesServer', () => {
   })
 
   it('renders thinking with a signature_delta before its block stops, and redacted thinking whole', () => {
-    const events = anthropicStreamEvents({ blocks: [{ type: 'thinking', thinking: ['a', 'b'], signature: 'sig' }, { type: 'redacted_thinking', data: 'zzz' }], ping: false })
-    expect(events.slice(1, 7).map((event) => (event.data as { delta?: { type: string }; content_block?: { type: string } }).delta?.type ?? event.event)).toEqual([
-      'content_block_start',
-      'thinking_delta',
-      'thinking_delta',
-      'signature_delta',
-      'content_block_stop',
-      'content_block_start',
-    ])
+    const events = anthropicStreamEvents({
+      blocks: [
+        { type: 'thinking', thinking: ['a', 'b'], signature: 'sig' },
+        { type: 'redacted_thinking', data: 'zzz' },
+      ],
+      ping: false,
+    })
+    expect(
+      events.slice(1, 7).map((event) => (event.data as { delta?: { type: string }; content_block?: { type: string } }).delta?.type ?? event.event),
+    ).toEqual(['content_block_start', 'thinking_delta', 'thinking_delta', 'signature_delta', 'content_block_stop', 'content_block_start'])
     expect((events[6]!.data as { content_block: unknown }).content_block).toEqual({ type: 'redacted_thinking', data: 'zzz' })
   })
 

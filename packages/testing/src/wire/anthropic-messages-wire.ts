@@ -1,7 +1,13 @@
 // The Anthropic Messages wire for the provider conformance suite: renders neutral scenarios
 // into the exact SSE events and error bodies of `POST /v1/messages`.
 import type { WireAdapter, WireError, WireErrorKind, WireFinishReason, WireTurn } from '../provider-conformance/wire-adapter.js'
-import { anthropicErrorEvent, anthropicStreamEvents, type AnthropicErrorType, type AnthropicScriptedBlock, type AnthropicWireEvent } from './anthropic-events.js'
+import {
+  anthropicErrorEvent,
+  anthropicStreamEvents,
+  type AnthropicErrorType,
+  type AnthropicScriptedBlock,
+  type AnthropicWireEvent,
+} from './anthropic-events.js'
 import { anthropicResponse } from './anthropic-messages-server.js'
 import type { ScriptedResponse } from './sse-server.js'
 
@@ -111,9 +117,19 @@ export const anthropicMessagesWire: WireAdapter = {
   finishReasonCases: [
     { name: 'end_turn', turn: { text: ['done'] }, expected: 'stop', raw: 'end_turn' },
     { name: 'stop_sequence', turn: { text: ['done'], rawFinishReason: 'stop_sequence' }, expected: 'stop', raw: 'stop_sequence' },
-    { name: 'tool_use', turn: { toolCalls: [{ id: 'call_f', name: 'get_weather', argumentChunks: ['{"city":"Nice"}'] }] }, expected: 'tool-calls', raw: 'tool_use' },
+    {
+      name: 'tool_use',
+      turn: { toolCalls: [{ id: 'call_f', name: 'get_weather', argumentChunks: ['{"city":"Nice"}'] }] },
+      expected: 'tool-calls',
+      raw: 'tool_use',
+    },
     { name: 'max_tokens', turn: { text: ['cut'], finishReason: 'length' }, expected: 'length', raw: 'max_tokens' },
-    { name: 'model_context_window_exceeded', turn: { text: ['cut'], finishReason: 'length', rawFinishReason: 'model_context_window_exceeded' }, expected: 'length', raw: 'model_context_window_exceeded' },
+    {
+      name: 'model_context_window_exceeded',
+      turn: { text: ['cut'], finishReason: 'length', rawFinishReason: 'model_context_window_exceeded' },
+      expected: 'length',
+      raw: 'model_context_window_exceeded',
+    },
     { name: 'refusal', turn: { text: ['no'], finishReason: 'content-filter' }, expected: 'content-filter', raw: 'refusal' },
     { name: 'pause_turn', turn: { text: ['paused'], finishReason: 'other' }, expected: 'other', raw: 'pause_turn' },
   ],

@@ -10,7 +10,8 @@ describe('findLoneSurrogateEscape', () => {
     expect(findLoneSurrogateEscape(JSON.stringify(['\udc00 low alone']))?.problem).toBe('invalid high surrogate in string')
     expect(findLoneSurrogateEscape('["\\ud800\\u0041"]')?.problem).toBe('invalid low surrogate in string')
     expect(findLoneSurrogateEscape(JSON.stringify({ ['key \ud83d']: 1 }))?.problem).toBe('no low surrogate in string')
-    for (const fine of ['😀 paired', '\\ud800 as text', '\ufffd replaced', 'a "quoted \\" string"']) expect(findLoneSurrogateEscape(JSON.stringify({ fine }))).toBeUndefined()
+    for (const fine of ['😀 paired', '\\ud800 as text', '\ufffd replaced', 'a "quoted \\" string"'])
+      expect(findLoneSurrogateEscape(JSON.stringify({ fine }))).toBeUndefined()
     expect(findLoneSurrogateEscape('{"pair":"\\ud83d\\ude00"}')).toBeUndefined()
   })
 })
@@ -37,7 +38,10 @@ describe('loopback servers refuse lone surrogates', () => {
     const column = JSON.stringify(body).indexOf('\\ud800') + 6
     expect(await response.json()).toEqual({
       type: 'error',
-      error: { type: 'invalid_request_error', message: `The request body is not valid JSON: no low surrogate in string: line 1 column ${column + 1} (char ${column})` },
+      error: {
+        type: 'invalid_request_error',
+        message: `The request body is not valid JSON: no low surrogate in string: line 1 column ${column + 1} (char ${column})`,
+      },
       request_id: expect.stringMatching(/^req_/),
     })
     expect(anthropic.pending).toBe(1)

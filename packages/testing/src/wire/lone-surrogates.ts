@@ -65,7 +65,10 @@ export function anthropicLoneSurrogateRejection(request: RecordedRequest): Scrip
     headers: { 'request-id': requestId },
     json: {
       type: 'error',
-      error: { type: 'invalid_request_error', message: `The request body is not valid JSON: ${found.problem}: line 1 column ${found.index + 1} (char ${found.index})` },
+      error: {
+        type: 'invalid_request_error',
+        message: `The request body is not valid JSON: ${found.problem}: line 1 column ${found.index + 1} (char ${found.index})`,
+      },
       request_id: requestId,
     },
   }

@@ -73,7 +73,12 @@ export function openaiChatEvents(turn: WireTurn, options: OpenAIChatEventsOption
         completion_tokens: usage.outputTokens,
         total_tokens: usage.inputTokens + usage.outputTokens,
         prompt_tokens_details: { cached_tokens: usage.cachedInputTokens ?? 0, audio_tokens: 0 },
-        completion_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+        completion_tokens_details: {
+          reasoning_tokens: usage.reasoningTokens ?? 0,
+          audio_tokens: 0,
+          accepted_prediction_tokens: 0,
+          rejected_prediction_tokens: 0,
+        },
       },
     })
   }
@@ -83,7 +88,12 @@ export function openaiChatEvents(turn: WireTurn, options: OpenAIChatEventsOption
 
 const finishReasonCases: FinishReasonCase[] = [
   { name: 'stop', turn: { text: ['done'] }, expected: 'stop', raw: 'stop' },
-  { name: 'tool_calls', turn: { toolCalls: [{ id: 'call_f', name: 'get_time', argumentChunks: ['{"zone":"UTC"}'] }] }, expected: 'tool-calls', raw: 'tool_calls' },
+  {
+    name: 'tool_calls',
+    turn: { toolCalls: [{ id: 'call_f', name: 'get_time', argumentChunks: ['{"zone":"UTC"}'] }] },
+    expected: 'tool-calls',
+    raw: 'tool_calls',
+  },
   { name: 'length', turn: { text: ['cut by the lim'], finishReason: 'length' }, expected: 'length', raw: 'length' },
   { name: 'content_filter', turn: { text: ['filt'], finishReason: 'content-filter' }, expected: 'content-filter', raw: 'content_filter' },
   {

@@ -139,7 +139,11 @@ export function openaiResponsesEvents(turn: WireTurn): SseEvent[] {
 
 const finishReasonCases: FinishReasonCase[] = [
   { name: 'completed', turn: { text: ['done'] }, expected: 'stop' },
-  { name: 'completed with function calls', turn: { toolCalls: [{ id: 'call_f', name: 'get_time', argumentChunks: ['{"zone":"UTC"}'] }] }, expected: 'tool-calls' },
+  {
+    name: 'completed with function calls',
+    turn: { toolCalls: [{ id: 'call_f', name: 'get_time', argumentChunks: ['{"zone":"UTC"}'] }] },
+    expected: 'tool-calls',
+  },
   { name: 'incomplete: max_output_tokens', turn: { text: ['cut by the lim'], finishReason: 'length' }, expected: 'length', raw: 'max_output_tokens' },
   { name: 'incomplete: content_filter', turn: { text: ['filt'], finishReason: 'content-filter' }, expected: 'content-filter', raw: 'content_filter' },
 ]

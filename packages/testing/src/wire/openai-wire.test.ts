@@ -25,7 +25,11 @@ describe('openaiResponsesEvents', () => {
   })
 
   it('renders function calls with item ids, call ids and an incomplete response for length', () => {
-    const events = openaiResponsesEvents({ toolCalls: [{ id: 'call_1', name: 'f', argumentChunks: ['{"a"', ':1}'] }], finishReason: 'length', usage: { inputTokens: 3, outputTokens: 4, cachedInputTokens: 2 } })
+    const events = openaiResponsesEvents({
+      toolCalls: [{ id: 'call_1', name: 'f', argumentChunks: ['{"a"', ':1}'] }],
+      finishReason: 'length',
+      usage: { inputTokens: 3, outputTokens: 4, cachedInputTokens: 2 },
+    })
     const added = events.find((event) => event.event === 'response.output_item.added')
     expect(data(added).item).toMatchObject({ type: 'function_call', call_id: 'call_1', name: 'f', id: 'fc_1' })
     expect(data(events.find((event) => event.event === 'response.function_call_arguments.done')).arguments).toBe('{"a":1}')
@@ -51,10 +55,16 @@ describe('openaiResponsesEvents', () => {
 
 describe('openaiChatEvents', () => {
   it('renders tool call deltas by index, the finish chunk, the usage chunk and [DONE]', () => {
-    const events = openaiChatEvents({ toolCalls: [{ id: 'call_1', name: 'f', argumentChunks: ['{}'] }], usage: { inputTokens: 5, outputTokens: 6, reasoningTokens: 1 } })
+    const events = openaiChatEvents({
+      toolCalls: [{ id: 'call_1', name: 'f', argumentChunks: ['{}'] }],
+      usage: { inputTokens: 5, outputTokens: 6, reasoningTokens: 1 },
+    })
     expect(data(events[1]).choices[0].delta.tool_calls[0]).toEqual({ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '' } })
     expect(data(events.at(-3)).choices[0].finish_reason).toBe('tool_calls')
-    expect(data(events.at(-2))).toMatchObject({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 6, completion_tokens_details: { reasoning_tokens: 1 } } })
+    expect(data(events.at(-2))).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 5, completion_tokens: 6, completion_tokens_details: { reasoning_tokens: 1 } },
+    })
     expect(events.at(-1)?.data).toBe('[DONE]')
     expect(events.every((event) => event.event === undefined)).toBe(true)
   })

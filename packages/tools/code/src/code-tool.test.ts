@@ -2,7 +2,16 @@ import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } fr
 import { describe, expect, it } from 'vitest'
 import { codeTool, CodeToolError, codeToolSet, type CodeToolResult } from './index.js'
 
-const context = { runId: 'r', sessionId: 's', step: 0, callId: 'c', toolName: 'run_code', idempotencyKey: 'r:0:c', signal: new AbortController().signal, runtime: undefined } as unknown as ToolExecutionContext
+const context = {
+  runId: 'r',
+  sessionId: 's',
+  step: 0,
+  callId: 'c',
+  toolName: 'run_code',
+  idempotencyKey: 'r:0:c',
+  signal: new AbortController().signal,
+  runtime: undefined,
+} as unknown as ToolExecutionContext
 
 async function run(tool: Tool<{ code: string }, CodeToolResult>, code: string, signal?: AbortSignal): Promise<CodeToolResult> {
   const parsed = parseToolInput(tool, { code })
@@ -32,7 +41,7 @@ describe('codeTool: normal use', () => {
   it('awaits a returned promise, and supports top-level await with return', async () => {
     expect((await run(tool, 'Promise.resolve(1).then((value) => value + 1)')).result).toBe(2)
     expect((await run(tool, 'const value = await Promise.resolve(5); return value * 2')).result).toBe(10)
-    expect((await run(tool, '(async () => { throw new Error("async boom") })()').catch((error: Error) => error.message))).toContain('Error: async boom')
+    expect(await run(tool, '(async () => { throw new Error("async boom") })()').catch((error: Error) => error.message)).toContain('Error: async boom')
   })
 
   it('returns the last expression of code with top-level await too', async () => {
@@ -247,12 +256,15 @@ describe('codeTool: hostile input', () => {
   it('cannot pollute host prototypes through results, logs or granted calls', async () => {
     const seen: unknown[] = []
     const granted = codeTool({ globals: { record: (value: unknown) => void seen.push(value) } })
-    const output = await run(granted, `
+    const output = await run(
+      granted,
+      `
       const evil = JSON.parse('{"__proto__": {"polluted": "yes"}, "constructor": {"prototype": {"polluted2": "yes"}}}')
       await record(evil)
       console.log(evil)
       return evil
-    `)
+    `,
+    )
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
     expect(({} as Record<string, unknown>).polluted2).toBeUndefined()
     expect(Object.prototype).not.toHaveProperty('polluted')

@@ -99,7 +99,9 @@ export async function runSandboxed(run: SandboxRun): Promise<SandboxResult> {
     // Until the guest starts, only a generous start-up limit applies (a loaded machine starts workers slowly);
     // from then on, the time limit plus a grace for native calls that never check for interrupts.
     let hardKill = setTimeout(() => {
-      settle(() => reject(new CodeToolError('code_sandbox_failed', `the sandbox did not start within ${limits.startupTimeoutMs} ms; try again`, { isRetryable: true })))
+      settle(() =>
+        reject(new CodeToolError('code_sandbox_failed', `the sandbox did not start within ${limits.startupTimeoutMs} ms; try again`, { isRetryable: true })),
+      )
     }, limits.startupTimeoutMs)
     const onAbort = () => settle(() => reject(new CodeToolError('code_aborted', 'the code was stopped because the run was cancelled')))
     run.signal?.addEventListener('abort', onAbort, { once: true })
@@ -115,7 +117,14 @@ export async function runSandboxed(run: SandboxRun): Promise<SandboxResult> {
         if (settled || run.signal?.aborted) return
         // A loop of calls (awaited or not) is cut at the limit: the call over it is not made, and the run stops.
         if (++hostCalls > limits.maxHostCalls) {
-          settle(() => reject(new CodeToolError('code_host_call_limit', `the code called granted functions more than ${limits.maxHostCalls} times and was stopped (the call over the limit was not made); make fewer calls, e.g. one call for a batch`)))
+          settle(() =>
+            reject(
+              new CodeToolError(
+                'code_host_call_limit',
+                `the code called granted functions more than ${limits.maxHostCalls} times and was stopped (the call over the limit was not made); make fewer calls, e.g. one call for a batch`,
+              ),
+            ),
+          )
           return
         }
         void answerHostCall(worker, run.globals, report)
@@ -163,7 +172,11 @@ function toError(report: Extract<WorkerReport, { ok: false }>, limits: SandboxLi
     case 'timeout':
       return timeoutError(limits.timeLimitMs, tail)
     case 'memory':
-      return new CodeToolError('code_memory_limit', `the code ran out of memory (limit ${limits.memoryLimitBytes} bytes${report.detail === 'string too long' ? ', string too long' : ''}) and was stopped; use less memory${tail}`, { details })
+      return new CodeToolError(
+        'code_memory_limit',
+        `the code ran out of memory (limit ${limits.memoryLimitBytes} bytes${report.detail === 'string too long' ? ', string too long' : ''}) and was stopped; use less memory${tail}`,
+        { details },
+      )
     case 'stack':
       return new CodeToolError('code_stack_overflow', `the code overflowed the call stack (too deep recursion) and was stopped${tail}`, { details })
     case 'output':
@@ -178,7 +191,11 @@ function toError(report: Extract<WorkerReport, { ok: false }>, limits: SandboxLi
 }
 
 function timeoutError(timeLimitMs: number, tail = ''): CodeToolError {
-  return new CodeToolError('code_timeout', `the code ran longer than the ${timeLimitMs} ms time limit and was stopped (an infinite loop?); make it finish sooner${tail}`, { isRetryable: false })
+  return new CodeToolError(
+    'code_timeout',
+    `the code ran longer than the ${timeLimitMs} ms time limit and was stopped (an infinite loop?); make it finish sooner${tail}`,
+    { isRetryable: false },
+  )
 }
 
 function outputError(size: string, limits: SandboxLimits): CodeToolError {

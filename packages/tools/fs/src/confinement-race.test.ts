@@ -8,7 +8,15 @@ import { parseToolInput, SpindleError, type Tool, type ToolExecutionContext } fr
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { deleteConfined, fileTools, type FileTools } from './index.js'
 
-const context = { runId: 'run', sessionId: 'session', step: 0, callId: 'call', toolName: 'tool', idempotencyKey: 'key', signal: new AbortController().signal } as unknown as ToolExecutionContext
+const context = {
+  runId: 'run',
+  sessionId: 'session',
+  step: 0,
+  callId: 'call',
+  toolName: 'tool',
+  idempotencyKey: 'key',
+  signal: new AbortController().signal,
+} as unknown as ToolExecutionContext
 
 async function call<T>(tool: Tool<any, T>, args: unknown): Promise<T> {
   const parsed = parseToolInput(tool, args)

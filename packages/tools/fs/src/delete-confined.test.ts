@@ -20,7 +20,11 @@ function layout(name: string) {
   return { root, outsideFile: path.join(top, 'outside.txt'), rootLink: path.join(top, 'root-link') }
 }
 
-const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => (FileToolError.isInstance(error) ? error.code : `not a FileToolError: ${String(error)}`))
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => (FileToolError.isInstance(error) ? error.code : `not a FileToolError: ${String(error)}`),
+  )
 
 describe('deleteConfined', () => {
   it('deletes a file inside the root, and says when there is none', async () => {

@@ -154,7 +154,9 @@ describe.each(modes)('fileTools ($mode)', ({ make }) => {
       expect(ambiguous.message).toContain('occurs 2 times')
       expect(readFileSync(path.join(root, 'src', 'index.ts'), 'utf8')).toBe('export const answer = 43\nexport const other = 1\n')
 
-      expect(await call(tools.patchFile, { path: 'src/index.ts', search: 'export const', replace: 'const $&', replaceAll: true })).toMatchObject({ replacements: 2 })
+      expect(await call(tools.patchFile, { path: 'src/index.ts', search: 'export const', replace: 'const $&', replaceAll: true })).toMatchObject({
+        replacements: 2,
+      })
       expect(readFileSync(path.join(root, 'src', 'index.ts'), 'utf8')).toBe('const $& answer = 43\nconst $& other = 1\n')
 
       const absent = await refusal(call(tools.patchFile, { path: 'nope.ts', search: 'a', replace: 'b' }))

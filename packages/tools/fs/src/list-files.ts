@@ -38,7 +38,8 @@ export function createListFilesTool(options: ResolvedFileToolsOptions): Tool<z.i
       const directory = await resolveConfined(options.root, requested)
       if (!directory.exists) throw new FileToolError('fs_not_found', `"${requested}" does not exist`)
       const pinned = await pinDirectory(options, directory.real, requested).catch((error: unknown) => {
-        if ((error as NodeJS.ErrnoException)?.code === 'ENOTDIR') throw new FileToolError('fs_not_a_directory', `"${requested}" is a file, not a directory; use read_file`)
+        if ((error as NodeJS.ErrnoException)?.code === 'ENOTDIR')
+          throw new FileToolError('fs_not_a_directory', `"${requested}" is a file, not a directory; use read_file`)
         throw ioError(requested, error)
       })
       const entries: ListedFile[] = []

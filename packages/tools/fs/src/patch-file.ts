@@ -27,7 +27,8 @@ const patchFileInput = z.object({
 export function createPatchFileTool(options: ResolvedFileToolsOptions): Tool<z.infer<typeof patchFileInput>, PatchFileResult> {
   return defineTool({
     name: 'patch_file',
-    description: 'Edit a file inside the workspace root by replacing an exact piece of text. Read the file first and copy the text exactly; include enough surrounding lines to make it unique.',
+    description:
+      'Edit a file inside the workspace root by replacing an exact piece of text. Read the file first and copy the text exactly; include enough surrounding lines to make it unique.',
     inputSchema: patchFileInput,
     idempotent: false,
     effect: 'write',

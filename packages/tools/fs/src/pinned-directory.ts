@@ -285,5 +285,7 @@ async function notADirectoryError(confinement: Confinement, error: unknown, entr
   const stats = await lstat(entry).catch(() => undefined)
   if (!stats || stats.isSymbolicLink() || stats.isDirectory()) return changedError(shown, error)
   const relative = toRootRelative(confinement.root, real)
-  return new FileToolError('fs_not_a_directory', `"${shown}" goes through "${relative}", which is a file, not a directory; choose another path`, { cause: error })
+  return new FileToolError('fs_not_a_directory', `"${shown}" goes through "${relative}", which is a file, not a directory; choose another path`, {
+    cause: error,
+  })
 }

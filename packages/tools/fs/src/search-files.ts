@@ -76,7 +76,11 @@ export function createSearchFilesTool(options: ResolvedFileToolsOptions): Tool<z
               break outer
             }
             const text = lines[index].replace(/\r$/, '')
-            matches.push({ path: toRootRelative(options.root, entry.absolute), line: index + 1, text: text.length > maxLineChars ? `${text.slice(0, maxLineChars)}…` : text })
+            matches.push({
+              path: toRootRelative(options.root, entry.absolute),
+              line: index + 1,
+              text: text.length > maxLineChars ? `${text.slice(0, maxLineChars)}…` : text,
+            })
           }
         }
       } finally {

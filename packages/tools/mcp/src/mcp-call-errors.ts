@@ -45,5 +45,8 @@ export function isTransportFailure(error: unknown): boolean {
   const code = (error as { code?: unknown }).code
   if (typeof code === 'number' && code < 0) return false // a JSON-RPC error answered by the server
   const message = error instanceof Error ? error.message : String(error)
-  return error instanceof TypeError || /ECONNREFUSED|ECONNRESET|fetch failed|socket hang up|Session not found|Error POSTing to endpoint \(HTTP (404|5\d\d)\)/i.test(message)
+  return (
+    error instanceof TypeError ||
+    /ECONNREFUSED|ECONNRESET|fetch failed|socket hang up|Session not found|Error POSTing to endpoint \(HTTP (404|5\d\d)\)/i.test(message)
+  )
 }

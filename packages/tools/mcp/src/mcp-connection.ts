@@ -216,10 +216,14 @@ export class McpConnection {
     } catch (error) {
       if (McpToolError.isInstance(error) && error.code === 'mcp_closed') throw error
       const reason = McpToolError.isInstance(error) && error.details?.reason !== undefined ? String(error.details.reason) : this.#scrub(messageOf(error))
-      throw new McpToolError('mcp_unavailable', `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}) to restart it: ${reason}; the call was not made`, {
-        cause: this.scrubber.error(error),
-        isRetryable: true,
-      })
+      throw new McpToolError(
+        'mcp_unavailable',
+        `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}) to restart it: ${reason}; the call was not made`,
+        {
+          cause: this.scrubber.error(error),
+          isRetryable: true,
+        },
+      )
     }
   }
 
@@ -231,7 +235,13 @@ export class McpConnection {
     const signal = AbortSignal.any([lost.signal, ...(options.signal ? [options.signal] : []), ...(total ? [total] : [])])
     this.#inFlight.add(lost)
     try {
-      if (options.task) return await callToolAsTask(client, toolName, args, { signal, timeoutMs: options.timeoutMs, ttlMs: options.maxTotalTimeoutMs, onProgress: options.onProgress })
+      if (options.task)
+        return await callToolAsTask(client, toolName, args, {
+          signal,
+          timeoutMs: options.timeoutMs,
+          ttlMs: options.maxTotalTimeoutMs,
+          onProgress: options.onProgress,
+        })
       // The SDK validates the result's shape (and structured output against the tool's outputSchema). A progress
       // token goes with the call; each progress report restarts the time limit, up to maxTotalTimeoutMs.
       return await client.callTool({ name: toolName, arguments: args }, undefined, {
@@ -249,26 +259,36 @@ export class McpConnection {
       // Checked before the timeouts: the SDK reports an aborted request as a RequestTimeout error.
       if (lost.signal.aborted) throw this.#connectionLost(toolName, cause)
       if (total?.aborted || (code === requestTimeoutCode && (error as { data?: { maxTotalTimeout?: unknown } }).data?.maxTotalTimeout !== undefined)) {
-        throw new McpToolError('mcp_timeout', `${label} did not finish within the total limit of ${options.maxTotalTimeoutMs} ms; its outcome is unknown`, { cause })
+        throw new McpToolError('mcp_timeout', `${label} did not finish within the total limit of ${options.maxTotalTimeoutMs} ms; its outcome is unknown`, {
+          cause,
+        })
       }
       if (code === requestTimeoutCode) {
         throw new McpToolError('mcp_timeout', `${label} sent neither an answer nor progress for ${options.timeoutMs} ms; its outcome is unknown`, { cause })
       }
       if (isUnreachable(error)) {
         this.#markDead(client)
-        throw new McpToolError('mcp_unavailable', `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): ${this.#scrub(messageOf(error))}; the call was not made, and the server will be reconnected on the next call`, {
-          cause,
-          isRetryable: true,
-        })
+        throw new McpToolError(
+          'mcp_unavailable',
+          `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): ${this.#scrub(messageOf(error))}; the call was not made, and the server will be reconnected on the next call`,
+          {
+            cause,
+            isRetryable: true,
+          },
+        )
       }
       // A cut HTTP request (a stale keep-alive socket the server closed, or a crash): a server that now refuses
       // connections is down, and the request most likely met a socket it had already closed.
       if (isTransportFailure(error) && this.transportOptions.type === 'http' && (await this.#refusesConnections(client))) {
         this.#markDead(client)
-        throw new McpToolError('mcp_unavailable', `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): it refuses connections, so the call most likely never reached it; the server will be reconnected on the next call`, {
-          cause,
-          isRetryable: true,
-        })
+        throw new McpToolError(
+          'mcp_unavailable',
+          `could not connect to MCP server "${this.serverName}" (${this.#describeTarget()}): it refuses connections, so the call most likely never reached it; the server will be reconnected on the next call`,
+          {
+            cause,
+            isRetryable: true,
+          },
+        )
       }
       if (code === connectionClosedCode || this.#dead || isTransportFailure(error)) {
         this.#markDead(client)

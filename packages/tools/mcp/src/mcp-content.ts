@@ -75,7 +75,9 @@ export function toCallResult(raw: unknown, label: string): McpCallResult {
       .map((part) => (part.type === 'text' ? part.text : part.type === 'unknown' ? part.value : `[${part.type}]`))
       .join('\n')
       .slice(0, 4000)
-    throw new McpToolError('mcp_tool_error', `${label} reported an error: ${text || '(no message)'}`, { details: { content: content as unknown as JsonValue[] } })
+    throw new McpToolError('mcp_tool_error', `${label} reported an error: ${text || '(no message)'}`, {
+      details: { content: content as unknown as JsonValue[] },
+    })
   }
   const mapped: McpCallResult = { content }
   if (typeof result.structuredContent === 'object' && result.structuredContent !== null && !Array.isArray(result.structuredContent)) {

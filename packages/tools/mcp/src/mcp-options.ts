@@ -26,14 +26,20 @@ const httpTransport = z.object({
       context.addIssue({ code: 'custom', message: 'the http transport needs an absolute `url`, e.g. https://mcp.example.com/mcp' })
       return
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') context.addIssue({ code: 'custom', message: `the http transport \`url\` must use http: or https:, not ${url.protocol}` })
-    if (url.username || url.password) context.addIssue({ code: 'custom', message: 'the http transport `url` must not hold credentials; pass them in `headers` (e.g. { authorization: "Bearer …" })' })
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      context.addIssue({ code: 'custom', message: `the http transport \`url\` must use http: or https:, not ${url.protocol}` })
+    if (url.username || url.password)
+      context.addIssue({
+        code: 'custom',
+        message: 'the http transport `url` must not hold credentials; pass them in `headers` (e.g. { authorization: "Bearer …" })',
+      })
   }),
   headers: stringRecord.optional(),
   fetch: z.custom<typeof fetch>((value) => typeof value === 'function', 'must be a fetch function').optional(),
 })
 
-const perTool = <T extends z.ZodType>(value: T) => z.union([value, z.custom<(...args: never[]) => unknown>((candidate) => typeof candidate === 'function')]).optional()
+const perTool = <T extends z.ZodType>(value: T) =>
+  z.union([value, z.custom<(...args: never[]) => unknown>((candidate) => typeof candidate === 'function')]).optional()
 
 const optionsSchema = z.object({
   name: z.string().trim().min(1, 'mcpTools needs a server `name`, e.g. { name: "github", transport: … }'),

@@ -26,7 +26,9 @@ describe('MCP credentials stay out of errors', () => {
     server = http.createServer((request, response) => {
       response.statusCode = 401
       response.setHeader('content-type', 'text/plain')
-      response.end(`invalid credentials: authorization=${String(request.headers.authorization)} x-api-key=${String(request.headers['x-api-key'])} url=${request.url}`)
+      response.end(
+        `invalid credentials: authorization=${String(request.headers.authorization)} x-api-key=${String(request.headers['x-api-key'])} url=${request.url}`,
+      )
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     port = (server.address() as AddressInfo).port
@@ -39,7 +41,11 @@ describe('MCP credentials stay out of errors', () => {
   it('scrubs credential header values and the query string echoed by a refusing HTTP server', async () => {
     const error = await mcpTools({
       name: 'gw',
-      transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp?token=${queryToken}`, headers: { authorization: `Bearer ${token}`, 'x-api-key': `${token}-2` } },
+      transport: {
+        type: 'http',
+        url: `http://127.0.0.1:${port}/mcp?token=${queryToken}`,
+        headers: { authorization: `Bearer ${token}`, 'x-api-key': `${token}-2` },
+      },
       connectTimeoutMs: 5000,
     }).then(
       () => undefined,

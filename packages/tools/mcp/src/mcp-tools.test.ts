@@ -12,7 +12,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildServer } from './__fixtures__/build-server.js'
 import { mcpTools, McpToolError, prefixedToolName, type McpToolSet, type McpTransportOptions } from './index.js'
 
-const context = { runId: 'r', sessionId: 's', step: 0, callId: 'c', toolName: 't', idempotencyKey: 'r:0:c', signal: new AbortController().signal, runtime: undefined } as unknown as ToolExecutionContext
+const context = {
+  runId: 'r',
+  sessionId: 's',
+  step: 0,
+  callId: 'c',
+  toolName: 't',
+  idempotencyKey: 'r:0:c',
+  signal: new AbortController().signal,
+  runtime: undefined,
+} as unknown as ToolExecutionContext
 const packageDir = fileURLToPath(new URL('..', import.meta.url))
 
 function stdio(fixture: string): Extract<McpTransportOptions, { type: 'stdio' }> {
@@ -53,7 +62,17 @@ describe('mcpTools over stdio against a real MCP server', () => {
   })
 
   it('lists the server tools under prefixed, provider-safe names', () => {
-    expect(Object.keys(fx.tools).sort()).toEqual(['fx_add', 'fx_bad_name_with_spaces_', 'fx_crash', 'fx_echo', 'fx_fail', 'fx_media', 'fx_pid', 'fx_slow', 'fx_throws'])
+    expect(Object.keys(fx.tools).sort()).toEqual([
+      'fx_add',
+      'fx_bad_name_with_spaces_',
+      'fx_crash',
+      'fx_echo',
+      'fx_fail',
+      'fx_media',
+      'fx_pid',
+      'fx_slow',
+      'fx_throws',
+    ])
     expect(fx.serverToolNames.fx_bad_name_with_spaces_).toBe('bad.name with spaces!')
     expect(fx.serverInfo).toEqual({ name: 'fixture-server', version: '1.2.3' })
     expect(fx.tools.fx_echo.description).toBe('Echoes the text back')
@@ -247,7 +266,9 @@ describe('malformed MCP servers', () => {
   })
 
   it('fails clearly when the server cannot be started or reached', async () => {
-    const missing = await failure(mcpTools({ name: 'none', transport: { type: 'stdio', command: '/nonexistent/mcp-server', stderr: 'ignore' }, connectTimeoutMs: 5000 }))
+    const missing = await failure(
+      mcpTools({ name: 'none', transport: { type: 'stdio', command: '/nonexistent/mcp-server', stderr: 'ignore' }, connectTimeoutMs: 5000 }),
+    )
     expect(missing.code).toBe('mcp_connect_failed')
     expect(missing.message).toContain('could not connect to MCP server "none"')
     const refused = await failure(mcpTools({ name: 'down', transport: { type: 'http', url: 'http://127.0.0.1:9/mcp' }, connectTimeoutMs: 5000 }))
@@ -285,7 +306,10 @@ describe('mcpTools over streamable HTTP on 127.0.0.1', () => {
   afterAll(stop)
 
   it('lists and calls tools with the configured headers, survives the server going away and coming back', async () => {
-    const remote = await mcpTools({ name: 'web', transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { authorization: 'Bearer secret' } } })
+    const remote = await mcpTools({
+      name: 'web',
+      transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp`, headers: { authorization: 'Bearer secret' } },
+    })
     try {
       expect(Object.keys(remote.tools)).toContain('web_echo')
       expect(await call(remote.tools.web_echo, { text: 'over http' })).toEqual({ content: [{ type: 'text', text: 'echo: over http' }] })
@@ -366,7 +390,10 @@ describe('closing', () => {
       const id = request.headers['mcp-session-id'] as string | undefined
       let transport = id ? sessions.get(id) : undefined
       if (!transport) {
-        const created = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (sessionId) => void sessions.set(sessionId, created) })
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: randomUUID,
+          onsessioninitialized: (sessionId) => void sessions.set(sessionId, created),
+        })
         created.onclose = () => void (created.sessionId && sessions.delete(created.sessionId))
         await buildServer().connect(created)
         transport = created
@@ -417,7 +444,9 @@ describe('options', () => {
   })
 
   it('keeps the query string of an HTTP URL (where tokens often go) out of error messages', async () => {
-    const error = await failure(mcpTools({ name: 'q', transport: { type: 'http', url: 'http://127.0.0.1:9/mcp?api_key=SECRET-IN-QUERY-123' }, connectTimeoutMs: 5000 }))
+    const error = await failure(
+      mcpTools({ name: 'q', transport: { type: 'http', url: 'http://127.0.0.1:9/mcp?api_key=SECRET-IN-QUERY-123' }, connectTimeoutMs: 5000 }),
+    )
     expect(error.code).toBe('mcp_connect_failed')
     expect(error.message).toContain('http://127.0.0.1:9/mcp')
     expect(error.message).not.toContain('SECRET-IN-QUERY-123')

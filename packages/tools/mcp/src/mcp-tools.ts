@@ -147,9 +147,13 @@ export async function mcpTools(options: McpToolsOptions): Promise<McpToolSet> {
   } catch (error) {
     await connection.close()
     if (McpToolError.isInstance(error)) throw error
-    throw new McpToolError('mcp_protocol_error', `MCP server "${options.name}" could not list its tools: ${connection.scrubber.text((error as Error)?.message ?? String(error))}`, {
-      cause: connection.scrubber.error(error),
-    })
+    throw new McpToolError(
+      'mcp_protocol_error',
+      `MCP server "${options.name}" could not list its tools: ${connection.scrubber.text((error as Error)?.message ?? String(error))}`,
+      {
+        cause: connection.scrubber.error(error),
+      },
+    )
   }
 
   return {
@@ -197,7 +201,10 @@ function wrapTool(info: McpToolInfo, modelName: string, connection: McpConnectio
         timeoutMs,
         maxTotalTimeoutMs,
         task: info.taskSupport === 'required',
-        onProgress: onProgress && ((update) => onProgress({ ...update, server: options.name, tool: info.name, toolName: modelName, runId: context?.runId ?? '', callId: context?.callId ?? '' })),
+        onProgress:
+          onProgress &&
+          ((update) =>
+            onProgress({ ...update, server: options.name, tool: info.name, toolName: modelName, runId: context?.runId ?? '', callId: context?.callId ?? '' })),
       })
       return toCallResult(raw, label)
     },

@@ -9,7 +9,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mcpTools, type McpToolError, type McpToolProgress, type McpToolSet } from './index.js'
 
 const everything = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url))
-const context = { runId: 'run-1', sessionId: 's', step: 0, callId: 'call-1', toolName: 't', idempotencyKey: 'k', signal: new AbortController().signal, runtime: undefined } as unknown as ToolExecutionContext
+const context = {
+  runId: 'run-1',
+  sessionId: 's',
+  step: 0,
+  callId: 'call-1',
+  toolName: 't',
+  idempotencyKey: 'k',
+  signal: new AbortController().signal,
+  runtime: undefined,
+} as unknown as ToolExecutionContext
 
 async function call(tool: Tool | undefined, args: unknown): Promise<any> {
   expect(tool, 'the tool should exist').toBeDefined()
@@ -67,7 +76,13 @@ describe('server-everything over stdio', () => {
   }, 20_000)
 
   it('stops a call that keeps reporting progress at maxTotalTimeoutMs, and one without progress at timeoutMs', async () => {
-    const bounded = await mcpTools({ name: 'bd', transport: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' }, timeoutMs: 700, maxTotalTimeoutMs: 1000, toolFilter: ['trigger-long-running-operation'] })
+    const bounded = await mcpTools({
+      name: 'bd',
+      transport: { type: 'stdio', command: process.execPath, args: [everything, 'stdio'], stderr: 'ignore' },
+      timeoutMs: 700,
+      maxTotalTimeoutMs: 1000,
+      toolFilter: ['trigger-long-running-operation'],
+    })
     try {
       const started = Date.now()
       const total = await failure(call(bounded.tools['bd_trigger-long-running-operation'], { duration: 5, steps: 25 }))
@@ -131,7 +146,11 @@ describe('server-everything over Streamable HTTP on 127.0.0.1', () => {
 
   it('ends a call promptly with mcp_connection_lost when the server is killed mid-call; a call to the server while it is down "could not connect"', async () => {
     child = await startHttp(port)
-    const remote = await mcpTools({ name: 'hv', transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp` }, toolFilter: ['echo', 'trigger-long-running-operation'] })
+    const remote = await mcpTools({
+      name: 'hv',
+      transport: { type: 'http', url: `http://127.0.0.1:${port}/mcp` },
+      toolFilter: ['echo', 'trigger-long-running-operation'],
+    })
     try {
       const started = Date.now()
       const pending = failure(call(remote.tools['hv_trigger-long-running-operation'], { duration: 30, steps: 30 }))
@@ -146,7 +165,9 @@ describe('server-everything over Streamable HTTP on 127.0.0.1', () => {
 
       const down = await failure(call(remote.tools.hv_echo, { message: 'x' }))
       expect(down.code).toBe('mcp_unavailable')
-      expect(down.message).toMatch(/^\[spindle\/tools-mcp\] could not connect to MCP server "hv" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) to restart it: .*; the call was not made$/)
+      expect(down.message).toMatch(
+        /^\[spindle\/tools-mcp\] could not connect to MCP server "hv" \(http:\/\/127\.0\.0\.1:\d+\/mcp\) to restart it: .*; the call was not made$/,
+      )
       expect(down.message).not.toContain('went away')
       expect(down.message.match(/spindle\/tools-mcp/g)).toHaveLength(1)
 

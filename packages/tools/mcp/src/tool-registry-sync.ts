@@ -12,7 +12,9 @@ export class ToolRegistrySync {
   add(registry: ToolRegistry, tools: Record<string, Tool>): void {
     const taken = Object.keys(tools).filter((name) => registry.get(name) !== undefined)
     if (taken.length > 0) {
-      throw new DuplicateError(`[spindle/tools-mcp] MCP server "${this.serverName}" cannot register ${taken.map((name) => `"${name}"`).join(', ')}: already registered; give the server another name`)
+      throw new DuplicateError(
+        `[spindle/tools-mcp] MCP server "${this.serverName}" cannot register ${taken.map((name) => `"${name}"`).join(', ')}: already registered; give the server another name`,
+      )
     }
     const owned = new Set<string>()
     for (const [name, tool] of Object.entries(tools)) {

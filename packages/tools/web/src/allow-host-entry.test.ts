@@ -81,7 +81,8 @@ describe('allowHosts ports: host:port and host:*', () => {
   })
 
   it('host:* allows any port, the default included', async () => {
-    for (const url of ['https://api.example.com/', 'http://api.example.com:22/', 'https://api.example.com:65535/']) await expectAllowed(url, ['api.example.com:*'])
+    for (const url of ['https://api.example.com/', 'http://api.example.com:22/', 'https://api.example.com:65535/'])
+      await expectAllowed(url, ['api.example.com:*'])
     await expectAllowed('https://a.b.example.com:6379/', ['*.example.com:*'])
     await expectRefused('https://example.com:6379/', ['*.example.com:*'])
   })
@@ -118,7 +119,7 @@ describe('allowHosts ports: host:port and host:*', () => {
   it('without allowHosts nothing changes: any port on a public host, the SSRF block still on', async () => {
     await expectAllowed('http://public.example:6379/', undefined)
     await expectAllowed('https://public.example:8443/', undefined)
-    expect((await outcome('http://internal.example/', undefined) as WebToolError).code).toBe('web_address_blocked')
+    expect(((await outcome('http://internal.example/', undefined)) as WebToolError).code).toBe('web_address_blocked')
   })
 
   it('hostAllowed checks the host and the port of a URL', () => {
@@ -171,9 +172,24 @@ describe('invalid allowHosts entries are a ConfigurationError at creation, namin
 
   it('accepts the valid forms', () => {
     const allowHosts = [
-      'api.example.com', 'API.example.com.', 'api.example.com:8443', 'api.example.com:*', '*.example.com', '*.example.com:8080',
-      'bücher.example', '127.0.0.1', '127.0.0.1:8080', '::1', '[::1]', '[::1]:8443', '[::1]:*', '10.0.0.0/8', '10.0.0.0/8:8080',
-      'fd00::/8', '[fd00::/8]:8080', ' spaced.example.com ',
+      'api.example.com',
+      'API.example.com.',
+      'api.example.com:8443',
+      'api.example.com:*',
+      '*.example.com',
+      '*.example.com:8080',
+      'bücher.example',
+      '127.0.0.1',
+      '127.0.0.1:8080',
+      '::1',
+      '[::1]',
+      '[::1]:8443',
+      '[::1]:*',
+      '10.0.0.0/8',
+      '10.0.0.0/8:8080',
+      'fd00::/8',
+      '[fd00::/8]:8080',
+      ' spaced.example.com ',
     ]
     expect(() => httpFetch({ allowHosts })).not.toThrow()
   })

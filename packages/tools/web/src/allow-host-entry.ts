@@ -34,7 +34,8 @@ export function defaultPort(protocol: string): number | undefined {
  */
 export function parseAllowHosts(allowHosts: readonly string[] | undefined): AllowHostEntry[] | undefined {
   if (allowHosts === undefined) return undefined
-  if (!Array.isArray(allowHosts)) throw new ConfigurationError('[spindle/tools-web] allowHosts must be an array of host entries, e.g. ["api.example.com", "api.example.com:8443"]')
+  if (!Array.isArray(allowHosts))
+    throw new ConfigurationError('[spindle/tools-web] allowHosts must be an array of host entries, e.g. ["api.example.com", "api.example.com:8443"]')
   return allowHosts.map(parseEntry)
 }
 
@@ -83,7 +84,11 @@ function splitPort(text: string, source: string): { host: string; portText?: str
   const colons = text.split(':').length - 1
   // Two or more colons: a bare IPv6 address or CIDR, which never carries a port (brackets are for that).
   if (colons >= 2) {
-    if (isIP(text.split('/')[0]) !== 6) throw invalid(source, 'it is not an IPv6 address; an IPv6 address takes a port only in brackets ("[2001:db8::1]:8443"), a name takes one port ("api.example.com:8443")')
+    if (isIP(text.split('/')[0]) !== 6)
+      throw invalid(
+        source,
+        'it is not an IPv6 address; an IPv6 address takes a port only in brackets ("[2001:db8::1]:8443"), a name takes one port ("api.example.com:8443")',
+      )
     return { host: text }
   }
   if (colons === 1) {
@@ -117,7 +122,8 @@ function parseHost(host: string, source: string): Pick<AllowHostEntry, 'kind' | 
     if (isIP(suffix)) throw invalid(source, 'a wildcard stands for subdomains of a name, not of an IP address')
     return { kind: 'wildcard', host: suffix }
   }
-  if (host.includes('*')) throw invalid(source, 'a wildcard is only allowed as a leading "*." (subdomains of a name); to allow every host, leave allowHosts unset')
+  if (host.includes('*'))
+    throw invalid(source, 'a wildcard is only allowed as a leading "*." (subdomains of a name); to allow every host, leave allowHosts unset')
   const name = asciiName(host, source)
   // WHATWG host parsing turns 127.1 into 127.0.0.1, in URLs and here alike.
   return isIP(name) ? { kind: 'address', host: name } : { kind: 'name', host: name }

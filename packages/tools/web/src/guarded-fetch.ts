@@ -57,8 +57,18 @@ export interface GuardedResponse {
 const redirectStatuses = new Set([301, 302, 303, 307, 308])
 /** Headers a caller may not set: they would let it smuggle requests or lie about the target. */
 const forbiddenHeaders = new Set([
-  'host', 'connection', 'content-length', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'keep-alive',
-  'proxy-authorization', 'proxy-connection', 'expect', 'accept-encoding',
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'upgrade',
+  'te',
+  'trailer',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-connection',
+  'expect',
+  'accept-encoding',
 ])
 export interface ResolvedFetchLimits {
   maxBytes: number
@@ -94,9 +104,16 @@ export async function guardedFetch(request: GuardedRequest, options: GuardedFetc
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout
   const fail = (error: unknown): never => {
     if (WebToolError.isInstance(error)) throw error
-    if (timeout.aborted) throw new WebToolError('web_timeout', `the request to ${request.url} took longer than ${limits.timeoutMs} ms and was stopped`, { cause: error, isRetryable: true })
+    if (timeout.aborted)
+      throw new WebToolError('web_timeout', `the request to ${request.url} took longer than ${limits.timeoutMs} ms and was stopped`, {
+        cause: error,
+        isRetryable: true,
+      })
     if (request.signal?.aborted) throw new WebToolError('web_aborted', 'the request was aborted', { cause: error })
-    throw new WebToolError('web_request_failed', `the request to ${request.url} failed: ${(error as Error)?.message ?? String(error)}`, { cause: error, isRetryable: true })
+    throw new WebToolError('web_request_failed', `the request to ${request.url} failed: ${(error as Error)?.message ?? String(error)}`, {
+      cause: error,
+      isRetryable: true,
+    })
   }
   let method = (request.method ?? 'GET').toUpperCase()
   let body = request.body === undefined || method === 'GET' || method === 'HEAD' ? undefined : Buffer.from(request.body, 'utf8')
@@ -188,7 +205,14 @@ async function readResponse(response: IncomingMessage, target: VettedTarget, met
 }
 
 function decode(response: IncomingMessage, encoding: string): Readable {
-  const decoder = encoding === 'gzip' || encoding === 'x-gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : encoding === 'br' ? createBrotliDecompress() : undefined
+  const decoder =
+    encoding === 'gzip' || encoding === 'x-gzip'
+      ? createGunzip()
+      : encoding === 'deflate'
+        ? createInflate()
+        : encoding === 'br'
+          ? createBrotliDecompress()
+          : undefined
   if (!decoder) return response
   response.on('error', (error) => decoder.destroy(error))
   return response.pipe(decoder)

@@ -17,14 +17,68 @@ export interface ReadablePage {
 /** Elements whose content is never text for a reader. */
 const skippedElements = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'iframe', 'object', 'canvas', 'head', 'select', 'textarea'])
 const blockElements = new Set([
-  'address', 'article', 'aside', 'blockquote', 'body', 'dd', 'details', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure',
-  'footer', 'form', 'header', 'hr', 'html', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody', 'thead',
-  'tfoot', 'tr', 'ul', 'caption',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'body',
+  'dd',
+  'details',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'header',
+  'hr',
+  'html',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'thead',
+  'tfoot',
+  'tr',
+  'ul',
+  'caption',
 ])
 const entities: Record<string, string> = {
-  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', copy: '©', reg: '®', trade: '™', hellip: '…',
-  mdash: '—', ndash: '–', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«', raquo: '»', middot: '·', bull: '•',
-  euro: '€', pound: '£', yen: '¥', cent: '¢', deg: '°', times: '×', divide: '÷', shy: '',
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  copy: '©',
+  reg: '®',
+  trade: '™',
+  hellip: '…',
+  mdash: '—',
+  ndash: '–',
+  lsquo: '‘',
+  rsquo: '’',
+  ldquo: '“',
+  rdquo: '”',
+  laquo: '«',
+  raquo: '»',
+  middot: '·',
+  bull: '•',
+  euro: '€',
+  pound: '£',
+  yen: '¥',
+  cent: '¢',
+  deg: '°',
+  times: '×',
+  divide: '÷',
+  shy: '',
 }
 
 export function decodeEntities(text: string): string {
@@ -83,7 +137,9 @@ export function htmlToText(html: string, baseUrl?: string): ReadablePage {
     const name = match[2].toLowerCase()
     if (!closing && name === 'title') {
       const end = lower.indexOf('</title', position)
-      title = decodeEntities(html.slice(position, end === -1 ? html.length : end)).replace(/\s+/g, ' ').trim()
+      title = decodeEntities(html.slice(position, end === -1 ? html.length : end))
+        .replace(/\s+/g, ' ')
+        .trim()
       position = end === -1 ? html.length : skipTag(html, end)
       continue
     }
@@ -95,7 +151,10 @@ export function htmlToText(html: string, baseUrl?: string): ReadablePage {
         if (titleStart !== -1 && (end === -1 || titleStart < end)) {
           const titleOpen = html.indexOf('>', titleStart)
           const titleEnd = lower.indexOf('</title', titleOpen)
-          if (titleOpen !== -1 && titleEnd !== -1) title = decodeEntities(html.slice(titleOpen + 1, titleEnd)).replace(/\s+/g, ' ').trim()
+          if (titleOpen !== -1 && titleEnd !== -1)
+            title = decodeEntities(html.slice(titleOpen + 1, titleEnd))
+              .replace(/\s+/g, ' ')
+              .trim()
         }
       }
       position = end === -1 ? html.length : skipTag(html, end)

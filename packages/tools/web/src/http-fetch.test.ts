@@ -10,7 +10,16 @@ import { ConfigurationError, parseToolInput, SpindleError, type Tool, type ToolE
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { httpFetch, vetUrl, webPage, webTools, WebToolError, type LookupFunction } from './index.js'
 
-const context = { runId: 'r', sessionId: 's', step: 0, callId: 'c', toolName: 't', idempotencyKey: 'r:0:c', signal: new AbortController().signal, runtime: undefined } as unknown as ToolExecutionContext
+const context = {
+  runId: 'r',
+  sessionId: 's',
+  step: 0,
+  callId: 'c',
+  toolName: 't',
+  idempotencyKey: 'r:0:c',
+  signal: new AbortController().signal,
+  runtime: undefined,
+} as unknown as ToolExecutionContext
 
 async function call<T>(tool: Tool<any, T>, args: unknown): Promise<T> {
   const parsed = parseToolInput(tool, args)
@@ -114,7 +123,9 @@ beforeAll(async () => {
         return
       case '/page':
         response.setHeader('content-type', 'text/html')
-        response.end('<html><head><title>Loopback page</title><script>steal()</script></head><body><h1>Docs</h1><p>See <a href="/hello">hello</a>.</p></body></html>')
+        response.end(
+          '<html><head><title>Loopback page</title><script>steal()</script></head><body><h1>Docs</h1><p>See <a href="/hello">hello</a>.</p></body></html>',
+        )
         return
       default:
         response.statusCode = 404
@@ -232,10 +243,21 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
   })
 
   it('drops every credential header across origins (custom key and token headers too), from the caller and the options', async () => {
-    const tool = httpFetch({ allowPrivateAddresses: true, allowHosts: [`127.0.0.1:${site.port}`, `localhost:${site.port}`], headers: { 'x-api-key': 'operator-key-123', 'x-trace': 'kept' }, publicHeaders: ['x-trace'] })
+    const tool = httpFetch({
+      allowPrivateAddresses: true,
+      allowHosts: [`127.0.0.1:${site.port}`, `localhost:${site.port}`],
+      headers: { 'x-api-key': 'operator-key-123', 'x-trace': 'kept' },
+      publicHeaders: ['x-trace'],
+    })
     const headers = { authorization: 'Bearer t', 'api-key': 'azure-key-456', 'x-auth-token': 'gateway-token-789', cookie: 'session=abc', 'x-request-id': 'r-1' }
     const sameOrigin = JSON.parse((await call(tool, { url: `${site.url}/redirect?to=/headers`, headers })).body)
-    expect(sameOrigin).toMatchObject({ authorization: 'Bearer t', 'x-api-key': 'operator-key-123', 'api-key': 'azure-key-456', 'x-auth-token': 'gateway-token-789', cookie: 'session=abc' })
+    expect(sameOrigin).toMatchObject({
+      authorization: 'Bearer t',
+      'x-api-key': 'operator-key-123',
+      'api-key': 'azure-key-456',
+      'x-auth-token': 'gateway-token-789',
+      cookie: 'session=abc',
+    })
     const otherOrigin = `http://localhost:${site.port}/headers`
     const crossOrigin = JSON.parse((await call(tool, { url: `${site.url}/redirect?to=${encodeURIComponent(otherOrigin)}`, headers })).body)
     for (const name of ['authorization', 'x-api-key', 'api-key', 'x-auth-token', 'cookie']) expect(crossOrigin[name], name).toBeUndefined()
@@ -289,7 +311,9 @@ describe('httpFetch: the SSRF guard against a real loopback server', () => {
     expect((await refusal(call(tool, { url: 'ftp://example.com/' }))).code).toBe('web_scheme_not_allowed')
     expect((await refusal(call(tool, { url: 'not a url' }))).code).toBe('web_invalid_url')
     expect((await refusal(call(tool, { url: `http://user:pass@127.0.0.1:${site.port}/` }))).code).toBe('web_invalid_url')
-    expect((await refusal(call(httpFetch({ allowedSchemes: ['https'], allowPrivateAddresses: true }), { url: `${site.url}/hello` }))).code).toBe('web_scheme_not_allowed')
+    expect((await refusal(call(httpFetch({ allowedSchemes: ['https'], allowPrivateAddresses: true }), { url: `${site.url}/hello` }))).code).toBe(
+      'web_scheme_not_allowed',
+    )
     expect((await refusal(call(tool, { url: `${site.url}/hello`, headers: { host: 'evil.test' } }))).code).toBe('web_invalid_url')
     expect((await refusal(call(tool, { url: `${site.url}/hello`, headers: { 'x-a': 'b\r\nx-injected: 1' } }))).code).toBe('web_invalid_url')
     expect(() => parseToolInput(tool, { url: `${site.url}/json`, method: 'POST' })).not.toThrow()
@@ -360,7 +384,9 @@ describe('allowHosts ports against real loopback servers', () => {
       expect(error.message).toContain(`the port ${other.port} of "127.0.0.1"`)
     }
     expect(site.hits.length).toBe(before + 4) // each first hop went through
-    expect((await refusal(call(webPage({ allowHosts: [`127.0.0.1:${site.port}`] }), { url: `${site.url}/redirect?to=${to}` }))).code).toBe('web_host_not_allowed')
+    expect((await refusal(call(webPage({ allowHosts: [`127.0.0.1:${site.port}`] }), { url: `${site.url}/redirect?to=${to}` }))).code).toBe(
+      'web_host_not_allowed',
+    )
     expect(other.hits.length).toBe(otherBefore)
     // The same port is followed, and so is another one once it is listed.
     expect((await call(tool, { url: `${site.url}/redirect?to=/hello` })).body).toBe('hello from loopback')
@@ -397,7 +423,27 @@ describe.skipIf(!hasOpenssl())('httpFetch over https with the connection pinned 
   it('keeps SNI and certificate verification on the host name while connecting to the vetted IP', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'spindle-tls-'))
     try {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=secure.test', '-addext', 'subjectAltName=DNS:secure.test'], { stdio: 'ignore' })
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          path.join(dir, 'key.pem'),
+          '-out',
+          path.join(dir, 'cert.pem'),
+          '-days',
+          '1',
+          '-subj',
+          '/CN=secure.test',
+          '-addext',
+          'subjectAltName=DNS:secure.test',
+        ],
+        { stdio: 'ignore' },
+      )
       const cert = readFileSync(path.join(dir, 'cert.pem'))
       const servernames: Array<string | false | undefined> = []
       const server = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert }, (request, response) => {
@@ -413,7 +459,9 @@ describe.skipIf(!hasOpenssl())('httpFetch over https with the connection pinned 
         expect(result.body).toBe(`tls ok for secure.test:${port}`)
         expect(servernames).toEqual(['secure.test'])
         // Without the CA the certificate is not trusted: verification stays on.
-        const untrusted = await refusal(call(httpFetch({ allowHosts: [`secure.test:${port}`, `127.0.0.1:${port}`], lookup }), { url: `https://secure.test:${port}/` }))
+        const untrusted = await refusal(
+          call(httpFetch({ allowHosts: [`secure.test:${port}`, `127.0.0.1:${port}`], lookup }), { url: `https://secure.test:${port}/` }),
+        )
         expect(untrusted.code).toBe('web_request_failed')
         expect(untrusted.message).toMatch(/self[- ]signed|certificate/i)
       } finally {

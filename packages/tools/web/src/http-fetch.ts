@@ -54,7 +54,10 @@ export function httpFetch(options: HttpFetchOptions = {}): Tool<HttpFetchInput, 
   const readOnly = methods.every((method) => safeMethods.includes(method))
   const input = z.object({
     url: z.string().describe('Absolute http(s) URL'),
-    method: z.enum(methods as [string, ...string[]]).optional().describe(`HTTP method (default GET; allowed: ${methods.join(', ')})`),
+    method: z
+      .enum(methods as [string, ...string[]])
+      .optional()
+      .describe(`HTTP method (default GET; allowed: ${methods.join(', ')})`),
     headers: z.record(z.string(), z.string()).optional().describe('Extra request headers'),
     body: z.string().optional().describe('Request body, for methods that take one'),
   })

@@ -6,7 +6,16 @@ import { ConfigurationError, parseToolInput, type Tool, type ToolExecutionContex
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { httpFetch, webPage, webTools } from './index.js'
 
-const context = { runId: 'r', sessionId: 's', step: 0, callId: 'c', toolName: 't', idempotencyKey: 'r:0:c', signal: new AbortController().signal, runtime: undefined } as unknown as ToolExecutionContext
+const context = {
+  runId: 'r',
+  sessionId: 's',
+  step: 0,
+  callId: 'c',
+  toolName: 't',
+  idempotencyKey: 'r:0:c',
+  signal: new AbortController().signal,
+  runtime: undefined,
+} as unknown as ToolExecutionContext
 
 async function call<T>(tool: Tool<any, T>, args: unknown): Promise<T> {
   const parsed = parseToolInput(tool, args)
@@ -90,7 +99,10 @@ describe('operator headers on a redirect to another origin (two loopback ports)'
   it('keeps dropping them on a later hop back to the first origin, and in web_page too', async () => {
     const back = encodeURIComponent(`${first.url}/back`)
     const viaSecond = encodeURIComponent(`${second.url}/redirect?to=${back}`)
-    for (const tool of [httpFetch({ allowHosts: ['127.0.0.1:*'], headers: operatorHeaders }), webPage({ allowHosts: ['127.0.0.1:*'], headers: operatorHeaders })]) {
+    for (const tool of [
+      httpFetch({ allowHosts: ['127.0.0.1:*'], headers: operatorHeaders }),
+      webPage({ allowHosts: ['127.0.0.1:*'], headers: operatorHeaders }),
+    ]) {
       await call(tool as Tool<any, unknown>, { url: `${first.url}/redirect?to=${viaSecond}` })
       const returned = first.received.at(-1)!
       for (const name of [...secretNames, 'accept-language', 'x-trace']) expect(returned[name], name).toBeUndefined()

@@ -61,7 +61,9 @@ export function parseUrl(input: string | URL): URL {
   try {
     return new URL(String(input))
   } catch (error) {
-    throw new WebToolError('web_invalid_url', `"${String(input).slice(0, 200)}" is not a valid absolute URL; pass e.g. "https://example.com/page"`, { cause: error })
+    throw new WebToolError('web_invalid_url', `"${String(input).slice(0, 200)}" is not a valid absolute URL; pass e.g. "https://example.com/page"`, {
+      cause: error,
+    })
   }
 }
 
@@ -96,7 +98,8 @@ export async function vetUrl(input: string | URL, options: UrlGuardOptions, sign
     const reason = blockedAddressReason(address)
     if (reason === undefined || options.allowPrivateAddresses) continue
     // An IP or CIDR entry lets its internal addresses through, on the ports it allows.
-    if (entries?.some((entry) => (entry.kind === 'address' || entry.kind === 'cidr') && addressInCidr(address, entry.host) && entryAllowsPort(entry, url))) continue
+    if (entries?.some((entry) => (entry.kind === 'address' || entry.kind === 'cidr') && addressInCidr(address, entry.host) && entryAllowsPort(entry, url)))
+      continue
     const via = address === hostname ? '' : ` (${hostname} resolves to it)`
     throw new WebToolError(
       'web_address_blocked',
@@ -131,7 +134,9 @@ function urlHostname(url: URL): string {
 function checkAllowHosts(url: URL, hostname: string, entries: AllowHostEntry[]): void {
   const forHost = entries.filter((entry) => entryMatchesHost(entry, hostname))
   if (forHost.length === 0) {
-    throw new WebToolError('web_host_not_allowed', `the host "${hostname}" is not in the allow-list (${entries.map((entry) => entry.source).join(', ')})`, { details: { hostname } })
+    throw new WebToolError('web_host_not_allowed', `the host "${hostname}" is not in the allow-list (${entries.map((entry) => entry.source).join(', ')})`, {
+      details: { hostname },
+    })
   }
   if (forHost.some((entry) => entryAllowsPort(entry, url))) return
   const port = effectivePort(url)

@@ -46,10 +46,16 @@ export function webPage(options: WebPageOptions = {}): Tool<{ url: string }, Web
     effect: 'read',
     timeoutMs: limits.timeoutMs + 1000,
     async execute({ url }, context) {
-      const response = await guardedFetch({ url, method: 'GET', headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1' }, signal: context?.signal }, options)
+      const response = await guardedFetch(
+        { url, method: 'GET', headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1' }, signal: context?.signal },
+        options,
+      )
       const contentType = response.headers['content-type']
       if (!isTextual(contentType, response.body)) {
-        throw new WebToolError('web_request_failed', `${response.url} is not a text page (content-type ${contentType ?? 'unknown'}); use http_fetch for binary content`)
+        throw new WebToolError(
+          'web_request_failed',
+          `${response.url} is not a text page (content-type ${contentType ?? 'unknown'}); use http_fetch for binary content`,
+        )
       }
       const raw = decodeText(response.body, contentType)
       const html = /html|xml/i.test(contentType ?? '') || /^\s*</.test(raw)

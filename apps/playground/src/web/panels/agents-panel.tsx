@@ -6,7 +6,9 @@ import { useApiData } from './use-api-data'
 
 function policyRows(policy: Record<string, unknown>, prefix = ''): Array<[string, string]> {
   return Object.entries(policy).flatMap(([key, value]) =>
-    value && typeof value === 'object' && !Array.isArray(value) ? policyRows(value as Record<string, unknown>, `${prefix}${key}.`) : [[`${prefix}${key}`, JSON.stringify(value)] as [string, string]],
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? policyRows(value as Record<string, unknown>, `${prefix}${key}.`)
+      : [[`${prefix}${key}`, JSON.stringify(value)] as [string, string]],
   )
 }
 
@@ -26,17 +28,29 @@ export function AgentsPanel() {
             {agent.instructions && <blockquote className="instructions">{agent.instructions}</blockquote>}
             <table className="tools-table">
               <thead>
-                <tr><th>Tool</th><th>Effect</th><th>Approval</th><th>Idempotent</th><th>Schema</th></tr>
+                <tr>
+                  <th>Tool</th>
+                  <th>Effect</th>
+                  <th>Approval</th>
+                  <th>Idempotent</th>
+                  <th>Schema</th>
+                </tr>
               </thead>
               <tbody>
                 {agent.tools.map((tool) => (
                   <tr key={tool.name} data-tool={tool.name}>
                     <td>
                       <code>{tool.name}</code>
-                      {tool.agent && <span className="badge agent">{tool.agent.kind === 'handoff' ? 'hands over to' : 'sub-run of'} {tool.agent.name}</span>}
+                      {tool.agent && (
+                        <span className="badge agent">
+                          {tool.agent.kind === 'handoff' ? 'hands over to' : 'sub-run of'} {tool.agent.name}
+                        </span>
+                      )}
                       <div className="muted">{tool.description}</div>
                     </td>
-                    <td><span className={`badge effect-${tool.effect}`}>{tool.effect}</span></td>
+                    <td>
+                      <span className={`badge effect-${tool.effect}`}>{tool.effect}</span>
+                    </td>
                     <td>{tool.approval}</td>
                     <td>{tool.idempotent ? 'yes' : 'no'}</td>
                     <td>
@@ -58,21 +72,33 @@ export function AgentsPanel() {
           <table className="policy-table" data-testid="policy-table">
             <tbody>
               {policyRows(data.policy).map(([key, value]) => (
-                <tr key={key}><th>{key}</th><td>{value}</td></tr>
+                <tr key={key}>
+                  <th>{key}</th>
+                  <td>{value}</td>
+                </tr>
               ))}
             </tbody>
           </table>
         </section>
         <section>
           <h3>Stores</h3>
-          <p data-testid="store-kind">{data.store.kind}{data.store.schema ? ` (schema ${data.store.schema})` : ''}</p>
+          <p data-testid="store-kind">
+            {data.store.kind}
+            {data.store.schema ? ` (schema ${data.store.schema})` : ''}
+          </p>
         </section>
         <section>
           <h3>Providers</h3>
           <ul className="providers" data-testid="providers">
             {data.providers.map((provider) => (
               <li key={provider.id}>
-                <code>{provider.id}</code> <span className="muted">{provider.label}{provider.pricing ? ` · $${provider.pricing.input}/$${provider.pricing.output} per M tokens${provider.pricing.note ? ` (${provider.pricing.note})` : ''}` : ''}</span>
+                <code>{provider.id}</code>{' '}
+                <span className="muted">
+                  {provider.label}
+                  {provider.pricing
+                    ? ` · $${provider.pricing.input}/$${provider.pricing.output} per M tokens${provider.pricing.note ? ` (${provider.pricing.note})` : ''}`
+                    : ''}
+                </span>
               </li>
             ))}
           </ul>

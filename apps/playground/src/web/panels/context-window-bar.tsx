@@ -19,7 +19,12 @@ export function ContextWindowBar(props: { composition: ModelCallView['compositio
   const share = limit ? (total / limit) * 100 : 0
   return (
     <div className="context-window" data-testid="context-window">
-      <svg viewBox={`0 0 ${width} 26`} preserveAspectRatio="none" role="img" aria-label={`Context window: ${total.toLocaleString()} of ${limit.toLocaleString()} tokens`}>
+      <svg
+        viewBox={`0 0 ${width} 26`}
+        preserveAspectRatio="none"
+        role="img"
+        aria-label={`Context window: ${total.toLocaleString()} of ${limit.toLocaleString()} tokens`}
+      >
         <defs>
           <pattern id="reserve-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <rect width="3" height="6" fill="#fde68a" />
@@ -36,10 +41,15 @@ export function ContextWindowBar(props: { composition: ModelCallView['compositio
             </rect>
           )
         })}
-        {outputReserve > 0 && <rect x={Math.max(0, width - scale(outputReserve))} y={0} width={scale(outputReserve)} height={26} fill="url(#reserve-hatch)"><title>{`Kept for the answer: ${outputReserve.toLocaleString()} tokens`}</title></rect>}
+        {outputReserve > 0 && (
+          <rect x={Math.max(0, width - scale(outputReserve))} y={0} width={scale(outputReserve)} height={26} fill="url(#reserve-hatch)">
+            <title>{`Kept for the answer: ${outputReserve.toLocaleString()} tokens`}</title>
+          </rect>
+        )}
       </svg>
       <div className="context-caption">
-        <strong>{total.toLocaleString()}</strong> of {limit.toLocaleString()} tokens ({share < 1 ? share.toFixed(2) : share.toFixed(1)} %) · {outputReserve.toLocaleString()} kept for the answer
+        <strong>{total.toLocaleString()}</strong> of {limit.toLocaleString()} tokens ({share < 1 ? share.toFixed(2) : share.toFixed(1)} %) ·{' '}
+        {outputReserve.toLocaleString()} kept for the answer
       </div>
       <ul className="context-legend">
         {parts.map((part) => (

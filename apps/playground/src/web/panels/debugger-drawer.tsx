@@ -52,7 +52,7 @@ export function DebuggerLauncher(props: { runId?: string; sessionId?: string; ev
             {tab === 'events' && <EventLogPanel runId={props.runId} events={props.events} />}
             {tab === 'tree' && <RunTreePanel runId={props.runId} version={version} onOpenRun={props.onOpenRun} />}
             {tab === 'agents' && <AgentsPanel />}
-            {tab === 'overview' && <SessionOverviewPanel sessionId={props.sessionId} version={`${props.runId ?? ""}:${version}`} />}
+            {tab === 'overview' && <SessionOverviewPanel sessionId={props.sessionId} version={`${props.runId ?? ''}:${version}`} />}
           </div>
         </div>
       )}

@@ -18,7 +18,12 @@ export interface ModelCallView {
   startedAt: number
   durationMs?: number
   request: { messages: ModelMessage[]; tools: Array<{ name: string; description: string; inputSchema: unknown }>; settings: Record<string, unknown> }
-  response: { parts: Array<{ type: string; [key: string]: unknown }>; usage?: { inputTokens: number; outputTokens: number }; finishReason?: string; error?: string }
+  response: {
+    parts: Array<{ type: string; [key: string]: unknown }>
+    usage?: { inputTokens: number; outputTokens: number }
+    finishReason?: string
+    error?: string
+  }
   composition: { parts: ContextPart[]; total: number; limit: number; outputReserve: number; perMessage: number[]; perTool: number[] }
 }
 
@@ -60,7 +65,17 @@ export interface AgentsConfigView {
 
 export interface SessionOverviewView {
   sessionId: string
-  runs: Array<{ runId: string; status: string; model?: string; startedAt: number; finishedAt?: number; steps: number; inputTokens: number; outputTokens: number; costUsd?: number }>
+  runs: Array<{
+    runId: string
+    status: string
+    model?: string
+    startedAt: number
+    finishedAt?: number
+    steps: number
+    inputTokens: number
+    outputTokens: number
+    costUsd?: number
+  }>
   tools: Array<{ runId: string; step: number; toolName: string; durationMs: number; ok: boolean; at: number }>
   totals: { inputTokens: number; outputTokens: number; costUsd?: number; steps: number; runs: number }
 }

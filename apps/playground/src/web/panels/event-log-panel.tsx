@@ -43,45 +43,82 @@ export function EventLogPanel(props: { runId?: string; events: AgentEvent[] }) {
       setNotice(error instanceof SyntaxError ? 'This file is not valid JSON.' : (error as Error).message)
     }
   }
-  const copy = async (text: string, what: string) => setNotice((await copyText(text)) ? `Copied ${what}.` : 'The browser refused the clipboard; select the text and copy it instead.')
+  const copy = async (text: string, what: string) =>
+    setNotice((await copyText(text)) ? `Copied ${what}.` : 'The browser refused the clipboard; select the text and copy it instead.')
 
   return (
     <div className="event-tool" data-testid="event-tool">
       <div className="event-toolbar">
         <select aria-label="Event type" value={filter.type} onChange={(event) => set({ type: event.target.value })}>
           <option value="">All types</option>
-          {choices.types.map((type) => <option key={type}>{type}</option>)}
+          {choices.types.map((type) => (
+            <option key={type}>{type}</option>
+          ))}
         </select>
         <select aria-label="Step" value={filter.step} onChange={(event) => set({ step: event.target.value })}>
           <option value="">All steps</option>
-          {choices.steps.map((step) => <option key={step} value={String(step)}>step {step}</option>)}
+          {choices.steps.map((step) => (
+            <option key={step} value={String(step)}>
+              step {step}
+            </option>
+          ))}
         </select>
         <select aria-label="Tool" value={filter.tool} onChange={(event) => set({ tool: event.target.value })}>
           <option value="">All tools</option>
-          {choices.tools.map((tool) => <option key={tool}>{tool}</option>)}
+          {choices.tools.map((tool) => (
+            <option key={tool}>{tool}</option>
+          ))}
         </select>
-        <input className="search" type="search" aria-label="Search events" placeholder="Search events…" value={filter.search} onChange={(event) => set({ search: event.target.value })} />
-        <span className="muted" data-testid="event-count">{shown.length} of {events.length} events</span>
+        <input
+          className="search"
+          type="search"
+          aria-label="Search events"
+          placeholder="Search events…"
+          value={filter.search}
+          onChange={(event) => set({ search: event.target.value })}
+        />
+        <span className="muted" data-testid="event-count">
+          {shown.length} of {events.length} events
+        </span>
         <span className="toolbar-end">
-          <button onClick={() => copy(JSON.stringify(shown, null, 2), `${shown.length} event(s)`)} disabled={!shown.length}>Copy shown</button>
+          <button onClick={() => copy(JSON.stringify(shown, null, 2), `${shown.length} event(s)`)} disabled={!shown.length}>
+            Copy shown
+          </button>
           {props.runId && !imported && (
-            <a className="button-link" href={`/api/runs/${encodeURIComponent(props.runId)}/export`} download={`${props.runId}.run.json`} data-testid="export-run">
+            <a
+              className="button-link"
+              href={`/api/runs/${encodeURIComponent(props.runId)}/export`}
+              download={`${props.runId}.run.json`}
+              data-testid="export-run"
+            >
               Export run
             </a>
           )}
           <label className="button-link">
             Import run file
-            <input type="file" accept=".json,application/json" aria-label="Import run file" onChange={(event) => void importFile(event.target.files?.[0])} hidden />
+            <input
+              type="file"
+              accept=".json,application/json"
+              aria-label="Import run file"
+              onChange={(event) => void importFile(event.target.files?.[0])}
+              hidden
+            />
           </label>
         </span>
       </div>
       {imported && (
         <div className="imported-banner" data-testid="imported-banner">
-          Imported <strong>{imported.name}</strong>: run <code>{imported.file.run.id}</code> ({imported.file.run.status}), exported {imported.file.exportedAt} · {imported.file.events.length} events, {imported.file.snapshots.length} snapshots, {imported.file.journal.length} journaled calls, {imported.file.modelCalls.length} model calls, {imported.file.subRuns.length} sub-runs
+          Imported <strong>{imported.name}</strong>: run <code>{imported.file.run.id}</code> ({imported.file.run.status}), exported {imported.file.exportedAt} ·{' '}
+          {imported.file.events.length} events, {imported.file.snapshots.length} snapshots, {imported.file.journal.length} journaled calls,{' '}
+          {imported.file.modelCalls.length} model calls, {imported.file.subRuns.length} sub-runs
           <button onClick={() => setImported(undefined)}>Back to the live run</button>
         </div>
       )}
-      {notice && <div className="notice" role="status">{notice}</div>}
+      {notice && (
+        <div className="notice" role="status">
+          {notice}
+        </div>
+      )}
       <ol className="event-rows" data-testid="event-rows">
         {shown.map((event) => (
           <li key={`${event.runId}:${event.seq}`} data-seq={event.seq} data-type={event.type}>

@@ -10,7 +10,6 @@ function messageText(message: ModelCallView['request']['messages'][number]): str
   return typeof message.content === 'string' ? message.content : json(message.content)
 }
 
-
 export function ModelCallsPanel(props: { runId?: string; version: number }) {
   const path = props.runId ? `/runs/${encodeURIComponent(props.runId)}/model-calls` : undefined
   const { data, error } = useApiData<{ calls: ModelCallView[] }>(path, props.version)
@@ -18,7 +17,8 @@ export function ModelCallsPanel(props: { runId?: string; version: number }) {
   if (!props.runId) return <p className="muted">Pick a run to see its model calls.</p>
   if (error) return <p className="error-line">{error}</p>
   const calls = data?.calls ?? []
-  if (!calls.length) return <p className="muted">No model call recorded for this run in this server process (calls are kept in memory; a run from before a restart has none).</p>
+  if (!calls.length)
+    return <p className="muted">No model call recorded for this run in this server process (calls are kept in memory; a run from before a restart has none).</p>
   const call = calls.find((candidate) => candidate.id === picked) ?? calls.at(-1)!
   return (
     <div className="model-calls" data-testid="model-calls">
@@ -28,14 +28,17 @@ export function ModelCallsPanel(props: { runId?: string; version: number }) {
             <button className={candidate.id === call.id ? 'selected' : ''} onClick={() => setPicked(candidate.id)} aria-pressed={candidate.id === call.id}>
               <strong>Step {candidate.step}</strong>
               {candidate.attempt > 0 && <span className="badge subtle">attempt {candidate.attempt + 1}</span>}
-              <span className="muted">{candidate.composition.total.toLocaleString()} tokens · {duration(candidate.durationMs)}</span>
+              <span className="muted">
+                {candidate.composition.total.toLocaleString()} tokens · {duration(candidate.durationMs)}
+              </span>
             </button>
           </li>
         ))}
       </ol>
       <div className="call-detail" data-testid="model-call-detail">
         <h3>
-          Step {call.step} · {call.provider}:{call.modelId} <span className="muted">{call.response.finishReason ?? (call.response.error ? 'error' : 'streaming…')}</span>
+          Step {call.step} · {call.provider}:{call.modelId}{' '}
+          <span className="muted">{call.response.finishReason ?? (call.response.error ? 'error' : 'streaming…')}</span>
         </h3>
         <ContextWindowBar composition={call.composition} />
         <h4>Request messages ({call.request.messages.length})</h4>
@@ -45,7 +48,8 @@ export function ModelCallsPanel(props: { runId?: string; version: number }) {
             return (
               <li key={index} className={`role-${message.role}`} data-role={message.role}>
                 <div className="message-head">
-                  <span className="badge">{message.role}</span> <span className="muted">{(call.composition.perMessage[index] ?? 0).toLocaleString()} tokens</span>
+                  <span className="badge">{message.role}</span>{' '}
+                  <span className="muted">{(call.composition.perMessage[index] ?? 0).toLocaleString()} tokens</span>
                 </div>
                 <pre>{text}</pre>
               </li>
@@ -58,7 +62,10 @@ export function ModelCallsPanel(props: { runId?: string; version: number }) {
             <li key={tool.name}>
               <details>
                 <summary>
-                  <code>{tool.name}</code> <span className="muted">{(call.composition.perTool[index] ?? 0).toLocaleString()} tokens · {tool.description}</span>
+                  <code>{tool.name}</code>{' '}
+                  <span className="muted">
+                    {(call.composition.perTool[index] ?? 0).toLocaleString()} tokens · {tool.description}
+                  </span>
                 </summary>
                 <pre>{json(tool.inputSchema)}</pre>
               </details>
@@ -67,7 +74,10 @@ export function ModelCallsPanel(props: { runId?: string; version: number }) {
         </ul>
         <h4>Settings</h4>
         <pre data-testid="model-call-settings">{json(call.request.settings)}</pre>
-        <h4>Raw response ({call.response.parts.length} parts{call.response.usage ? ` · ${call.response.usage.inputTokens} in · ${call.response.usage.outputTokens} out` : ''})</h4>
+        <h4>
+          Raw response ({call.response.parts.length} parts
+          {call.response.usage ? ` · ${call.response.usage.inputTokens} in · ${call.response.usage.outputTokens} out` : ''})
+        </h4>
         <pre data-testid="model-call-response">{call.response.parts.map((part) => JSON.stringify(part)).join('\n')}</pre>
       </div>
     </div>

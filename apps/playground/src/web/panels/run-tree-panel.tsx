@@ -14,7 +14,10 @@ export function RunTreePanel(props: { runId?: string; version: number; onOpenRun
     <div className="run-tree" data-testid="run-tree">
       {data.tree.parentRunId && (
         <p>
-          A sub-run of <button className="link" onClick={() => void openParent(data.tree.parentRunId!, props.onOpenRun)}>{shortId(data.tree.parentRunId)}</button>
+          A sub-run of{' '}
+          <button className="link" onClick={() => void openParent(data.tree.parentRunId!, props.onOpenRun)}>
+            {shortId(data.tree.parentRunId)}
+          </button>
         </p>
       )}
       <TreeNode node={data.tree} current={props.runId} onOpenRun={props.onOpenRun} />
@@ -42,13 +45,21 @@ function TreeNode(props: { node: RunTreeNode; current: string; onOpenRun(session
           <li key={step.step} data-step={step.step}>
             <details open>
               <summary>
-                Step {step.step} <span className="muted">{step.finishReason ?? 'unfinished'}{step.tokens !== undefined ? ` · ${step.tokens.toLocaleString()} tokens` : ''}</span>
+                Step {step.step}{' '}
+                <span className="muted">
+                  {step.finishReason ?? 'unfinished'}
+                  {step.tokens !== undefined ? ` · ${step.tokens.toLocaleString()} tokens` : ''}
+                </span>
               </summary>
               <ul className="tree-calls">
                 {step.calls.map((call) => (
                   <li key={call.callId} data-tool={call.toolName}>
                     <span className={`tree-call ${call.status}`}>
-                      {call.subRun ? '↳ ' : ''}<code>{call.toolName}</code> <span className="muted">{call.status} · {duration(call.durationMs)}</span>
+                      {call.subRun ? '↳ ' : ''}
+                      <code>{call.toolName}</code>{' '}
+                      <span className="muted">
+                        {call.status} · {duration(call.durationMs)}
+                      </span>
                     </span>
                     {call.subRun && <TreeNode node={call.subRun} current={props.current} onOpenRun={props.onOpenRun} />}
                   </li>

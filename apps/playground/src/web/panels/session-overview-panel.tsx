@@ -21,16 +21,55 @@ export function SessionOverviewPanel(props: { sessionId?: string; version: unkno
   return (
     <div className="session-overview" data-testid="session-overview">
       <div className="totals" data-testid="overview-totals">
-        <span><strong>{totals.runs}</strong> runs</span>
-        <span><strong>{totals.steps}</strong> steps</span>
-        <span><strong>{(totals.inputTokens + totals.outputTokens).toLocaleString()}</strong> tokens ({totals.inputTokens.toLocaleString()} in · {totals.outputTokens.toLocaleString()} out)</span>
-        <span><strong>{totals.costUsd === undefined ? 'n/a' : `$${totals.costUsd.toFixed(5)}`}</strong> cost</span>
+        <span>
+          <strong>{totals.runs}</strong> runs
+        </span>
+        <span>
+          <strong>{totals.steps}</strong> steps
+        </span>
+        <span>
+          <strong>{(totals.inputTokens + totals.outputTokens).toLocaleString()}</strong> tokens ({totals.inputTokens.toLocaleString()} in ·{' '}
+          {totals.outputTokens.toLocaleString()} out)
+        </span>
+        <span>
+          <strong>{totals.costUsd === undefined ? 'n/a' : `$${totals.costUsd.toFixed(5)}`}</strong> cost
+        </span>
       </div>
       <div className="charts">
-        <LineChart testId="chart-tokens" title="Tokens over time (cumulative)" points={tokens.map((point) => ({ ...point, label: `${point.label}: ${point.y.toLocaleString()} tokens` }))} formatY={(value) => Math.round(value).toLocaleString()} />
-        <LineChart testId="chart-cost" title="Cost over time (cumulative, US$)" points={costs.map((point) => ({ ...point, label: `${point.label}: $${point.y.toFixed(5)}` }))} formatY={(value) => `$${value.toFixed(value < 0.01 ? 5 : 3)}`} />
-        <BarChart testId="chart-steps" title="Steps per run" bars={runs.map((run, index) => ({ label: String(index + 1), value: run.steps, tone: run.status === 'failed' ? 'error' : 'ok', title: `run ${index + 1} (${run.status}): ${run.steps} steps` }))} formatY={(value) => String(Math.round(value))} />
-        <BarChart testId="chart-tools" title="Tool latency per call" bars={tools.map((tool) => ({ label: tool.toolName, value: tool.durationMs, tone: tool.ok ? 'ok' : 'error', title: `${tool.toolName} (step ${tool.step}): ${duration(tool.durationMs)}` }))} formatY={(value) => duration(value)} />
+        <LineChart
+          testId="chart-tokens"
+          title="Tokens over time (cumulative)"
+          points={tokens.map((point) => ({ ...point, label: `${point.label}: ${point.y.toLocaleString()} tokens` }))}
+          formatY={(value) => Math.round(value).toLocaleString()}
+        />
+        <LineChart
+          testId="chart-cost"
+          title="Cost over time (cumulative, US$)"
+          points={costs.map((point) => ({ ...point, label: `${point.label}: $${point.y.toFixed(5)}` }))}
+          formatY={(value) => `$${value.toFixed(value < 0.01 ? 5 : 3)}`}
+        />
+        <BarChart
+          testId="chart-steps"
+          title="Steps per run"
+          bars={runs.map((run, index) => ({
+            label: String(index + 1),
+            value: run.steps,
+            tone: run.status === 'failed' ? 'error' : 'ok',
+            title: `run ${index + 1} (${run.status}): ${run.steps} steps`,
+          }))}
+          formatY={(value) => String(Math.round(value))}
+        />
+        <BarChart
+          testId="chart-tools"
+          title="Tool latency per call"
+          bars={tools.map((tool) => ({
+            label: tool.toolName,
+            value: tool.durationMs,
+            tone: tool.ok ? 'ok' : 'error',
+            title: `${tool.toolName} (step ${tool.step}): ${duration(tool.durationMs)}`,
+          }))}
+          formatY={(value) => duration(value)}
+        />
       </div>
     </div>
   )

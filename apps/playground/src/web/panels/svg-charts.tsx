@@ -22,7 +22,14 @@ export function LineChart(props: { title: string; points: Point[]; formatY(value
   const innerWidth = width - pad.left - pad.right
   const innerHeight = height - pad.top - pad.bottom
   const maxY = Math.max(0, ...points.map((point) => point.y))
-  const x = points.length > 1 ? scale(points.map((point) => point.x), innerWidth, pad.left) : () => pad.left + innerWidth / 2
+  const x =
+    points.length > 1
+      ? scale(
+          points.map((point) => point.x),
+          innerWidth,
+          pad.left,
+        )
+      : () => pad.left + innerWidth / 2
   const y = (value: number) => pad.top + innerHeight - (maxY ? (value / maxY) * innerHeight : 0)
   const path = points.map((point, index) => `${index ? 'L' : 'M'}${x(point.x).toFixed(1)},${y(point.y).toFixed(1)}`).join(' ')
   return (
@@ -30,8 +37,12 @@ export function LineChart(props: { title: string; points: Point[]; formatY(value
       <figcaption>{props.title}</figcaption>
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={props.title}>
         <line className="axis" x1={pad.left} y1={pad.top + innerHeight} x2={width - pad.right} y2={pad.top + innerHeight} />
-        <text className="tick" x={pad.left - 4} y={pad.top + 8} textAnchor="end">{props.formatY(maxY)}</text>
-        <text className="tick" x={pad.left - 4} y={pad.top + innerHeight} textAnchor="end">0</text>
+        <text className="tick" x={pad.left - 4} y={pad.top + 8} textAnchor="end">
+          {props.formatY(maxY)}
+        </text>
+        <text className="tick" x={pad.left - 4} y={pad.top + innerHeight} textAnchor="end">
+          0
+        </text>
         {points.length > 0 && <path className="line" d={path} />}
         {points.map((point, index) => (
           <circle key={index} className="dot-point" cx={x(point.x)} cy={y(point.y)} r={3}>
@@ -45,7 +56,12 @@ export function LineChart(props: { title: string; points: Point[]; formatY(value
 }
 
 /** One bar per entry, labelled under it. */
-export function BarChart(props: { title: string; bars: Array<{ label: string; value: number; tone?: 'ok' | 'error'; title?: string }>; formatY(value: number): string; testId?: string }) {
+export function BarChart(props: {
+  title: string
+  bars: Array<{ label: string; value: number; tone?: 'ok' | 'error'; title?: string }>
+  formatY(value: number): string
+  testId?: string
+}) {
   const { bars } = props
   const innerWidth = width - pad.left - pad.right
   const innerHeight = height - pad.top - pad.bottom
@@ -57,8 +73,12 @@ export function BarChart(props: { title: string; bars: Array<{ label: string; va
       <figcaption>{props.title}</figcaption>
       <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={props.title}>
         <line className="axis" x1={pad.left} y1={pad.top + innerHeight} x2={width - pad.right} y2={pad.top + innerHeight} />
-        <text className="tick" x={pad.left - 4} y={pad.top + 8} textAnchor="end">{props.formatY(maxY)}</text>
-        <text className="tick" x={pad.left - 4} y={pad.top + innerHeight} textAnchor="end">0</text>
+        <text className="tick" x={pad.left - 4} y={pad.top + 8} textAnchor="end">
+          {props.formatY(maxY)}
+        </text>
+        <text className="tick" x={pad.left - 4} y={pad.top + innerHeight} textAnchor="end">
+          0
+        </text>
         {bars.map((bar, index) => {
           const barHeight = maxY ? (bar.value / maxY) * innerHeight : 0
           const left = pad.left + slot * index + (slot - barWidth) / 2
@@ -67,7 +87,11 @@ export function BarChart(props: { title: string; bars: Array<{ label: string; va
               <rect className={`bar-rect ${bar.tone ?? ''}`} x={left} y={pad.top + innerHeight - barHeight} width={barWidth} height={Math.max(barHeight, 1)}>
                 <title>{bar.title ?? `${bar.label}: ${props.formatY(bar.value)}`}</title>
               </rect>
-              {bars.length <= 12 && <text className="tick" x={left + barWidth / 2} y={height - 6} textAnchor="middle">{bar.label}</text>}
+              {bars.length <= 12 && (
+                <text className="tick" x={left + barWidth / 2} y={height - 6} textAnchor="middle">
+                  {bar.label}
+                </text>
+              )}
             </g>
           )
         })}

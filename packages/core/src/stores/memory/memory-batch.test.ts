@@ -38,7 +38,12 @@ describe('MemoryStoreBatch rollback', () => {
     const { stores, batch } = await setup()
     const before = await state(stores, 'new')
     const writes: StoreWrite[] = [
-      { type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'lost' }] } }], fence: 5 },
+      {
+        type: 'session.append',
+        sessionId: 's',
+        entries: [{ kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'lost' }] } }],
+        fence: 5,
+      },
       { type: 'execution.start', execution: { key: 'new:1:c', runId: 'new', step: 1, callId: 'c', toolName: 't', args: { a: 1 } } },
       { type: 'run.events', runId: 'new', events: [event('new', 1), event('new', 2)] },
       { type: 'snapshot.save', snapshot: { runId: 'new', sessionId: 's', version: 1, state: { step: 1 }, createdAt: 1 } },
@@ -83,7 +88,21 @@ describe('MemoryStoreBatch rollback', () => {
     const { stores, batch } = await setup()
     const before = await state(stores, 'old')
     // A class instance holding a function: structuredClone (the copy of anything but plain data) rejects it.
-    const uncloneable = { kind: 'message', message: { role: 'user', content: [{ type: 'text', text: 'x', extra: new (class { run = () => 1 })() }] } } as never
+    const uncloneable = {
+      kind: 'message',
+      message: {
+        role: 'user',
+        content: [
+          {
+            type: 'text',
+            text: 'x',
+            extra: new (class {
+              run = () => 1
+            })(),
+          },
+        ],
+      },
+    } as never
     await expect(batch.write([{ type: 'session.append', sessionId: 's', entries: [uncloneable], fence: 9 }])).rejects.toThrow(/could not be cloned/)
     const lastFails: StoreWrite[] = [
       { type: 'run.events', runId: 'old', events: [event('old', 1)] },
@@ -91,7 +110,9 @@ describe('MemoryStoreBatch rollback', () => {
     ]
     await expect(batch.write(lastFails)).rejects.toThrow(/could not be cloned/)
     expect(await state(stores, 'old')).toEqual(before)
-    const [appended] = (await batch.write([{ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'next' } }], fence: 4 }])) as Array<Array<{ seq: number }>>
+    const [appended] = (await batch.write([
+      { type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'next' } }], fence: 4 },
+    ])) as Array<Array<{ seq: number }>>
     expect(appended!.map((entry) => entry.seq)).toEqual([2])
   })
 })
@@ -99,7 +120,19 @@ describe('MemoryStoreBatch rollback', () => {
 describe('MemoryRunStore event writes', () => {
   it('an event that cannot be copied fails the write and leaves the log as it was (a new log and an existing one)', async () => {
     const { stores } = await setup()
-    const uncopyable = { type: 'tool.call', runId: 'old', sessionId: 's', seq: 3, timestamp: 1, step: 1, callId: 'c', toolName: 't', args: new (class Handle { close = () => {} })() } as unknown as AgentEvent
+    const uncopyable = {
+      type: 'tool.call',
+      runId: 'old',
+      sessionId: 's',
+      seq: 3,
+      timestamp: 1,
+      step: 1,
+      callId: 'c',
+      toolName: 't',
+      args: new (class Handle {
+        close = () => {}
+      })(),
+    } as unknown as AgentEvent
     await expect(stores.runs.appendEvents('fresh', [event('fresh', 1), { ...uncopyable, runId: 'fresh', seq: 2 }])).rejects.toThrow()
     expect(await stores.runs.listEvents('fresh')).toEqual([])
     await stores.runs.appendEvents('old', [event('old', 1), event('old', 2)])

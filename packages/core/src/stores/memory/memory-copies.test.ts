@@ -31,7 +31,12 @@ describe('memory store copies', () => {
         sessionId: 's',
         version: 3,
         createdAt: 1,
-        state: { step: 3, usage: { inputTokens: 1, outputTokens: 2 }, pending: [{ callId: 'c', toolName: 't', args: { q: ['a', { b: null }] } }], error: { code: 'e', message: 'm' } },
+        state: {
+          step: 3,
+          usage: { inputTokens: 1, outputTokens: 2 },
+          pending: [{ callId: 'c', toolName: 't', args: { q: ['a', { b: null }] } }],
+          error: { code: 'e', message: 'm' },
+        },
       },
       { runId: 'r', sessionId: 's', version: 4, createdAt: 2, state: state as never, ...({ extra: { kept: [true] } } as object) },
       { runId: 'r', sessionId: 's', version: 5, createdAt: 3, state: { bytes: new Uint8Array([1, 2]) as never, when: new Date(5) as never } },
@@ -46,11 +51,33 @@ describe('memory store copies', () => {
   it('storedEntries builds each entry on a copy of its message or compaction, parts copied at every depth', () => {
     const entries: SessionEntryInput[] = [
       { kind: 'message', message: { role: 'user', content: 'hi' }, runId: 'r' },
-      { kind: 'message', message: { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'file', mediaType: 'image/png', data: new Uint8Array([7]) } as never] } },
-      { kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'ok' }, { type: 'tool-call', toolCallId: 'c', toolName: 't', args: { q: { deep: ['x'] } } }] } },
-      { kind: 'message', message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', result: { rows: [{ id: 1 }] }, isError: false }] } },
+      {
+        kind: 'message',
+        message: { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'file', mediaType: 'image/png', data: new Uint8Array([7]) } as never] },
+      },
+      {
+        kind: 'message',
+        message: {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'ok' },
+            { type: 'tool-call', toolCallId: 'c', toolName: 't', args: { q: { deep: ['x'] } } },
+          ],
+        },
+      },
+      {
+        kind: 'message',
+        message: { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 't', result: { rows: [{ id: 1 }] }, isError: false }] },
+      },
       { kind: 'compaction', compaction: { summary: 'earlier', throughSeq: 4 } as never, runId: 'r' },
-      { kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'x', providerOptions: { cache: { ttl: 5 } } } as never], ...({ metadata: { tags: ['t'] } } as object) } },
+      {
+        kind: 'message',
+        message: {
+          role: 'assistant',
+          content: [{ type: 'text', text: 'x', providerOptions: { cache: { ttl: 5 } } } as never],
+          ...({ metadata: { tags: ['t'] } } as object),
+        },
+      },
     ]
     const stored = storedEntries(entries, 's', 7, 1234)
     expect(stored.map(({ kind, runId, sessionId, seq, createdAt }) => ({ kind, runId, sessionId, seq, createdAt }))).toEqual(

@@ -23,15 +23,13 @@ export class MemoryEmbeddingStore implements EmbeddingStore {
   readonly #bySession = new Map<string, Set<string>>()
 
   async upsert(records: Array<Omit<EmbeddingRecord, 'metadata'> & { metadata?: JsonObject }>): Promise<void> {
-    const copies = cloneValue(records).map(
-      (record): EmbeddingRecord => ({
-        id: record.id,
-        vector: record.vector,
-        ...(record.content !== undefined && { content: record.content }),
-        ...(record.namespace !== undefined && { namespace: record.namespace }),
-        metadata: record.metadata ?? {},
-      }),
-    )
+    const copies = cloneValue(records).map((record): EmbeddingRecord => ({
+      id: record.id,
+      vector: record.vector,
+      ...(record.content !== undefined && { content: record.content }),
+      ...(record.namespace !== undefined && { namespace: record.namespace }),
+      metadata: record.metadata ?? {},
+    }))
     // Validate the whole batch before writing any of it.
     const dimensions = new Map<string | undefined, number>()
     for (const record of copies) {

@@ -39,7 +39,10 @@ describe('MemoryRunStore: compact deltas', () => {
     for (const after of [undefined, 0, 1, 2, 150, 257, 258, 301, 305, 310, 311, 320, 321, 323, 325, 400]) {
       for (const limit of [undefined, 0, 1, 3, 100, 1_000]) {
         const expected = events.filter((event) => after === undefined || event.seq > after).slice(0, limit)
-        expect(await runs.listEvents('r', { ...(after !== undefined && { after }), ...(limit !== undefined && { limit }) }), `after ${after}, limit ${limit}`).toStrictEqual(expected)
+        expect(
+          await runs.listEvents('r', { ...(after !== undefined && { after }), ...(limit !== undefined && { limit }) }),
+          `after ${after}, limit ${limit}`,
+        ).toStrictEqual(expected)
       }
     }
   })
@@ -73,7 +76,9 @@ describe('MemoryRunStore: compact deltas', () => {
     const more: AgentEvent[] = []
     for (let seq = 201; seq <= 600; seq++) more.push(delta(seq)) // seals at 256 and 512 on the way
     const failing: StoreWrite = { type: 'session.append', sessionId: 'missing', entries: [{ kind: 'message', message: { role: 'user', content: 'x' } }] }
-    await expect(stores.sessions.batch!.write([{ type: 'run.events', runId: 'r', events: more }, { type: 'run.events', runId: 'r', events: [other(601)] }, failing])).rejects.toMatchObject({
+    await expect(
+      stores.sessions.batch!.write([{ type: 'run.events', runId: 'r', events: more }, { type: 'run.events', runId: 'r', events: [other(601)] }, failing]),
+    ).rejects.toMatchObject({
       code: 'not_found',
     })
     expect(await stores.runs.listEvents('r')).toStrictEqual(first)

@@ -47,7 +47,9 @@ export class MemoryExecutionStore implements ExecutionStore {
       else keys.push(record.key)
       undo?.record(this, write, undefined, undefined, record)
       // The caller's record holds its own args object, never the stored copy.
-      return resultWanted ? { record: { key, runId, step, callId, toolName, args: execution.args, status: 'started' as const, attempt: 1, startedAt }, created: true } : undefined
+      return resultWanted
+        ? { record: { key, runId, step, callId, toolName, args: execution.args, status: 'started' as const, attempt: 1, startedAt }, created: true }
+        : undefined
     }
     if (write.type !== 'execution.finish') throw new TypeError(`[spindle/store-memory] the execution store cannot apply "${write.type}"`)
     const { key, outcome } = write

@@ -2,7 +2,18 @@
 // session with a run going on; the default keeps a long-running process bounded.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { AgentRuntime, ConfigurationError, defineTool, Extensions, type ModelMessage, memoryStoreCounts, memoryStores, mockModel, NotFoundError, type Stores } from '../../index.js'
+import {
+  AgentRuntime,
+  ConfigurationError,
+  defineTool,
+  Extensions,
+  type ModelMessage,
+  memoryStoreCounts,
+  memoryStores,
+  mockModel,
+  NotFoundError,
+  type Stores,
+} from '../../index.js'
 
 const text = (message: ModelMessage | undefined): string =>
   message === undefined ? '' : typeof message.content === 'string' ? message.content : JSON.stringify(message.content)
@@ -136,7 +147,8 @@ describe('memory stores retention', () => {
     await stores.runs.updateRun('run-crashed', { status: 'interrupted' })
 
     const plain = new AgentRuntime(extensions)
-    for (let index = 0; index < 30; index++) await plain.run({ agent: { name: 'echo', model: mockModel([{ text: 'hi' }]) }, sessionId: `other-${index}`, input: 'hi' })
+    for (let index = 0; index < 30; index++)
+      await plain.run({ agent: { name: 'echo', model: mockModel([{ text: 'hi' }]) }, sessionId: `other-${index}`, input: 'hi' })
     for (const sessionId of ['approval', 'queued', 'running', 'interrupted']) expect(await stores.sessions.getSession(sessionId), sessionId).toBeDefined()
     expect((await stores.runs.getRun(suspended.runId))?.status).toBe('suspended')
     expect((await stores.runs.getRun(queued.runId))?.status).toBe('queued')
@@ -171,7 +183,14 @@ describe('memory stores retention', () => {
   })
 
   it('refuses a limit that is not a positive integer or a positive age with a ConfigurationError', () => {
-    for (const retention of [{ maxSessions: 0 }, { maxSessions: 1.5 }, { maxSessions: Number.NaN }, { maxAgeMs: 0 }, { maxAgeMs: -1 }, { maxAgeMs: Number.NaN }]) {
+    for (const retention of [
+      { maxSessions: 0 },
+      { maxSessions: 1.5 },
+      { maxSessions: Number.NaN },
+      { maxAgeMs: 0 },
+      { maxAgeMs: -1 },
+      { maxAgeMs: Number.NaN },
+    ]) {
       expect(() => memoryStores({ retention }), JSON.stringify(retention)).toThrow(ConfigurationError)
     }
     expect(() => memoryStores({ retention: { maxSessions: 0 } })).toThrow(/"maxSessions" must be a positive integer/)

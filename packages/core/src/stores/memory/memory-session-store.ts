@@ -41,9 +41,7 @@ export class MemorySessionStore implements SessionStore {
   retention?: MemoryRetention
   readonly #sessions = new Map<string, SessionState>()
 
-  async createSession(
-    input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {},
-  ): Promise<SessionRecord> {
+  async createSession(input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {}): Promise<SessionRecord> {
     const id = input.id ?? timeOrderedId()
     if (this.#sessions.has(id)) throw new DuplicateError(`[spindle/store-memory] Session "${id}" already exists; pick another id or load it with getSession`)
     const now = Date.now()

@@ -81,7 +81,14 @@ export interface MemoryStoreCounts {
 export function memoryStoreCounts(stores: Stores): MemoryStoreCounts {
   const count = (store: unknown): Record<string, number> =>
     typeof (store as { [countRecords]?: unknown })?.[countRecords] === 'function' ? (store as { [countRecords](): Record<string, number> })[countRecords]() : {}
-  const all = { ...count(stores.sessions), ...count(stores.runs), ...count(stores.executions), ...count(stores.snapshots), ...count(stores.artifacts), ...count(stores.embeddings) }
+  const all = {
+    ...count(stores.sessions),
+    ...count(stores.runs),
+    ...count(stores.executions),
+    ...count(stores.snapshots),
+    ...count(stores.artifacts),
+    ...count(stores.embeddings),
+  }
   return {
     sessions: all.sessions ?? 0,
     entries: all.entries ?? 0,

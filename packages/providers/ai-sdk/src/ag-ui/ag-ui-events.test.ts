@@ -7,7 +7,13 @@ import { z } from 'zod'
 import { fromRunAgentInput, toAgUiEvents, toAgUiResponse, type AgUiEvent } from './index.js'
 import { approveAndResume } from '../index.js'
 
-const add = defineTool({ name: 'add', description: 'Adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => ({ sum: a + b }), needsApproval: true })
+const add = defineTool({
+  name: 'add',
+  description: 'Adds',
+  inputSchema: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => ({ sum: a + b }),
+  needsApproval: true,
+})
 
 async function collect(events: AsyncIterable<AgUiEvent>): Promise<AgUiEvent[]> {
   const out: AgUiEvent[] = []
@@ -21,7 +27,10 @@ async function collect(events: AsyncIterable<AgUiEvent>): Promise<AgUiEvent[]> {
 
 describe('AG-UI events', () => {
   it('maps a run with reasoning, text and a tool call awaiting approval, then resumes it from a RunAgentInput', async () => {
-    const model = mockModel([{ reasoning: 'Let me add.', text: 'Adding.', toolCalls: [{ id: 'call-1', name: 'add', args: { a: 2, b: 3 } }] }, { text: 'It is 5.' }])
+    const model = mockModel([
+      { reasoning: 'Let me add.', text: 'Adding.', toolCalls: [{ id: 'call-1', name: 'add', args: { a: 2, b: 3 } }] },
+      { text: 'It is 5.' },
+    ])
     const runtime = new AgentRuntime(new Extensions(), { maxSteps: 4 })
     const agent = { name: 'calc', model, tools: { add } }
     const first = await collect(toAgUiEvents(runtime.stream({ agent, input: 'What is 2 + 3?' })))
@@ -50,7 +59,10 @@ describe('AG-UI events', () => {
     const runInput = {
       threadId: finished.threadId as string,
       runId: 'client-run-2',
-      messages: [{ id: 'u1', role: 'user', content: 'What is 2 + 3?' }, { id: 'a1', role: 'assistant', content: 'Adding.' }],
+      messages: [
+        { id: 'u1', role: 'user', content: 'What is 2 + 3?' },
+        { id: 'a1', role: 'assistant', content: 'Adding.' },
+      ],
       tools: [],
       context: [],
       resume: [{ interruptId: outcome.interrupts[0]!.id, status: 'resolved' as const, payload: { approved: true } }],
@@ -61,16 +73,30 @@ describe('AG-UI events', () => {
     expect(input).toBeUndefined()
     const resumed = await collect(toAgUiEvents(approveAndResume(runtime, approvals, { agent })))
     expect(resumed.find((event) => event.type === 'TOOL_CALL_RESULT')).toMatchObject({ toolCallId: 'call-1', content: '{"sum":5}' })
-    expect(resumed.filter((event) => event.type === 'TEXT_MESSAGE_CONTENT').map((event) => event.delta).join('')).toBe('It is 5.')
+    expect(
+      resumed
+        .filter((event) => event.type === 'TEXT_MESSAGE_CONTENT')
+        .map((event) => event.delta)
+        .join(''),
+    ).toBe('It is 5.')
     expect(resumed.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } })
   })
 
   it('sends the events as SSE and takes new user messages from a RunAgentInput', async () => {
     const runtime = new AgentRuntime(new Extensions(), { maxSteps: 2 })
-    const { sessionId, input } = fromRunAgentInput({ threadId: 'thread-1', runId: 'r', messages: [{ id: 'u', role: 'user', content: 'Hi' }], tools: [], context: [] })
+    const { sessionId, input } = fromRunAgentInput({
+      threadId: 'thread-1',
+      runId: 'r',
+      messages: [{ id: 'u', role: 'user', content: 'Hi' }],
+      tools: [],
+      context: [],
+    })
     expect(input).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }])
     const response = toAgUiResponse(runtime.stream({ sessionId, agent: { name: 'hi', model: mockModel([{ text: 'Hello.' }]) }, input: input! }))
-    const events = (await response.text()).split('\n\n').filter(Boolean).map((line) => JSON.parse(line.slice('data: '.length)) as AgUiEvent)
+    const events = (await response.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line.slice('data: '.length)) as AgUiEvent)
     for (const event of events) expect(EventSchemas.safeParse(event).success).toBe(true)
     expect(events[0]).toMatchObject({ type: 'RUN_STARTED', threadId: 'thread-1' })
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } })

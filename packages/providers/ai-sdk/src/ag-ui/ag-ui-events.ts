@@ -114,11 +114,25 @@ export class AgUiEventMapper {
       case 'tool.result':
         // A client tool's result came from the client's own tool message.
         if (this.#clientTools.has(event.toolName)) return
-        out.push({ type: 'TOOL_CALL_RESULT', messageId: `${event.callId}-result`, toolCallId: event.callId, role: 'tool', content: typeof event.result === 'string' ? event.result : JSON.stringify(event.result), timestamp })
+        out.push({
+          type: 'TOOL_CALL_RESULT',
+          messageId: `${event.callId}-result`,
+          toolCallId: event.callId,
+          role: 'tool',
+          content: typeof event.result === 'string' ? event.result : JSON.stringify(event.result),
+          timestamp,
+        })
         return
       case 'tool.error':
         if (this.#clientTools.has(event.toolName) && event.error.code !== 'approval_denied') return
-        out.push({ type: 'TOOL_CALL_RESULT', messageId: `${event.callId}-result`, toolCallId: this.#callId(event.runId, event.callId, event.toolName), role: 'tool', content: `Error (${event.error.code}): ${event.error.message}`, timestamp })
+        out.push({
+          type: 'TOOL_CALL_RESULT',
+          messageId: `${event.callId}-result`,
+          toolCallId: this.#callId(event.runId, event.callId, event.toolName),
+          role: 'tool',
+          content: `Error (${event.error.code}): ${event.error.message}`,
+          timestamp,
+        })
         return
       case 'approval.requested':
         // A client tool's call is the client's to run: the run ends and its tool message resumes it.
@@ -139,11 +153,21 @@ export class AgUiEventMapper {
         }
         const outcome =
           event.finishReason === 'awaiting_approval' && this.#interrupts.length > 0
-            ? { type: 'interrupt', interrupts: this.#interrupts.map((interrupt) => ({ ...interrupt, message: `Approve the call of ${interrupt.metadata.toolName}?` })) }
+            ? {
+                type: 'interrupt',
+                interrupts: this.#interrupts.map((interrupt) => ({ ...interrupt, message: `Approve the call of ${interrupt.metadata.toolName}?` })),
+              }
             : event.finishReason === 'cancelled'
               ? { type: 'cancelled' }
               : { type: 'success' }
-        out.push({ type: 'RUN_FINISHED', threadId: this.#threadId, runId: this.#runId, result: { text: event.text, finishReason: event.finishReason }, outcome, timestamp })
+        out.push({
+          type: 'RUN_FINISHED',
+          threadId: this.#threadId,
+          runId: this.#runId,
+          result: { text: event.text, finishReason: event.finishReason },
+          outcome,
+          timestamp,
+        })
         return
       }
       case 'run.failed':

@@ -51,9 +51,32 @@ describe('AG-UI state and client tools', () => {
   it('sends the client state as STATE_SNAPSHOT and the changes a tool makes to the run store as JSON Patch deltas', async () => {
     const recorder = new AgUiStateRecorder()
     const runtime = new AgentRuntime(new Extensions().addObserver(recorder), { maxSteps: 4 })
-    const model = mockModel([{ toolCalls: [{ id: 'c1', name: 'addTodo', args: { title: 'write tests' } }] }, { toolCalls: [{ id: 'c2', name: 'addTodo', args: { title: 'ship' } }] }, { text: 'Added both.' }])
-    const run = fromRunAgentInput(checkedInput({ threadId: 'thread-state', runId: 'r1', state: { todos: ['buy milk'], owner: 'ada' }, messages: [{ id: 'u1', role: 'user', content: 'Add two todos' }], tools: [], context: [] }))
-    const events = await collect(toAgUiEvents(runtime.stream({ sessionId: run.sessionId, agent: run.agentWith({ name: 'todo', model, tools: { addTodo } }), input: run.input!, runtime: run.runtimeStore() }), { state: recorder.stateAt }))
+    const model = mockModel([
+      { toolCalls: [{ id: 'c1', name: 'addTodo', args: { title: 'write tests' } }] },
+      { toolCalls: [{ id: 'c2', name: 'addTodo', args: { title: 'ship' } }] },
+      { text: 'Added both.' },
+    ])
+    const run = fromRunAgentInput(
+      checkedInput({
+        threadId: 'thread-state',
+        runId: 'r1',
+        state: { todos: ['buy milk'], owner: 'ada' },
+        messages: [{ id: 'u1', role: 'user', content: 'Add two todos' }],
+        tools: [],
+        context: [],
+      }),
+    )
+    const events = await collect(
+      toAgUiEvents(
+        runtime.stream({
+          sessionId: run.sessionId,
+          agent: run.agentWith({ name: 'todo', model, tools: { addTodo } }),
+          input: run.input!,
+          runtime: run.runtimeStore(),
+        }),
+        { state: recorder.stateAt },
+      ),
+    )
     expect(events.slice(0, 2).map((event) => event.type)).toEqual(['RUN_STARTED', 'STATE_SNAPSHOT'])
     expect(events[1]!.snapshot).toEqual({ todos: ['buy milk'], owner: 'ada' })
     const deltas = events.filter((event) => event.type === 'STATE_DELTA')
@@ -79,14 +102,30 @@ describe('AG-UI state and client tools', () => {
     const recorder = new AgUiStateRecorder({ keys: ['color'] })
     const runtime = new AgentRuntime(new Extensions().addObserver(recorder), { maxSteps: 4 })
     const model = mockModel([{ text: 'Let me ask.', toolCalls: [{ id: 'pick-1', name: 'pickColor', args: { palette: 'warm' } }] }, { text: 'You picked red.' }])
-    const tools = [{ name: 'pickColor', description: 'Asks the user to pick a colour', parameters: { type: 'object', properties: { palette: { type: 'string' } }, required: ['palette'] } }]
+    const tools = [
+      {
+        name: 'pickColor',
+        description: 'Asks the user to pick a colour',
+        parameters: { type: 'object', properties: { palette: { type: 'string' } }, required: ['palette'] },
+      },
+    ]
     const assistant = { name: 'painter', instructions: 'Paint.', model }
     const first = fromRunAgentInput(
-      checkedInput({ threadId: 'thread-tools', runId: 'r1', state: { color: 'none' }, messages: [{ id: 'u1', role: 'user', content: 'Pick a colour' }], tools, context: [{ description: 'Page', value: 'settings' }] }),
+      checkedInput({
+        threadId: 'thread-tools',
+        runId: 'r1',
+        state: { color: 'none' },
+        messages: [{ id: 'u1', role: 'user', content: 'Pick a colour' }],
+        tools,
+        context: [{ description: 'Page', value: 'settings' }],
+      }),
     )
     const agent = first.agentWith(assistant)
     const firstEvents = await collect(
-      toAgUiEvents(runtime.stream({ sessionId: first.sessionId, agent, input: first.input!, runtime: first.runtimeStore() }), { state: recorder.stateAt, clientTools: Object.keys(first.tools) }),
+      toAgUiEvents(runtime.stream({ sessionId: first.sessionId, agent, input: first.input!, runtime: first.runtimeStore() }), {
+        state: recorder.stateAt,
+        clientTools: Object.keys(first.tools),
+      }),
     )
     // The model saw the client's tool (its JSON Schema) and the client's context in its instructions.
     expect(model.calls[0]!.tools?.find((tool) => tool.name === 'pickColor')?.inputSchema).toEqual(tools[0]!.parameters)
@@ -107,7 +146,12 @@ describe('AG-UI state and client tools', () => {
         state: { color: 'red' },
         messages: [
           { id: 'u1', role: 'user', content: 'Pick a colour' },
-          { id: 'a1', role: 'assistant', content: 'Let me ask.', toolCalls: [{ id: toolCallId, type: 'function', function: { name: 'pickColor', arguments: '{"palette":"warm"}' } }] },
+          {
+            id: 'a1',
+            role: 'assistant',
+            content: 'Let me ask.',
+            toolCalls: [{ id: toolCallId, type: 'function', function: { name: 'pickColor', arguments: '{"palette":"warm"}' } }],
+          },
           { id: 't1', role: 'tool', toolCallId, content: '{"color":"red"}' },
         ],
         tools,
@@ -116,9 +160,19 @@ describe('AG-UI state and client tools', () => {
     )
     expect(second.input).toBeUndefined()
     expect(second.approvals).toEqual([{ runId: finished.runId, callId: 'pick-1', approved: true }])
-    const resumed = await collect(toAgUiEvents(approveAndResume(runtime, second.approvals, { agent: second.agentWith(assistant), runtime: second.runtimeStore() }), { state: recorder.stateAt, clientTools: Object.keys(second.tools) }))
+    const resumed = await collect(
+      toAgUiEvents(approveAndResume(runtime, second.approvals, { agent: second.agentWith(assistant), runtime: second.runtimeStore() }), {
+        state: recorder.stateAt,
+        clientTools: Object.keys(second.tools),
+      }),
+    )
     expect(resumed[1]).toMatchObject({ type: 'STATE_SNAPSHOT', snapshot: { color: 'red' } })
-    expect(resumed.filter((event) => event.type === 'TEXT_MESSAGE_CONTENT').map((event) => event.delta).join('')).toBe('You picked red.')
+    expect(
+      resumed
+        .filter((event) => event.type === 'TEXT_MESSAGE_CONTENT')
+        .map((event) => event.delta)
+        .join(''),
+    ).toBe('You picked red.')
     expect(resumed.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' }, result: { finishReason: 'stop' } })
     // The client's result is what the model got back for the call.
     const toolMessage = model.calls[1]!.messages.find((message) => message.role === 'tool')!
@@ -128,15 +182,29 @@ describe('AG-UI state and client tools', () => {
   it('refuses a tool message for a call no Spindle run issued and a new message sent before an interrupt is answered', () => {
     const base = { threadId: 't', runId: 'r', tools: [], context: [] }
     expect(() => fromRunAgentInput({ ...base, messages: [{ id: 'x', role: 'tool', toolCallId: 'foreign', content: '1' }] })).toThrow(/nothing to run/)
-    expect(() => fromRunAgentInput({ ...base, messages: [{ id: 'x', role: 'tool', toolCallId: 'run-1::c', content: '1' }, { id: 'u', role: 'user', content: 'Hi' }] })).toThrow(/answer the interrupted run/)
+    expect(() =>
+      fromRunAgentInput({
+        ...base,
+        messages: [
+          { id: 'x', role: 'tool', toolCallId: 'run-1::c', content: '1' },
+          { id: 'u', role: 'user', content: 'Hi' },
+        ],
+      }),
+    ).toThrow(/answer the interrupted run/)
   })
 
   it('diffs JSON into RFC 6902 operations that fast-json-patch applies back to the target', () => {
     const cases: Array<[unknown, unknown]> = [
       [{}, { a: 1 }],
-      [{ a: [1, 2, 3], b: { c: 'x' } }, { a: [1], b: { d: null } }],
+      [
+        { a: [1, 2, 3], b: { c: 'x' } },
+        { a: [1], b: { d: null } },
+      ],
       [{ list: [{ id: 1 }] }, { list: [{ id: 1, done: true }, { id: 2 }] }],
-      [{ 'a/b': 1, 'c~d': [] }, { 'a/b': 2, 'c~d': ['x'] }],
+      [
+        { 'a/b': 1, 'c~d': [] },
+        { 'a/b': 2, 'c~d': ['x'] },
+      ],
       [{ kind: [1] }, { kind: 'scalar' }],
     ]
     for (const [before, after] of cases) {

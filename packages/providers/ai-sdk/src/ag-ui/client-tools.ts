@@ -34,7 +34,8 @@ export function clientTools(tools: readonly AgUiClientTool[] | undefined): Recor
   const out: Record<string, Tool> = {}
   for (const tool of tools ?? []) {
     if (typeof tool?.name !== 'string') throw new ConfigurationError('[spindle/ai-sdk] clientTools: every AG-UI tool needs a name')
-    const parameters = tool.parameters !== undefined && typeof tool.parameters === 'object' && tool.parameters !== null ? (tool.parameters as JsonSchema) : anyObject
+    const parameters =
+      tool.parameters !== undefined && typeof tool.parameters === 'object' && tool.parameters !== null ? (tool.parameters as JsonSchema) : anyObject
     out[tool.name] = defineTool({
       name: tool.name,
       description: typeof tool.description === 'string' ? tool.description : '',
@@ -46,7 +47,9 @@ export function clientTools(tools: readonly AgUiClientTool[] | undefined): Recor
         const results = context.runtime?.get(clientToolResultsKey) as Record<string, ClientToolResult> | undefined
         const answer = results?.[context.callId]
         if (answer === undefined) {
-          throw new ConfigurationError(`[spindle/ai-sdk] client tool "${tool.name}": no result from the client for call ${context.callId}; resume the run with the store of fromRunAgentInput(...).runtimeStore()`)
+          throw new ConfigurationError(
+            `[spindle/ai-sdk] client tool "${tool.name}": no result from the client for call ${context.callId}; resume the run with the store of fromRunAgentInput(...).runtimeStore()`,
+          )
         }
         if (answer.error !== undefined) throw new Error(answer.error)
         return answer.result

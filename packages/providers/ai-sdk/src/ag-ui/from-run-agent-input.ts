@@ -78,10 +78,13 @@ export function fromRunAgentInput(runInput: RunAgentInputLike): FromRunAgentInpu
     const content = userContent(message.content)
     if (content.length > 0) input.push({ role: 'user', content })
   }
-  if (input.length === 0 && approvals.length === 0) throw new AdmissionError('[spindle/ai-sdk] fromRunAgentInput: no new user message, no resume entry and no client tool result; nothing to run')
-  if (input.length > 0 && approvals.length > 0) throw new AdmissionError('[spindle/ai-sdk] fromRunAgentInput: answer the interrupted run (resume entries, tool results) before sending a new user message')
+  if (input.length === 0 && approvals.length === 0)
+    throw new AdmissionError('[spindle/ai-sdk] fromRunAgentInput: no new user message, no resume entry and no client tool result; nothing to run')
+  if (input.length > 0 && approvals.length > 0)
+    throw new AdmissionError('[spindle/ai-sdk] fromRunAgentInput: answer the interrupted run (resume entries, tool results) before sending a new user message')
   const tools = clientTools(runInput.tools)
-  const state = typeof runInput.state === 'object' && runInput.state !== null && !Array.isArray(runInput.state) ? { ...(runInput.state as Record<string, unknown>) } : {}
+  const state =
+    typeof runInput.state === 'object' && runInput.state !== null && !Array.isArray(runInput.state) ? { ...(runInput.state as Record<string, unknown>) } : {}
   const contextInstructions = (runInput.context ?? []).map((entry) => `${entry.description}: ${entry.value}`).join('\n')
   return {
     sessionId: runInput.threadId,
@@ -94,8 +97,14 @@ export function fromRunAgentInput(runInput: RunAgentInputLike): FromRunAgentInpu
     runtimeStore: () => new RuntimeStore({ defaults: { ...state, [clientToolResultsKey]: clientToolResults } }),
     agentWith: (agent) => ({
       ...agent,
-      tools: Array.isArray(agent.tools) ? [...(agent.tools as readonly Tool[]), ...Object.values(tools)] : { ...(agent.tools as Record<string, Tool> | undefined), ...tools },
-      ...(contextInstructions && { instructions: agent.instructions ? `${agent.instructions}\n\nContext from the application:\n${contextInstructions}` : `Context from the application:\n${contextInstructions}` }),
+      tools: Array.isArray(agent.tools)
+        ? [...(agent.tools as readonly Tool[]), ...Object.values(tools)]
+        : { ...(agent.tools as Record<string, Tool> | undefined), ...tools },
+      ...(contextInstructions && {
+        instructions: agent.instructions
+          ? `${agent.instructions}\n\nContext from the application:\n${contextInstructions}`
+          : `Context from the application:\n${contextInstructions}`,
+      }),
     }),
   }
 }
@@ -107,7 +116,12 @@ function splitId(id: string, what: string): { runId: string; callId: string } {
 }
 
 function resultOf(content: unknown): unknown {
-  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('') : ''
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((part: { text?: unknown }) => (typeof part?.text === 'string' ? part.text : '')).join('')
+        : ''
   try {
     return JSON.parse(text)
   } catch {

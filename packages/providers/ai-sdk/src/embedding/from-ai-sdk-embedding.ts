@@ -25,8 +25,10 @@ export interface FromAiSdkEmbeddingOptions {
  * const embeddings = fromAiSdkEmbedding(google.textEmbeddingModel('text-embedding-004'), { dimensions: 768 })
  */
 export function fromAiSdkEmbedding(model: AiSdkEmbeddingModel, options: FromAiSdkEmbeddingOptions): EmbeddingModel {
-  if (typeof model?.doEmbed !== 'function') throw new ConfigurationError('[spindle/ai-sdk] fromAiSdkEmbedding needs an AI SDK embedding model (an object with doEmbed)')
-  if (!(Number.isInteger(options?.dimensions) && options.dimensions > 0)) throw new ConfigurationError('[spindle/ai-sdk] fromAiSdkEmbedding: dimensions must be a positive integer (the length of the vectors)')
+  if (typeof model?.doEmbed !== 'function')
+    throw new ConfigurationError('[spindle/ai-sdk] fromAiSdkEmbedding needs an AI SDK embedding model (an object with doEmbed)')
+  if (!(Number.isInteger(options?.dimensions) && options.dimensions > 0))
+    throw new ConfigurationError('[spindle/ai-sdk] fromAiSdkEmbedding: dimensions must be a positive integer (the length of the vectors)')
   const provider = options.provider ?? model.provider.split('.')[0] ?? model.provider
   const redactor = createRedactor({ secrets: options.secrets ?? [] })
   const declared = typeof model.maxEmbeddingsPerCall === 'number' && Number.isFinite(model.maxEmbeddingsPerCall) ? model.maxEmbeddingsPerCall : undefined

@@ -17,7 +17,8 @@ export interface ErrorMappingOptions {
   midStream?: boolean
 }
 
-const contextOverflowPattern = /context[_ ](length|window)|maximum context|too many tokens|exceeds? the context|prompt is too long|reduce the length of the messages/i
+const contextOverflowPattern =
+  /context[_ ](length|window)|maximum context|too many tokens|exceeds? the context|prompt is too long|reduce the length of the messages/i
 const endedWithoutFinishPattern = /ended without|without a finish|unexpected end|premature/i
 
 /** The HTTP status an error code or type (OpenAI-, Anthropic- or Google-style) stands for. */
@@ -72,13 +73,30 @@ export function mapAiSdkError(error: unknown, context: ErrorMappingContext, opti
     // No status: the API was not reached. A 2xx: the response started, then reading its body failed (a reset).
     if (error.statusCode === undefined || error.statusCode < 300) {
       const text = context.redact(error.message)
-      if (options.midStream || error.statusCode !== undefined) return new StreamInterruptedError(`${prefix} the connection broke mid-stream (${text}); the answer is incomplete: retry the request`, { provider, attempts, cause })
-      return new ProviderError(`${prefix} could not reach the API: ${text}. Check the model's baseURL and the network.`, { isRetryable: true, provider, attempts, cause })
+      if (options.midStream || error.statusCode !== undefined)
+        return new StreamInterruptedError(`${prefix} the connection broke mid-stream (${text}); the answer is incomplete: retry the request`, {
+          provider,
+          attempts,
+          cause,
+        })
+      return new ProviderError(`${prefix} could not reach the API: ${text}. Check the model's baseURL and the network.`, {
+        isRetryable: true,
+        provider,
+        attempts,
+        cause,
+      })
     }
     const status = error.statusCode
     const message = context.redact(`${prefix} HTTP ${status}: ${error.message}`) + hint(status)
     const shouldRetry = headerValue(error.responseHeaders, 'x-should-retry')
-    return providerError(message, status, { retryAfterMs: retryAfterFromHeaders(error.responseHeaders), provider, attempts, cause, shouldRetry, code: codeOf(error.data) })
+    return providerError(message, status, {
+      retryAfterMs: retryAfterFromHeaders(error.responseHeaders),
+      provider,
+      attempts,
+      cause,
+      shouldRetry,
+      code: codeOf(error.data),
+    })
   }
   if (isInBandErrorObject(error)) {
     const body = error as { message?: unknown; type?: unknown; code?: unknown; status?: unknown; error?: unknown }
@@ -92,17 +110,29 @@ export function mapAiSdkError(error: unknown, context: ErrorMappingContext, opti
   const text = context.redact(error instanceof Error ? error.message : String(error))
   const cause = scrubbed(error, context)
   if (error instanceof Error && endedWithoutFinishPattern.test(error.message)) {
-    return new StreamInterruptedError(`${prefix} the stream ended before its finish (${text}); the answer is incomplete: retry the request`, { provider, attempts, cause })
+    return new StreamInterruptedError(`${prefix} the stream ended before its finish (${text}); the answer is incomplete: retry the request`, {
+      provider,
+      attempts,
+      cause,
+    })
   }
   // A JSON line cut in the middle is what a connection closed mid-event looks like to the SSE parser.
   if (options.midStream && error instanceof Error && /JSONParseError/.test(error.name)) {
-    return new StreamInterruptedError(`${prefix} the stream broke mid-event (${text}); the answer is incomplete: retry the request`, { provider, attempts, cause })
+    return new StreamInterruptedError(`${prefix} the stream broke mid-event (${text}); the answer is incomplete: retry the request`, {
+      provider,
+      attempts,
+      cause,
+    })
   }
   if (isMalformedResponse(error)) {
     return new ProviderError(`${prefix} the API sent a response the model could not read: ${text}`, { isRetryable: false, provider, attempts, cause })
   }
   if (options.midStream) {
-    return new StreamInterruptedError(`${prefix} the connection broke mid-stream (${text}), before the finish; the answer is incomplete: retry the request`, { provider, attempts, cause })
+    return new StreamInterruptedError(`${prefix} the connection broke mid-stream (${text}), before the finish; the answer is incomplete: retry the request`, {
+      provider,
+      attempts,
+      cause,
+    })
   }
   // A network failure before the first event (undici's `terminated`, a reset): retryable, like a refused connection.
   return new ProviderError(`${prefix} the request failed: ${text}`, { isRetryable: true, provider, attempts, cause })

@@ -9,12 +9,21 @@ import { reasoningProviderOptions } from './signature.js'
 export function toCallOptions(request: ModelRequest, providerKey: string, signal: AbortSignal, headers: Record<string, string> | undefined): AiSdkCallOptions {
   const options: AiSdkCallOptions = { prompt: toPrompt(request.messages, providerKey), abortSignal: signal }
   if (request.tools?.length) {
-    options.tools = request.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description, inputSchema: tool.inputSchema as JSONSchema7 }))
+    options.tools = request.tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema as JSONSchema7,
+    }))
   }
   const choice = request.toolChoice
   if (choice !== undefined) options.toolChoice = typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.name }
   if (request.responseFormat) {
-    options.responseFormat = { type: 'json', schema: request.responseFormat.schema as JSONSchema7, ...(request.responseFormat.name !== undefined && { name: request.responseFormat.name }) }
+    options.responseFormat = {
+      type: 'json',
+      schema: request.responseFormat.schema as JSONSchema7,
+      ...(request.responseFormat.name !== undefined && { name: request.responseFormat.name }),
+    }
   }
   if (request.maxOutputTokens !== undefined) options.maxOutputTokens = request.maxOutputTokens
   if (request.temperature !== undefined) options.temperature = request.temperature
@@ -46,7 +55,12 @@ function toMessage(message: ModelMessage, providerKey: string): LanguageModelV3M
         content: message.content.map((part) =>
           part.type === 'text'
             ? { type: 'text', text: part.text }
-            : { type: 'file', mediaType: part.mediaType, data: /^https?:\/\//.test(part.data) ? new URL(part.data) : part.data, ...(part.name !== undefined && { filename: part.name }) },
+            : {
+                type: 'file',
+                mediaType: part.mediaType,
+                data: /^https?:\/\//.test(part.data) ? new URL(part.data) : part.data,
+                ...(part.name !== undefined && { filename: part.name }),
+              },
         ),
       }
     case 'assistant': {
@@ -61,7 +75,10 @@ function toMessage(message: ModelMessage, providerKey: string): LanguageModelV3M
       return { role: 'assistant', content }
     }
     case 'tool':
-      return { role: 'tool', content: message.content.map((part) => ({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: toolOutput(part) })) }
+      return {
+        role: 'tool',
+        content: message.content.map((part) => ({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: toolOutput(part) })),
+      }
   }
 }
 

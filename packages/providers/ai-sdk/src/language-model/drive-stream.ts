@@ -160,7 +160,10 @@ class DrivenStream implements AsyncIterableIterator<StreamPart> {
     }
     const delay = retryDelay(error, this.#attempt, retry)
     if (delay === undefined) return this.#fail(error)
-    return sleep(delay, signal, errors.provider).then(() => this.next(), (slept: unknown) => this.#fail(slept))
+    return sleep(delay, signal, errors.provider).then(
+      () => this.next(),
+      (slept: unknown) => this.#fail(slept),
+    )
   }
 
   /** Starts the next attempt: calls `doStream` under a fresh controller and the first-chunk watchdog. */
@@ -245,14 +248,20 @@ function raceAbort<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> 
 function timeoutError(stop: NonNullable<Stop>, timeouts: StreamTimeouts, errors: ErrorMappingContext): ProviderError {
   const { provider, attempts } = errors
   if (stop === 'first-chunk') {
-    return new ProviderError(`[spindle/ai-sdk] ${provider}: no response within ${timeouts.firstChunkMs} ms (first-chunk timeout); raise timeouts.firstChunkMs for slow models`, {
-      isRetryable: true,
+    return new ProviderError(
+      `[spindle/ai-sdk] ${provider}: no response within ${timeouts.firstChunkMs} ms (first-chunk timeout); raise timeouts.firstChunkMs for slow models`,
+      {
+        isRetryable: true,
+        provider,
+        attempts,
+      },
+    )
+  }
+  return new StreamInterruptedError(
+    `[spindle/ai-sdk] ${provider}: the stream stalled for ${timeouts.idleMs} ms (idle timeout); raise timeouts.idleMs if the model pauses longer`,
+    {
       provider,
       attempts,
-    })
-  }
-  return new StreamInterruptedError(`[spindle/ai-sdk] ${provider}: the stream stalled for ${timeouts.idleMs} ms (idle timeout); raise timeouts.idleMs if the model pauses longer`, {
-    provider,
-    attempts,
-  })
+    },
+  )
 }

@@ -16,7 +16,13 @@ describeLanguageModel('@spindle/ai-sdk with @ai-sdk/openai-compatible', {
   wire: openaiChatWire,
   createModel: (context) =>
     fromAiSdk(
-      createOpenAICompatible({ name: 'compatible', apiKey: context.apiKey, baseURL: `${context.baseURL}/v1`, includeUsage: true, supportsStructuredOutputs: true }).chatModel(context.modelId),
+      createOpenAICompatible({
+        name: 'compatible',
+        apiKey: context.apiKey,
+        baseURL: `${context.baseURL}/v1`,
+        includeUsage: true,
+        supportsStructuredOutputs: true,
+      }).chatModel(context.modelId),
       adapterOptions(context),
     ),
 })

@@ -76,7 +76,14 @@ describe('fromAiSdk with MockLanguageModelV3', () => {
     const { APICallError } = await import('@ai-sdk/provider')
     const mock = new MockLanguageModelV3({
       doStream: async () => {
-        throw new APICallError({ message: 'Slow down sk-live-0123456789abcdefghij', url: 'http://x', requestBodyValues: {}, statusCode: 429, responseHeaders: { 'retry-after': '3' }, isRetryable: true })
+        throw new APICallError({
+          message: 'Slow down sk-live-0123456789abcdefghij',
+          url: 'http://x',
+          requestBodyValues: {},
+          statusCode: 429,
+          responseHeaders: { 'retry-after': '3' },
+          isRetryable: true,
+        })
       },
     })
     const parts = fromAiSdk(mock, { maxRetries: 0 }).stream({ messages: [{ role: 'user', content: 'hi' }] })
@@ -90,7 +97,12 @@ describe('fromAiSdk with MockLanguageModelV3', () => {
 
   it('asks for approval when the AI SDK tool says needsApproval', async () => {
     const mock = new MockLanguageModelV3({ doStream: async () => streamOf(toolTurn) })
-    const guarded = tool({ description: 'Adds', inputSchema: jsonSchema<{ a: number; b: number }>({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }), needsApproval: true, execute: async () => 'never' })
+    const guarded = tool({
+      description: 'Adds',
+      inputSchema: jsonSchema<{ a: number; b: number }>({ type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } }),
+      needsApproval: true,
+      execute: async () => 'never',
+    })
     const runtime = new AgentRuntime(new Extensions(), { maxSteps: 4 })
     const output = await runtime.run({ agent: { name: 'calc', model: fromAiSdk(mock), tools: { add: fromAiSdkTool(guarded) } }, input: 'add' })
     expect(output.finishReason).toBe('awaiting_approval')
@@ -150,7 +162,11 @@ describe('aiSdkProvider and fromAiSdkEmbedding', () => {
     })
     const model = fromAiSdkEmbedding(mock, { dimensions: 2 })
     const result = await model.embed(['a', 'bb', 'ccc'])
-    expect(result.embeddings).toEqual([[1, 1], [2, 1], [3, 1]])
+    expect(result.embeddings).toEqual([
+      [1, 1],
+      [2, 1],
+      [3, 1],
+    ])
     expect(result.usage).toEqual({ tokens: 3 })
     expect(mock.doEmbedCalls).toHaveLength(2)
   })

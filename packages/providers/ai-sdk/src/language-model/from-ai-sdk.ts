@@ -1,6 +1,14 @@
 // fromAiSdk: any AI SDK language model (spec v3 of `ai@6`, or v2) becomes a Spindle LanguageModel, with Spindle's
 // retries, timeouts, abort, typed errors and reasoning signatures that survive the round trip.
-import { ConfigurationError, createRedactor, type LanguageModel, type ModelCallOptions, type ModelCapabilities, type ModelRequest, type StreamPart } from '@spindle/core'
+import {
+  ConfigurationError,
+  createRedactor,
+  type LanguageModel,
+  type ModelCallOptions,
+  type ModelCapabilities,
+  type ModelRequest,
+  type StreamPart,
+} from '@spindle/core'
 import type { AiSdkCallOptions, AiSdkLanguageModel, AiSdkStreamPart } from './ai-sdk-types.js'
 import { toCallOptions } from './convert-request.js'
 import { driveStream, type StreamTimeouts } from './drive-stream.js'
@@ -46,7 +54,9 @@ export interface AiSdkSpindleModel extends LanguageModel {
  */
 export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions = {}): AiSdkSpindleModel {
   if (typeof model !== 'object' || model === null || typeof (model as { doStream?: unknown }).doStream !== 'function') {
-    throw new ConfigurationError('[spindle/ai-sdk] fromAiSdk needs an AI SDK language model (an object with doStream), e.g. fromAiSdk(google("gemini-2.5-flash"))')
+    throw new ConfigurationError(
+      '[spindle/ai-sdk] fromAiSdk needs an AI SDK language model (an object with doStream), e.g. fromAiSdk(google("gemini-2.5-flash"))',
+    )
   }
   const version = (model as { specificationVersion?: unknown }).specificationVersion
   if (version !== 'v3' && version !== 'v2') {
@@ -55,9 +65,11 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
     )
   }
   for (const [key, value] of Object.entries({ ...options.retry, ...options.timeouts })) {
-    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) throw new ConfigurationError(`[spindle/ai-sdk] fromAiSdk: ${key} must be a number of milliseconds >= 0`)
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0))
+      throw new ConfigurationError(`[spindle/ai-sdk] fromAiSdk: ${key} must be a number of milliseconds >= 0`)
   }
-  if (options.maxRetries !== undefined && !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)) throw new ConfigurationError('[spindle/ai-sdk] fromAiSdk: maxRetries must be an integer >= 0')
+  if (options.maxRetries !== undefined && !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0))
+    throw new ConfigurationError('[spindle/ai-sdk] fromAiSdk: maxRetries must be an integer >= 0')
   const provider = options.provider ?? model.provider.split('.')[0] ?? model.provider
   const redactor = createRedactor({ secrets: options.secrets ?? [] })
   const retry: RetryOptions = { ...defaultRetryOptions, ...options.retry, maxRetries: options.maxRetries ?? defaultRetryOptions.maxRetries }

@@ -14,7 +14,11 @@ export function encodeReasoningMetadata(metadata: SharedV3ProviderMetadata): str
  * marker: Anthropic's raw thinking signature) goes under the model's provider key as `signature`, a redacted
  * payload as `redactedData`, which is what `@ai-sdk/anthropic` reads.
  */
-export function reasoningProviderOptions(providerKey: string, signature: string | undefined, redacted: string | undefined): SharedV3ProviderOptions | undefined {
+export function reasoningProviderOptions(
+  providerKey: string,
+  signature: string | undefined,
+  redacted: string | undefined,
+): SharedV3ProviderOptions | undefined {
   if (signature?.startsWith(marker)) {
     try {
       return JSON.parse(signature.slice(marker.length)) as SharedV3ProviderOptions

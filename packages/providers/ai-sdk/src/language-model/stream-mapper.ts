@@ -51,7 +51,8 @@ export class AiSdkStreamMapper {
       case 'reasoning-end': {
         const metadata = mergeMetadata(this.#reasoning.get(part.id), part.providerMetadata)
         this.#reasoning.delete(part.id)
-        if (metadata !== undefined && Object.keys(metadata).length > 0) out.push({ type: 'reasoning-delta', delta: '', signature: encodeReasoningMetadata(metadata) })
+        if (metadata !== undefined && Object.keys(metadata).length > 0)
+          out.push({ type: 'reasoning-delta', delta: '', signature: encodeReasoningMetadata(metadata) })
         return
       }
       case 'tool-input-start':
@@ -97,10 +98,13 @@ export class AiSdkStreamMapper {
       case 'finish': {
         const { reason, raw } = finishReasonOf(part.finishReason)
         if (reason === 'error') {
-          throw new StreamInterruptedError(`[spindle/ai-sdk] ${this.#errors.provider}: the model finished with an error and no error part; the answer is incomplete`, {
-            provider: this.#errors.provider,
-            attempts: this.#errors.attempts,
-          })
+          throw new StreamInterruptedError(
+            `[spindle/ai-sdk] ${this.#errors.provider}: the model finished with an error and no error part; the answer is incomplete`,
+            {
+              provider: this.#errors.provider,
+              attempts: this.#errors.attempts,
+            },
+          )
         }
         for (const id of this.#endedCalls) out.push({ type: 'tool-call-end', id })
         this.#endedCalls.length = 0
@@ -120,10 +124,13 @@ export class AiSdkStreamMapper {
   /** Called when the model's stream ended: a stream without its finish is an interrupted answer. */
   end(): void {
     if (!this.#finished) {
-      throw new StreamInterruptedError(`[spindle/ai-sdk] ${this.#errors.provider}: the stream ended before its finish; the answer is incomplete: retry the request`, {
-        provider: this.#errors.provider,
-        attempts: this.#errors.attempts,
-      })
+      throw new StreamInterruptedError(
+        `[spindle/ai-sdk] ${this.#errors.provider}: the stream ended before its finish; the answer is incomplete: retry the request`,
+        {
+          provider: this.#errors.provider,
+          attempts: this.#errors.attempts,
+        },
+      )
     }
   }
 }

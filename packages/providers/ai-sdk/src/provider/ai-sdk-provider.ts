@@ -33,9 +33,13 @@ export interface AiSdkProviderPlugin extends Plugin, ProviderFactory {
  * await runtime.run({ agent: { name: 'helper', model: 'google:gemini-2.5-flash' }, input: 'Hello' })
  */
 export function aiSdkProvider(name: string, provider: AiSdkProviderLike, options: AiSdkProviderOptions = {}): AiSdkProviderPlugin {
-  if (!/^[a-zA-Z0-9_.-]+$/.test(name)) throw new ConfigurationError(`[spindle/ai-sdk] aiSdkProvider: name "${name}" must be letters, digits, "_", "-" or "." (it prefixes model ids as "${name}:model")`)
+  if (!/^[a-zA-Z0-9_.-]+$/.test(name))
+    throw new ConfigurationError(
+      `[spindle/ai-sdk] aiSdkProvider: name "${name}" must be letters, digits, "_", "-" or "." (it prefixes model ids as "${name}:model")`,
+    )
   const languageModelOf = typeof provider === 'function' ? provider : provider.languageModel?.bind(provider)
-  if (typeof languageModelOf !== 'function') throw new ConfigurationError(`[spindle/ai-sdk] aiSdkProvider("${name}"): pass an AI SDK provider (callable, or with languageModel(id))`)
+  if (typeof languageModelOf !== 'function')
+    throw new ConfigurationError(`[spindle/ai-sdk] aiSdkProvider("${name}"): pass an AI SDK provider (callable, or with languageModel(id))`)
   const { embeddingDimensions, ...modelOptions } = options
   const languageModel = (modelId: string): LanguageModel => fromAiSdk(languageModelOf(modelId), { ...modelOptions, provider: name })
   const embeddingModel = (modelId: string): EmbeddingModel => {
@@ -45,7 +49,11 @@ export function aiSdkProvider(name: string, provider: AiSdkProviderLike, options
     if (typeof create !== 'function' || dimensions === undefined) {
       throw new ConfigurationError(`[spindle/ai-sdk] aiSdkProvider("${name}"): no embedding model "${modelId}"; give its vector length in embeddingDimensions`)
     }
-    return fromAiSdkEmbedding(create.call(provider, modelId), { dimensions, provider: name, ...(options.secrets !== undefined && { secrets: options.secrets }) })
+    return fromAiSdkEmbedding(create.call(provider, modelId), {
+      dimensions,
+      provider: name,
+      ...(options.secrets !== undefined && { secrets: options.secrets }),
+    })
   }
   return {
     name,

@@ -7,8 +7,12 @@ export interface AiSdkTool<Input = any, Output = any> {
   description?: string
   title?: string
   inputSchema: unknown
-  needsApproval?: boolean | ((input: Input, options: { toolCallId: string; messages: never[]; experimental_context?: unknown }) => boolean | PromiseLike<boolean>)
-  execute?: (input: Input, options: { toolCallId: string; messages: never[]; abortSignal?: AbortSignal; experimental_context?: unknown }) => AsyncIterable<Output> | PromiseLike<Output> | Output
+  needsApproval?:
+    boolean | ((input: Input, options: { toolCallId: string; messages: never[]; experimental_context?: unknown }) => boolean | PromiseLike<boolean>)
+  execute?: (
+    input: Input,
+    options: { toolCallId: string; messages: never[]; abortSignal?: AbortSignal; experimental_context?: unknown },
+  ) => AsyncIterable<Output> | PromiseLike<Output> | Output
   type?: string
 }
 
@@ -33,7 +37,9 @@ export interface FromAiSdkToolOptions {
 export function fromAiSdkTool<Input = any, Output = any>(tool: AiSdkTool<Input, Output>, options: FromAiSdkToolOptions = {}): Tool<Input, Output> {
   const name = options.name ?? sanitizeToolName(tool.title ?? 'ai_sdk_tool')
   if (tool.type === 'provider' || tool.type === 'provider-defined') {
-    throw new ConfigurationError(`[spindle/ai-sdk] fromAiSdkTool: "${name}" is a provider-executed tool; Spindle runs only function tools (pass it in the AI SDK model's provider options instead)`)
+    throw new ConfigurationError(
+      `[spindle/ai-sdk] fromAiSdkTool: "${name}" is a provider-executed tool; Spindle runs only function tools (pass it in the AI SDK model's provider options instead)`,
+    )
   }
   const execute = tool.execute
   if (typeof execute !== 'function') {
@@ -82,21 +88,30 @@ function toInputSchema<Input>(schema: unknown, name: string): ToolInputSchema<In
   const record = resolved as { jsonSchema?: unknown; validate?: (value: unknown) => unknown; '~standard'?: StandardProps }
   if (record.jsonSchema !== undefined) {
     if (typeof (record.jsonSchema as PromiseLike<unknown>).then === 'function') {
-      throw new ConfigurationError(`[spindle/ai-sdk] fromAiSdkTool: "${name}" has an asynchronous JSON Schema; resolve it first and pass jsonSchema(await schema.jsonSchema)`)
+      throw new ConfigurationError(
+        `[spindle/ai-sdk] fromAiSdkTool: "${name}" has an asynchronous JSON Schema; resolve it first and pass jsonSchema(await schema.jsonSchema)`,
+      )
     }
     return jsonSchema<Input>(record.jsonSchema as JsonSchema, record.validate ? syncValidator<Input>(record.validate.bind(record)) : undefined)
   }
   const standard = record['~standard']
   if (standard?.jsonSchema?.input) {
     const converted = standard.jsonSchema.input({ target: 'draft-07' }) as JsonSchema
-    return jsonSchema<Input>(converted, syncValidator<Input>((value) => {
-      const result = standard.validate(value) as { value?: unknown; issues?: Array<{ message: string }> } | PromiseLike<unknown>
-      if (typeof (result as PromiseLike<unknown>).then === 'function') return result
-      const outcome = result as { value?: unknown; issues?: Array<{ message: string }> }
-      return outcome.issues ? { success: false, error: new Error(outcome.issues.map((issue) => issue.message).join('; ')) } : { success: true, value: outcome.value }
-    }))
+    return jsonSchema<Input>(
+      converted,
+      syncValidator<Input>((value) => {
+        const result = standard.validate(value) as { value?: unknown; issues?: Array<{ message: string }> } | PromiseLike<unknown>
+        if (typeof (result as PromiseLike<unknown>).then === 'function') return result
+        const outcome = result as { value?: unknown; issues?: Array<{ message: string }> }
+        return outcome.issues
+          ? { success: false, error: new Error(outcome.issues.map((issue) => issue.message).join('; ')) }
+          : { success: true, value: outcome.value }
+      }),
+    )
   }
-  throw new ConfigurationError(`[spindle/ai-sdk] fromAiSdkTool: "${name}" has an inputSchema the adapter cannot read (use a zod 4 schema or jsonSchema() from ai)`)
+  throw new ConfigurationError(
+    `[spindle/ai-sdk] fromAiSdkTool: "${name}" has an inputSchema the adapter cannot read (use a zod 4 schema or jsonSchema() from ai)`,
+  )
 }
 
 interface StandardProps {

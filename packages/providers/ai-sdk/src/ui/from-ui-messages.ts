@@ -30,7 +30,8 @@ export interface FromUIMessagesResult {
  */
 export function fromUIMessages(body: { id?: string; messages: UIMessageLike[] } | UIMessageLike[]): FromUIMessagesResult {
   const messages = Array.isArray(body) ? body : body?.messages
-  if (!Array.isArray(messages)) throw new AdmissionError('[spindle/ai-sdk] fromUIMessages: expected useChat\'s request body ({ id, messages }) or an array of UI messages')
+  if (!Array.isArray(messages))
+    throw new AdmissionError("[spindle/ai-sdk] fromUIMessages: expected useChat's request body ({ id, messages }) or an array of UI messages")
   const chatId = Array.isArray(body) ? undefined : typeof body.id === 'string' ? body.id : undefined
   let lastAssistant = -1
   for (let index = messages.length - 1; index >= 0; index--) {
@@ -72,7 +73,10 @@ function approvalsOf(message: UIMessageLike): UIApproval[] {
     if (part.state !== 'approval-responded' || typeof part.toolCallId !== 'string') continue
     const approval = part.approval as { approved?: boolean; reason?: string } | undefined
     if (typeof approval?.approved !== 'boolean') continue
-    if (typeof runId !== 'string') throw new AdmissionError('[spindle/ai-sdk] fromUIMessages: an approval was answered on a message without its runId metadata; stream runs with toUIMessageStream so messages carry it')
+    if (typeof runId !== 'string')
+      throw new AdmissionError(
+        '[spindle/ai-sdk] fromUIMessages: an approval was answered on a message without its runId metadata; stream runs with toUIMessageStream so messages carry it',
+      )
     approvals.push({ runId, callId: part.toolCallId, approved: approval.approved, ...(typeof approval.reason === 'string' && { reason: approval.reason }) })
   }
   return approvals

@@ -41,7 +41,13 @@ describe('runEvents', () => {
   })
 
   it('catches up a run resumed after its approval: the events after the suspension too, as one message', async () => {
-    const send = defineTool({ name: 'send', description: 'Sends', inputSchema: z.object({ to: z.string() }), execute: ({ to }) => ({ sent: to }), needsApproval: true })
+    const send = defineTool({
+      name: 'send',
+      description: 'Sends',
+      inputSchema: z.object({ to: z.string() }),
+      execute: ({ to }) => ({ sent: to }),
+      needsApproval: true,
+    })
     const model = mockModel([{ text: 'Sending.', toolCalls: [{ id: 'call-1', name: 'send', args: { to: 'ada' } }] }, { text: 'Sent to ada.' }])
     const runtime = new AgentRuntime(new Extensions(), { maxSteps: 4 })
     const agent = { name: 'mailer', model, tools: { send } }
@@ -50,7 +56,10 @@ describe('runEvents', () => {
     await runtime.approve(suspended.runId, 'call-1', true)
     await runtime.resume(suspended.runId, { agent })
     const events = await collect(runEvents(runtime, suspended.runId))
-    expect(events.filter((event) => event.type === 'run.finished').map((event) => event.type === 'run.finished' && event.finishReason)).toEqual(['awaiting_approval', 'stop'])
+    expect(events.filter((event) => event.type === 'run.finished').map((event) => event.type === 'run.finished' && event.finishReason)).toEqual([
+      'awaiting_approval',
+      'stop',
+    ])
     const message = await finalMessage(runEvents(runtime, suspended.runId))
     expect(message.parts.find((part) => part.type === 'tool-send')).toMatchObject({ state: 'output-available', output: { sent: 'ada' } })
     expect(message.parts.filter((part) => part.type === 'text').map((part) => (part as { text: string }).text)).toEqual(['Sending.', 'Sent to ada.'])

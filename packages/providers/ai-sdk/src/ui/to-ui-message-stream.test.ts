@@ -6,10 +6,19 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { approveAndResume, fromUIMessages, runEvents, toUIMessageStream, toUIMessageStreamResponse, type UIMessageChunk } from '../index.js'
 
-const add = defineTool({ name: 'add', description: 'Adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => ({ sum: a + b }), needsApproval: true })
+const add = defineTool({
+  name: 'add',
+  description: 'Adds',
+  inputSchema: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => ({ sum: a + b }),
+  needsApproval: true,
+})
 
 function setup() {
-  const model = mockModel([{ reasoning: 'Let me add.', text: 'Adding.', toolCalls: [{ id: 'call-1', name: 'add', args: { a: 2, b: 3 } }] }, { text: 'It is 5.' }])
+  const model = mockModel([
+    { reasoning: 'Let me add.', text: 'Adding.', toolCalls: [{ id: 'call-1', name: 'add', args: { a: 2, b: 3 } }] },
+    { text: 'It is 5.' },
+  ])
   const runtime = new AgentRuntime(new Extensions(), { maxSteps: 4 })
   const agent = { name: 'calc', model, tools: { add } }
   return { runtime, agent }
@@ -33,7 +42,13 @@ function streamOf(chunks: UIMessageChunk[]): ReadableStream<any> {
 async function finalMessage(chunks: UIMessageChunk[], message?: UIMessage): Promise<UIMessage> {
   let last: UIMessage | undefined
   const errors: unknown[] = []
-  for await (const current of readUIMessageStream({ stream: streamOf(chunks), ...(message && { message }), onError: (error) => errors.push(error), terminateOnError: true })) last = current
+  for await (const current of readUIMessageStream({
+    stream: streamOf(chunks),
+    ...(message && { message }),
+    onError: (error) => errors.push(error),
+    terminateOnError: true,
+  }))
+    last = current
   expect(errors).toEqual([])
   return last!
 }
@@ -52,14 +67,34 @@ describe('toUIMessageStream', () => {
     const chunks = await collect(toUIMessageStream(runtime.stream({ agent, input: 'What is 2 + 3?' })))
     await expectValidChunks(chunks)
     expect(chunks.map((chunk) => chunk.type)).toEqual(
-      expect.arrayContaining(['start', 'start-step', 'reasoning-start', 'reasoning-delta', 'reasoning-end', 'text-start', 'text-delta', 'text-end', 'tool-input-start', 'tool-input-delta', 'tool-input-available', 'tool-approval-request', 'finish-step', 'finish']),
+      expect.arrayContaining([
+        'start',
+        'start-step',
+        'reasoning-start',
+        'reasoning-delta',
+        'reasoning-end',
+        'text-start',
+        'text-delta',
+        'text-end',
+        'tool-input-start',
+        'tool-input-delta',
+        'tool-input-available',
+        'tool-approval-request',
+        'finish-step',
+        'finish',
+      ]),
     )
     const message = await finalMessage(chunks)
     expect(message.role).toBe('assistant')
     expect(message.metadata).toMatchObject({ runId: expect.any(String), sessionId: expect.any(String), finishReason: 'awaiting_approval' })
     expect(message.parts.find((part) => part.type === 'reasoning')).toMatchObject({ text: 'Let me add.', state: 'done' })
     expect(message.parts.find((part) => part.type === 'text')).toMatchObject({ text: 'Adding.', state: 'done' })
-    expect(message.parts.find((part) => part.type === 'tool-add')).toMatchObject({ toolCallId: 'call-1', state: 'approval-requested', input: { a: 2, b: 3 }, approval: { id: 'call-1' } })
+    expect(message.parts.find((part) => part.type === 'tool-add')).toMatchObject({
+      toolCallId: 'call-1',
+      state: 'approval-requested',
+      input: { a: 2, b: 3 },
+      approval: { id: 'call-1' },
+    })
   })
 
   it('resumes the suspended run when the approval is answered in the UI, and the message completes', async () => {
@@ -69,7 +104,9 @@ describe('toUIMessageStream', () => {
     // What useChat sends after addToolApprovalResponse({ id, approved: true }).
     const answered: UIMessage = {
       ...assistant,
-      parts: assistant.parts.map((part) => (part.type === 'tool-add' ? ({ ...part, state: 'approval-responded', approval: { id: 'call-1', approved: true } } as typeof part) : part)),
+      parts: assistant.parts.map((part) =>
+        part.type === 'tool-add' ? ({ ...part, state: 'approval-responded', approval: { id: 'call-1', approved: true } } as typeof part) : part,
+      ),
     }
     const body = { id: 'chat-1', messages: [{ id: 'u1', role: 'user' as const, parts: [{ type: 'text' as const, text: 'What is 2 + 3?' }] }, answered] }
     const { input, approvals } = fromUIMessages(body)
@@ -93,7 +130,12 @@ describe('toUIMessageStream', () => {
     expect(lines.at(-1)).toBe('data: [DONE]')
     const chunks = lines.slice(0, -1).map((line) => JSON.parse(line.slice('data: '.length)) as UIMessageChunk)
     const message = await finalMessage(chunks)
-    expect(message.parts.filter((part) => part.type === 'text').map((part) => (part as { text: string }).text).join('')).toBe('Hello there.')
+    expect(
+      message.parts
+        .filter((part) => part.type === 'text')
+        .map((part) => (part as { text: string }).text)
+        .join(''),
+    ).toBe('Hello there.')
   })
 
   it('a reconnecting client catches up from the run log: the same message as the live stream', async () => {
@@ -111,7 +153,9 @@ describe('toUIMessageStream', () => {
 
   it('refuses a request with nothing to run', () => {
     expect(() => fromUIMessages({ messages: [] })).toThrow(/nothing to run/)
-    expect(fromUIMessages({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }] }).input).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }])
+    expect(fromUIMessages({ messages: [{ id: 'u', role: 'user', parts: [{ type: 'text', text: 'Hi' }] }] }).input).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+    ])
   })
 })
 

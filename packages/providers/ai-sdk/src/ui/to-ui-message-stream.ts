@@ -59,7 +59,11 @@ export class UIMessageChunkMapper {
       case 'tool.call': {
         this.#closeBlock(out)
         const { callId: toolCallId, toolName, args } = event
-        out.push({ type: 'tool-input-start', toolCallId, toolName }, { type: 'tool-input-delta', toolCallId, inputTextDelta: JSON.stringify(args) }, { type: 'tool-input-available', toolCallId, toolName, input: args })
+        out.push(
+          { type: 'tool-input-start', toolCallId, toolName },
+          { type: 'tool-input-delta', toolCallId, inputTextDelta: JSON.stringify(args) },
+          { type: 'tool-input-available', toolCallId, toolName, input: args },
+        )
         return out
       }
       case 'approval.requested':

@@ -7,7 +7,13 @@ import { convertToChatRequest } from './convert-to-chat-request.js'
 
 const errors = { provider: 'openai', secrets: [] }
 const chunk = (delta: Record<string, unknown>, finish_reason: string | null = null) =>
-  ({ id: 'c1', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta, finish_reason, logprobs: null }] }) as unknown as ChatCompletionChunk
+  ({
+    id: 'c1',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'm',
+    choices: [{ index: 0, delta, finish_reason, logprobs: null }],
+  }) as unknown as ChatCompletionChunk
 
 describe('convertToChatRequest', () => {
   it('maps messages, tools, tool choice, structured output and limits', () => {
@@ -16,7 +22,13 @@ describe('convertToChatRequest', () => {
       {
         messages: [
           { role: 'system', content: 'S' },
-          { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'file', mediaType: 'image/jpeg', data: 'https://example.com/a.jpg' }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'look' },
+              { type: 'file', mediaType: 'image/jpeg', data: 'https://example.com/a.jpg' },
+            ],
+          },
           { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'f', args: { n: 1 } }] },
           { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'f', result: 2 }] },
         ],
@@ -31,7 +43,13 @@ describe('convertToChatRequest', () => {
     )
     expect(params.messages).toEqual([
       { role: 'system', content: 'S' },
-      { role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://example.com/a.jpg' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'look' },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.jpg' } },
+        ],
+      },
       { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"n":1}' } }] },
       { role: 'tool', tool_call_id: 'call_1', content: '2' },
     ])
@@ -48,14 +66,21 @@ describe('convertToChatRequest', () => {
   })
 
   it('uses max_tokens for compatible servers when asked', () => {
-    const params = convertToChatRequest({ messages: [{ role: 'user', content: 'U' }], maxOutputTokens: 10 }, { provider: 'ollama', modelId: 'llama3.2', maxTokensField: 'max_tokens' })
+    const params = convertToChatRequest(
+      { messages: [{ role: 'user', content: 'U' }], maxOutputTokens: 10 },
+      { provider: 'ollama', modelId: 'llama3.2', maxTokensField: 'max_tokens' },
+    )
     expect((params as unknown as Record<string, unknown>).max_tokens).toBe(10)
     expect((params as unknown as Record<string, unknown>).max_completion_tokens).toBeUndefined()
   })
 
   it('merges nested provider options into the defaults: stream_options keeps include_usage', () => {
     const params = convertToChatRequest(
-      { messages: [{ role: 'user', content: 'U' }], stopSequences: ['END'], providerOptions: { openai: { stream_options: { include_obfuscation: false }, stop: ['###'], reasoning_effort: 'low' } } },
+      {
+        messages: [{ role: 'user', content: 'U' }],
+        stopSequences: ['END'],
+        providerOptions: { openai: { stream_options: { include_obfuscation: false }, stop: ['###'], reasoning_effort: 'low' } },
+      },
       { provider: 'openai', modelId: 'o3', maxTokensField: 'max_completion_tokens' },
     )
     expect(params.stream_options).toEqual({ include_usage: true, include_obfuscation: false })
@@ -65,14 +90,23 @@ describe('convertToChatRequest', () => {
 
   it('refuses a non-image file given as a URL (Chat takes files only as base64), naming the alternatives', () => {
     const convert = (data: string) =>
-      convertToChatRequest({ messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'application/pdf', data, name: 'x.pdf' }] }] }, { provider: 'openai', modelId: 'gpt-4.1', maxTokensField: 'max_completion_tokens' })
+      convertToChatRequest(
+        { messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'application/pdf', data, name: 'x.pdf' }] }] },
+        { provider: 'openai', modelId: 'gpt-4.1', maxTokensField: 'max_completion_tokens' },
+      )
     expect(() => convert('https://example.com/x.pdf')).toThrow(ConfigurationError)
     expect(() => convert('https://example.com/x.pdf')).toThrow(
       /^\[spindle\/openai\] file "x\.pdf" is a URL, but Chat Completions takes files only as base64 data; pass the file's bytes \(base64 or a data: URL\), or use the Responses API/,
     )
     // Bytes still go as file_data, as a data URL.
-    expect(convert('JVBERi0xLjQK').messages[0]).toEqual({ role: 'user', content: [{ type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0xLjQK', filename: 'x.pdf' } }] })
-    expect(convert('data:application/pdf;base64,JVBERi0xLjQK').messages[0]).toEqual({ role: 'user', content: [{ type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0xLjQK', filename: 'x.pdf' } }] })
+    expect(convert('JVBERi0xLjQK').messages[0]).toEqual({
+      role: 'user',
+      content: [{ type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0xLjQK', filename: 'x.pdf' } }],
+    })
+    expect(convert('data:application/pdf;base64,JVBERi0xLjQK').messages[0]).toEqual({
+      role: 'user',
+      content: [{ type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0xLjQK', filename: 'x.pdf' } }],
+    })
   })
 })
 
@@ -104,7 +138,11 @@ describe('ChatStreamMapper', () => {
 
   it('accepts a whole tool call in one chunk and a `stop` finish after tool calls (Ollama style)', () => {
     const mapper = new ChatStreamMapper(errors)
-    const parts = [...mapper.map(chunk({ tool_calls: [{ index: 0, id: 'call_0', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] })), ...mapper.map(chunk({}, 'stop')), ...mapper.end()]
+    const parts = [
+      ...mapper.map(chunk({ tool_calls: [{ index: 0, id: 'call_0', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] })),
+      ...mapper.map(chunk({}, 'stop')),
+      ...mapper.end(),
+    ]
     expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls', rawFinishReason: 'stop' })
     expect(parts.filter((part) => part.type === 'tool-call-end')).toHaveLength(1)
   })

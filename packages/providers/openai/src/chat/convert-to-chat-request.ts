@@ -37,7 +37,12 @@ export function convertToChatRequest(request: ModelRequest, options: ChatConvers
   if (request.tools?.length) {
     params.tools = request.tools.map((tool) => ({
       type: 'function' as const,
-      function: { name: tool.name, description: tool.description, parameters: tool.inputSchema as Record<string, unknown>, strict: isStrictCompatible(tool.inputSchema) },
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.inputSchema as Record<string, unknown>,
+        strict: isStrictCompatible(tool.inputSchema),
+      },
     }))
   }
   if (request.toolChoice !== undefined) {
@@ -84,7 +89,9 @@ function convertMessages(messages: ModelMessage[], provider: string, reasoning: 
       case 'assistant': {
         const text = message.content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('')
         const toolCalls: ChatCompletionMessageToolCall[] = message.content.flatMap((part) =>
-          part.type === 'tool-call' ? [{ id: part.toolCallId, type: 'function' as const, function: { name: part.toolName, arguments: toolArgumentsText(part.args) } }] : [],
+          part.type === 'tool-call'
+            ? [{ id: part.toolCallId, type: 'function' as const, function: { name: part.toolName, arguments: toolArgumentsText(part.args) } }]
+            : [],
         )
         result.push({ role: 'assistant', content: text || (toolCalls.length ? null : ''), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) })
         break

@@ -36,12 +36,14 @@ export class OpenAIChatModel implements LanguageModel {
       timeouts: settings.timeouts,
       signal: options.signal,
       open: (signal) => {
-        const params = wellFormed(convertToChatRequest(request, {
-          provider: this.provider,
-          modelId: this.modelId,
-          maxTokensField: settings.maxTokensField,
-          ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
-        }))
+        const params = wellFormed(
+          convertToChatRequest(request, {
+            provider: this.provider,
+            modelId: this.modelId,
+            maxTokensField: settings.maxTokensField,
+            ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
+          }),
+        )
         return settings.client().chat.completions.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) })
       },
       createMapper: (attemptErrors) => new ChatStreamMapper(attemptErrors),

@@ -12,7 +12,9 @@ type Plain = Record<string, unknown>
  */
 export function mergeProviderOptions<Params extends object>(params: Params, options: JsonValue, provider: string): Params {
   if (!isPlainObject(options)) {
-    throw new ConfigurationError(`[spindle/${provider}] providerOptions.${provider} must be an object of API parameters, e.g. { reasoning: { effort: 'high' } }`)
+    throw new ConfigurationError(
+      `[spindle/${provider}] providerOptions.${provider} must be an object of API parameters, e.g. { reasoning: { effort: 'high' } }`,
+    )
   }
   mergeInto(params as Plain, options)
   return params

@@ -65,7 +65,9 @@ export class OpenAIEmbeddingModel implements EmbeddingModel {
           tokens += response.usage?.prompt_tokens ?? 0
           break
         } catch (caught) {
-          const error = options.signal?.aborted ? new AbortedError(`[spindle/${this.provider}] the embedding request was aborted`) : mapOpenAIError(caught, { ...errors, attempts: attempt + 1 })
+          const error = options.signal?.aborted
+            ? new AbortedError(`[spindle/${this.provider}] the embedding request was aborted`)
+            : mapOpenAIError(caught, { ...errors, attempts: attempt + 1 })
           const delay = retryDelay(error, attempt, { ...this.#settings.retry, maxRetries: this.#settings.maxRetries })
           if (delay === undefined) throw error
           await sleep(delay, options.signal, this.provider)

@@ -23,7 +23,8 @@ export interface ErrorMappingOptions {
   midStream?: boolean
 }
 
-const contextOverflowPattern = /context[_ ](length|window)|maximum context|too many tokens|exceeds? the context|prompt is too long|reduce the length of the messages/i
+const contextOverflowPattern =
+  /context[_ ](length|window)|maximum context|too many tokens|exceeds? the context|prompt is too long|reduce the length of the messages/i
 
 /** The HTTP status an OpenAI error code/type stands for, when an in-band error carries no status. */
 export function statusForOpenAIErrorCode(code: string | null | undefined, type?: string | null): number | undefined {
@@ -73,7 +74,10 @@ export function inBandProviderError(
   error: { code?: string | null; type?: string | null; message?: string | null },
 ): ProviderError {
   const status = statusForOpenAIErrorCode(error.code, error.type) ?? 500
-  const message = redact(`[spindle/${context.provider}] the stream reported an error (${error.code ?? error.type ?? 'unknown'}): ${error.message ?? 'no message'}`, context.secrets)
+  const message = redact(
+    `[spindle/${context.provider}] the stream reported an error (${error.code ?? error.type ?? 'unknown'}): ${error.message ?? 'no message'}`,
+    context.secrets,
+  )
   return buildProviderError(context, message, status, undefined, error.code ?? undefined, undefined)
 }
 
@@ -198,7 +202,14 @@ function holdsSecret(error: unknown, secrets: readonly string[], depth: number):
 
 function scrubbedCopy(error: Error, secrets: readonly string[], depth: number): Error {
   const inner = error.cause
-  const cause = depth >= maxCauseDepth ? undefined : inner instanceof Error ? scrubbedCopy(inner, secrets, depth + 1) : typeof inner === 'string' ? redact(inner, secrets) : undefined
+  const cause =
+    depth >= maxCauseDepth
+      ? undefined
+      : inner instanceof Error
+        ? scrubbedCopy(inner, secrets, depth + 1)
+        : typeof inner === 'string'
+          ? redact(inner, secrets)
+          : undefined
   const copy = new Error(redact(error.message, secrets), cause === undefined ? undefined : { cause })
   copy.name = error.name
   if (error instanceof APIError) Object.assign(copy, { status: error.status, requestID: error.requestID })

@@ -1,5 +1,15 @@
 // OpenAI-specific error paths over real HTTP: retry headers, in-band variants, quota, key redaction, broken connections.
-import { collectStream, openaiChatEvents, openaiChatWire, openaiHttpError, openaiResponsesEvents, openaiResponsesWire, startScriptedServer, type RecordedRequest, type ScriptedServer } from '@spindle/testing'
+import {
+  collectStream,
+  openaiChatEvents,
+  openaiChatWire,
+  openaiHttpError,
+  openaiResponsesEvents,
+  openaiResponsesWire,
+  startScriptedServer,
+  type RecordedRequest,
+  type ScriptedServer,
+} from '@spindle/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createOpenAI } from '../index.js'
 
@@ -29,13 +39,20 @@ describe('retry headers', () => {
 
   it('surfaces a Retry-After longer than maxRetryAfterMs instead of waiting', async () => {
     server.enqueue(openaiHttpError({ kind: 'rate_limit', status: 429, message: 'slow', retryAfterSeconds: 120 }), responsesTurn('never'))
-    const collected = await collectStream(provider(2, { retry: { maxRetryAfterMs: 1_000 } }).responses('gpt-test').stream(request))
+    const collected = await collectStream(
+      provider(2, { retry: { maxRetryAfterMs: 1_000 } })
+        .responses('gpt-test')
+        .stream(request),
+    )
     expect(errorOf(collected.error)).toMatchObject({ code: 'provider', status: 429, retryAfterMs: 120_000, isRetryable: true })
     expect(server.requests).toHaveLength(1)
   })
 
   it('does not retry insufficient_quota (a 429 that waiting does not fix)', async () => {
-    server.enqueue({ status: 429, json: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota', param: null } } }, responsesTurn('never'))
+    server.enqueue(
+      { status: 429, json: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota', param: null } } },
+      responsesTurn('never'),
+    )
     const collected = await collectStream(provider().responses('gpt-test').stream(request))
     expect(errorOf(collected.error)).toMatchObject({ status: 429, isRetryable: false })
     expect(server.requests).toHaveLength(1)
@@ -73,7 +90,11 @@ describe('retry headers', () => {
     const closed = await startScriptedServer()
     const url = closed.url
     await closed.close()
-    const collected = await collectStream(createOpenAI({ apiKey, baseURL: `${url}/v1`, maxRetries: 1, retry: { initialDelayMs: 5 } }).responses('gpt-test').stream(request))
+    const collected = await collectStream(
+      createOpenAI({ apiKey, baseURL: `${url}/v1`, maxRetries: 1, retry: { initialDelayMs: 5 } })
+        .responses('gpt-test')
+        .stream(request),
+    )
     expect(errorOf(collected.error)).toMatchObject({ code: 'provider', isRetryable: true })
     expect(errorOf(collected.error).message).toMatch(/could not reach the API/)
   })
@@ -82,7 +103,21 @@ describe('retry headers', () => {
 describe('in-band errors', () => {
   it('maps response.failed to a provider error with its status', async () => {
     const events = openaiResponsesEvents({ text: ['x'], truncate: 'before-finish' }).slice(0, 2)
-    events.push({ event: 'response.failed', data: { type: 'response.failed', sequence_number: 2, response: { id: 'resp_1', status: 'failed', model: 'gpt-test', output: [], error: { code: 'rate_limit_exceeded', message: 'Too many tokens' }, usage: null } } })
+    events.push({
+      event: 'response.failed',
+      data: {
+        type: 'response.failed',
+        sequence_number: 2,
+        response: {
+          id: 'resp_1',
+          status: 'failed',
+          model: 'gpt-test',
+          output: [],
+          error: { code: 'rate_limit_exceeded', message: 'Too many tokens' },
+          usage: null,
+        },
+      },
+    })
     server.enqueue({ events }, responsesTurn('after retry'))
     // Nothing but metadata was yielded, so the retryable failure is retried.
     const collected = await collectStream(provider().responses('gpt-test').stream(request))
@@ -92,7 +127,16 @@ describe('in-band errors', () => {
 
   it('maps a Responses error event carrying context_length_exceeded to ContextOverflowError', async () => {
     const events = openaiResponsesEvents({ text: ['x'], truncate: 'before-finish' }).slice(0, 2)
-    events.push({ event: 'error', data: { type: 'error', sequence_number: 2, code: 'context_length_exceeded', message: 'Your input exceeds the context window of this model.', param: 'input' } })
+    events.push({
+      event: 'error',
+      data: {
+        type: 'error',
+        sequence_number: 2,
+        code: 'context_length_exceeded',
+        message: 'Your input exceeds the context window of this model.',
+        param: 'input',
+      },
+    })
     server.enqueue({ events })
     const collected = await collectStream(provider().responses('gpt-test').stream(request))
     expect(errorOf(collected.error)).toMatchObject({ code: 'context_overflow', status: 400, isRetryable: false })
@@ -100,7 +144,10 @@ describe('in-band errors', () => {
 
   it('reads an error event whose fields are nested under `error`', async () => {
     const events = openaiResponsesEvents({ text: ['partial'], truncate: 'before-finish' })
-    events.push({ event: 'error', data: { type: 'error', sequence_number: 99, error: { type: 'server_error', code: 'server_is_overloaded', message: 'Overloaded' } } })
+    events.push({
+      event: 'error',
+      data: { type: 'error', sequence_number: 99, error: { type: 'server_error', code: 'server_is_overloaded', message: 'Overloaded' } },
+    })
     server.enqueue({ events })
     const collected = await collectStream(provider().responses('gpt-test').stream(request))
     expect(collected.text).toBe('partial')
@@ -123,7 +170,14 @@ describe('in-band errors', () => {
   it('maps a chat context-length 400 to ContextOverflowError', async () => {
     server.enqueue({
       status: 400,
-      json: { error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.", type: 'invalid_request_error', param: 'messages', code: null } },
+      json: {
+        error: {
+          message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+          type: 'invalid_request_error',
+          param: 'messages',
+          code: null,
+        },
+      },
     })
     const collected = await collectStream(provider().chat('gpt-test').stream(request))
     expect(errorOf(collected.error)).toMatchObject({ code: 'context_overflow', status: 400 })
@@ -138,7 +192,10 @@ describe('broken connections', () => {
 
   for (const { api, wire } of wires) {
     it(`maps a socket reset after output to StreamInterruptedError, and does not retry (${api})`, async () => {
-      server.enqueue({ ...wire.streamTurn({ text: ['half ', 'an answer'], truncate: 'before-finish' }), ending: 'destroy' }, wire.streamTurn({ text: ['never'] }))
+      server.enqueue(
+        { ...wire.streamTurn({ text: ['half ', 'an answer'], truncate: 'before-finish' }), ending: 'destroy' },
+        wire.streamTurn({ text: ['never'] }),
+      )
       const collected = await collectStream(provider()[api]('gpt-test').stream(request))
       expect(collected.text).toBe('half an answer')
       expect(collected.parts.some((part) => part.type === 'finish')).toBe(false)
@@ -180,7 +237,11 @@ describe('response metadata across retries', () => {
     const created = openaiResponsesEvents({ text: ['x'], truncate: 'before-finish' }).slice(0, 1)
     const failed = {
       event: 'response.failed',
-      data: { type: 'response.failed', sequence_number: 1, response: { id: 'resp_1', status: 'failed', model: 'gpt-test', output: [], error: { code: 'server_error', message: 'The model failed' }, usage: null } },
+      data: {
+        type: 'response.failed',
+        sequence_number: 1,
+        response: { id: 'resp_1', status: 'failed', model: 'gpt-test', output: [], error: { code: 'server_error', message: 'The model failed' }, usage: null },
+      },
     }
     for (const first of [{ events: [...created, failed] }, { events: created, ending: 'destroy' as const }]) {
       server.reset()
@@ -200,7 +261,10 @@ describe('attempts', () => {
   const attemptsOf = (error: unknown) => (error as { attempts?: number }).attempts
 
   it('counts the requests behind an HTTP error, retries included', async () => {
-    for (const [maxRetries, api] of [[2, 'responses'], [0, 'chat']] as const) {
+    for (const [maxRetries, api] of [
+      [2, 'responses'],
+      [0, 'chat'],
+    ] as const) {
       server.reset()
       server.setHandler(() => openaiHttpError({ kind: 'server', status: 500, message: 'boom' }))
       const collected = await collectStream(provider(maxRetries)[api]('gpt-test').stream(request))
@@ -214,7 +278,11 @@ describe('attempts', () => {
 
   it('counts them on a first-chunk timeout, an in-band error and a stream that ends without its terminal event', async () => {
     server.setHandler(() => ({ ...responsesTurn('late'), firstEventDelayMs: 1_000 }))
-    const late = await collectStream(provider(1, { timeouts: { firstChunkMs: 100 } }).responses('gpt-test').stream(request))
+    const late = await collectStream(
+      provider(1, { timeouts: { firstChunkMs: 100 } })
+        .responses('gpt-test')
+        .stream(request),
+    )
     expect(late.error).toMatchObject({ code: 'provider', attempts: 2 })
     expect(String((late.error as Error).message)).toMatch(/first-chunk timeout/)
 
@@ -238,7 +306,10 @@ const callToken = 'gw-call-token-0123456789'
 
 /** A 401 whose message echoes every request header, as some gateways do. */
 function echoHeaders(received: RecordedRequest) {
-  return { status: 401, json: { error: { message: `Access denied for headers ${JSON.stringify(received.headers)}`, type: 'invalid_request_error', code: '401' } } }
+  return {
+    status: 401,
+    json: { error: { message: `Access denied for headers ${JSON.stringify(received.headers)}`, type: 'invalid_request_error', code: '401' } },
+  }
 }
 
 function expectScrubbed(error: unknown, ...secrets: string[]): void {
@@ -255,7 +326,13 @@ function expectScrubbed(error: unknown, ...secrets: string[]): void {
 describe('credential headers in errors', () => {
   it('scrubs a credential given in the provider headers from Responses, Chat and embedding errors', async () => {
     server.setHandler(echoHeaders)
-    const provider = createOpenAI({ name: 'azure', apiKey: 'unused-but-required', baseURL: `${server.url}/v1`, headers: { 'api-key': azureKey }, maxRetries: 0 })
+    const provider = createOpenAI({
+      name: 'azure',
+      apiKey: 'unused-but-required',
+      baseURL: `${server.url}/v1`,
+      headers: { 'api-key': azureKey },
+      maxRetries: 0,
+    })
     const responses = await collectStream(provider.responses('gpt-test').stream(request))
     const chat = await collectStream(provider.chat('gpt-test').stream(request))
     const embedding = await provider
@@ -272,12 +349,24 @@ describe('credential headers in errors', () => {
   it('scrubs credentials given per call, and the token of an Authorization header echoed alone', async () => {
     server.setHandler((received) => ({
       status: 401,
-      json: { error: { message: `bad token ${String(received.headers['x-gateway-token'])}; proxy credentials ${String(received.headers['proxy-authorization']).split(' ')[1]}`, type: 'invalid_request_error' } },
+      json: {
+        error: {
+          message: `bad token ${String(received.headers['x-gateway-token'])}; proxy credentials ${String(received.headers['proxy-authorization']).split(' ')[1]}`,
+          type: 'invalid_request_error',
+        },
+      },
     }))
-    const provider = createOpenAI({ apiKey: 'sk-x-123456', baseURL: `${server.url}/v1`, headers: { 'Proxy-Authorization': 'Basic cHJveHk6c2VjcmV0cGFzcw==' }, maxRetries: 0 })
+    const provider = createOpenAI({
+      apiKey: 'sk-x-123456',
+      baseURL: `${server.url}/v1`,
+      headers: { 'Proxy-Authorization': 'Basic cHJveHk6c2VjcmV0cGFzcw==' },
+      maxRetries: 0,
+    })
     const collected = await collectStream(provider.chat('gpt-test').stream(request, { headers: { 'X-Gateway-Token': callToken } }))
     expectScrubbed(collected.error, callToken, 'cHJveHk6c2VjcmV0cGFzcw==')
-    expect((collected.error as Error).message).toBe('[spindle/openai] HTTP 401: bad token [REDACTED]; proxy credentials [REDACTED] — check the API key (apiKey option or OPENAI_API_KEY).')
+    expect((collected.error as Error).message).toBe(
+      '[spindle/openai] HTTP 401: bad token [REDACTED]; proxy credentials [REDACTED] — check the API key (apiKey option or OPENAI_API_KEY).',
+    )
   })
 
   it('leaves the values of other headers in messages', async () => {
@@ -299,7 +388,8 @@ describe('credentials in the base URL', () => {
   /** Every message and stack in an error's `cause` chain. */
   const chain = (error: unknown): string => {
     const parts: string[] = []
-    for (let current = error as Error | undefined, depth = 0; current && depth < 10; current = current.cause as Error | undefined, depth++) parts.push(`${current.message}\n${current.stack ?? ''}`)
+    for (let current = error as Error | undefined, depth = 0; current && depth < 10; current = current.cause as Error | undefined, depth++)
+      parts.push(`${current.message}\n${current.stack ?? ''}`)
     return parts.join('\n')
   }
 

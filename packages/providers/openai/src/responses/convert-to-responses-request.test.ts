@@ -10,7 +10,14 @@ describe('convertToResponsesRequest', () => {
     const request: ModelRequest = {
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' }, { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0=', name: 'a.pdf' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+            { type: 'file', mediaType: 'application/pdf', data: 'JVBERi0=', name: 'a.pdf' },
+          ],
+        },
         {
           role: 'assistant',
           content: [
@@ -19,7 +26,13 @@ describe('convertToResponsesRequest', () => {
             { type: 'tool-call', toolCallId: 'call_1', toolName: 'lookup', args: { q: 'x' } },
           ],
         },
-        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'lookup', result: { found: true } }, { type: 'tool-result', toolCallId: 'call_2', toolName: 'lookup', result: 'boom', isError: true }] },
+        {
+          role: 'tool',
+          content: [
+            { type: 'tool-result', toolCallId: 'call_1', toolName: 'lookup', result: { found: true } },
+            { type: 'tool-result', toolCallId: 'call_2', toolName: 'lookup', result: 'boom', isError: true },
+          ],
+        },
       ],
     }
     const params = convertToResponsesRequest(request, { provider: 'openai', modelId: 'gpt-4.1' })
@@ -44,7 +57,15 @@ describe('convertToResponsesRequest', () => {
 
   it('uses the developer role, reasoning summaries and encrypted reasoning for reasoning models, without temperature', () => {
     const params = convertToResponsesRequest(
-      { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'U' }], temperature: 0.3, topP: 0.9, maxOutputTokens: 99 },
+      {
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: 'U' },
+        ],
+        temperature: 0.3,
+        topP: 0.9,
+        maxOutputTokens: 99,
+      },
       { provider: 'openai', modelId: 'gpt-5.4' },
     )
     expect(params.input?.[0]).toEqual({ role: 'developer', content: 'S' })
@@ -61,7 +82,11 @@ describe('convertToResponsesRequest', () => {
         messages: [{ role: 'user', content: 'U' }],
         tools: [
           { name: 'strict_tool', description: 'd', inputSchema: closedSchema },
-          { name: 'loose_tool', description: 'd', inputSchema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] } },
+          {
+            name: 'loose_tool',
+            description: 'd',
+            inputSchema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'] },
+          },
         ],
         toolChoice: { type: 'tool', name: 'strict_tool' },
         responseFormat: { type: 'json', name: 'answer', schema: closedSchema },
@@ -101,7 +126,11 @@ describe('convertToResponsesRequest', () => {
     ])
     // Deeper objects merge too; options absent from the defaults are set as given.
     const text = convertToResponsesRequest(
-      { messages: [{ role: 'user', content: 'U' }], responseFormat: { type: 'json', name: 'answer', schema: closedSchema }, providerOptions: { openai: { text: { verbosity: 'low' }, service_tier: 'flex' } } },
+      {
+        messages: [{ role: 'user', content: 'U' }],
+        responseFormat: { type: 'json', name: 'answer', schema: closedSchema },
+        providerOptions: { openai: { text: { verbosity: 'low' }, service_tier: 'flex' } },
+      },
       { provider: 'openai', modelId: 'gpt-4.1' },
     )
     expect(text.text).toEqual({ format: { type: 'json_schema', name: 'answer', schema: closedSchema, strict: true }, verbosity: 'low' })
@@ -111,12 +140,25 @@ describe('convertToResponsesRequest', () => {
 
   it('drops reasoning it cannot send back and refuses unresolved artifacts', () => {
     const params = convertToResponsesRequest(
-      { messages: [{ role: 'assistant', content: [{ type: 'reasoning', text: 'from another provider', signature: 'anthropic-sig' }, { type: 'text', text: 'hi' }] }] },
+      {
+        messages: [
+          {
+            role: 'assistant',
+            content: [
+              { type: 'reasoning', text: 'from another provider', signature: 'anthropic-sig' },
+              { type: 'text', text: 'hi' },
+            ],
+          },
+        ],
+      },
       { provider: 'openai', modelId: 'gpt-4.1' },
     )
     expect(params.input).toEqual([{ role: 'assistant', content: 'hi' }])
     expect(() =>
-      convertToResponsesRequest({ messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: 'artifact:abc' }] }] }, { provider: 'openai', modelId: 'gpt-4.1' }),
+      convertToResponsesRequest(
+        { messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: 'artifact:abc' }] }] },
+        { provider: 'openai', modelId: 'gpt-4.1' },
+      ),
     ).toThrow(/artifact reference/)
   })
 

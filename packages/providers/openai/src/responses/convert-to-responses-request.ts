@@ -32,15 +32,13 @@ export function convertToResponsesRequest(request: ModelRequest, options: Respon
     params.include = ['reasoning.encrypted_content']
   }
   if (request.tools?.length) {
-    params.tools = request.tools.map(
-      (tool): Tool => ({
-        type: 'function',
-        name: tool.name,
-        description: tool.description,
-        parameters: tool.inputSchema as Record<string, unknown>,
-        strict: isStrictCompatible(tool.inputSchema),
-      }),
-    )
+    params.tools = request.tools.map((tool): Tool => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.inputSchema as Record<string, unknown>,
+      strict: isStrictCompatible(tool.inputSchema),
+    }))
   }
   if (request.toolChoice !== undefined) {
     params.tool_choice = typeof request.toolChoice === 'string' ? request.toolChoice : { type: 'function', name: request.toolChoice.name }
@@ -97,7 +95,12 @@ function convertMessages(messages: ModelMessage[], provider: string, reasoning: 
             const item = decodeReasoningSignature(part.signature)
             if (!item) continue // Reasoning from another provider, or without its encrypted content, cannot be sent back.
             flushText()
-            input.push({ type: 'reasoning', id: item.id, encrypted_content: item.encrypted_content, summary: part.text ? [{ type: 'summary_text', text: part.text }] : [] })
+            input.push({
+              type: 'reasoning',
+              id: item.id,
+              encrypted_content: item.encrypted_content,
+              summary: part.text ? [{ type: 'summary_text', text: part.text }] : [],
+            })
           } else {
             flushText()
             input.push({ type: 'function_call', call_id: part.toolCallId, name: part.toolName, arguments: toolArgumentsText(part.args) })
@@ -124,7 +127,9 @@ function functionCallOutput(result: JsonValue, isError: boolean | undefined): st
   const parts = toolResultParts(result)
   if (!parts) return toolResultText(result, isError)
   const items: ResponseFunctionCallOutputItemList = parts.map((part) =>
-    part.type === 'text' ? { type: 'input_text', text: part.text } : { type: 'input_image', image_url: `data:${part.mediaType};base64,${part.data}`, detail: 'auto' },
+    part.type === 'text'
+      ? { type: 'input_text', text: part.text }
+      : { type: 'input_image', image_url: `data:${part.mediaType};base64,${part.data}`, detail: 'auto' },
   )
   return isError ? [{ type: 'input_text', text: 'Error:' }, ...items] : items
 }

@@ -35,11 +35,13 @@ export class OpenAIResponsesModel implements LanguageModel {
       timeouts: settings.timeouts,
       signal: options.signal,
       open: (signal) => {
-        const params = wellFormed(convertToResponsesRequest(request, {
-          provider: this.provider,
-          modelId: this.modelId,
-          ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
-        }))
+        const params = wellFormed(
+          convertToResponsesRequest(request, {
+            provider: this.provider,
+            modelId: this.modelId,
+            ...(this.#modelSettings.reasoning !== undefined ? { reasoning: this.#modelSettings.reasoning } : {}),
+          }),
+        )
         return settings.client().responses.create(params, { signal, maxRetries: 0, ...(options.headers ? { headers: options.headers } : {}) })
       },
       createMapper: (attemptErrors) => new ResponsesStreamMapper(attemptErrors),

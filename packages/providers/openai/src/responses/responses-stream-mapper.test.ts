@@ -15,13 +15,23 @@ describe('ResponsesStreamMapper', () => {
   it('surfaces the encrypted reasoning item as a signature that can be sent back', () => {
     const parts = run(openaiResponsesEvents({ reasoning: ['a', 'b'], text: ['c'] }))
     const signed = parts.find((part) => part.type === 'reasoning-delta' && part.signature)
-    expect(signed?.type === 'reasoning-delta' && decodeReasoningSignature(signed.signature)).toEqual({ id: 'rs_0001', encrypted_content: 'gAAAA-opaque-reasoning' })
+    expect(signed?.type === 'reasoning-delta' && decodeReasoningSignature(signed.signature)).toEqual({
+      id: 'rs_0001',
+      encrypted_content: 'gAAAA-opaque-reasoning',
+    })
   })
 
   it('separates reasoning summary parts with a blank line', () => {
     const mapper = new ResponsesStreamMapper(errors)
     const delta = (summary_index: number, text: string) =>
-      mapper.map({ type: 'response.reasoning_summary_text.delta', item_id: 'rs', output_index: 0, summary_index, delta: text, sequence_number: 0 } as ResponseStreamEvent)
+      mapper.map({
+        type: 'response.reasoning_summary_text.delta',
+        item_id: 'rs',
+        output_index: 0,
+        summary_index,
+        delta: text,
+        sequence_number: 0,
+      } as ResponseStreamEvent)
     expect([...delta(0, 'one'), ...delta(1, 'two')].map((part) => part.type === 'reasoning-delta' && part.delta)).toEqual(['one', '\n\ntwo'])
   })
 
@@ -39,7 +49,9 @@ describe('ResponsesStreamMapper', () => {
 
   it('reports a refusal as content-filter', () => {
     const events = openaiResponsesEvents({ text: ['x'] }).map((event) =>
-      event.event === 'response.output_text.delta' ? { event: 'response.refusal.delta', data: { ...(event.data as object), type: 'response.refusal.delta', delta: 'I cannot help.' } } : event,
+      event.event === 'response.output_text.delta'
+        ? { event: 'response.refusal.delta', data: { ...(event.data as object), type: 'response.refusal.delta', delta: 'I cannot help.' } }
+        : event,
     )
     const parts = run(events)
     expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'content-filter' })
@@ -48,7 +60,14 @@ describe('ResponsesStreamMapper', () => {
 
   it('leaves a call cut by max_output_tokens open at a length finish', () => {
     const events = openaiResponsesEvents({ toolCalls: [{ id: 'call_1', name: 'f', argumentChunks: ['{"a":'] }], truncate: 'mid-tool-arguments' })
-    events.push({ event: 'response.incomplete', data: { type: 'response.incomplete', sequence_number: 50, response: { id: 'r', model: 'm', status: 'incomplete', output: [], incomplete_details: { reason: 'max_output_tokens' }, usage: null } } })
+    events.push({
+      event: 'response.incomplete',
+      data: {
+        type: 'response.incomplete',
+        sequence_number: 50,
+        response: { id: 'r', model: 'm', status: 'incomplete', output: [], incomplete_details: { reason: 'max_output_tokens' }, usage: null },
+      },
+    })
     const parts = run(events)
     expect(parts.some((part) => part.type === 'tool-call-end')).toBe(false)
     expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'length', rawFinishReason: 'max_output_tokens' })

@@ -83,7 +83,14 @@ export async function runSoakCampaign(options: SoakCampaignOptions): Promise<Soa
       cwd: packageDirectory,
       stdio: ['ignore', 'pipe', 'pipe'],
     })
-    const life: Life = { worker, child, stderr: '', killed: false, ready: false, exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))) }
+    const life: Life = {
+      worker,
+      child,
+      stderr: '',
+      killed: false,
+      ready: false,
+      exited: new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal }))),
+    }
     child.stdout!.setEncoding('utf8')
     child.stdout!.on('data', (data: string) => {
       if (data.includes('READY')) life.ready = true
@@ -115,7 +122,9 @@ export async function runSoakCampaign(options: SoakCampaignOptions): Promise<Soa
     for (;;) {
       if (failure) throw failure
       if (Date.now() - started > options.timeoutMs) {
-        throw new Error(`soak: ${(await countRuns()).terminal} of ${options.runs} runs terminal after ${options.timeoutMs} ms; stuck:\n${await describeStuck(monitor, options.schema)}`)
+        throw new Error(
+          `soak: ${(await countRuns()).terminal} of ${options.runs} runs terminal after ${options.timeoutMs} ms; stuck:\n${await describeStuck(monitor, options.schema)}`,
+        )
       }
       const { terminal, running } = await countRuns()
       if (terminal >= options.runs && (options.settled === undefined || (await options.settled()))) break
@@ -166,7 +175,8 @@ export async function runSoakCampaign(options: SoakCampaignOptions): Promise<Soa
     const results = await Promise.all(stopping.map((life) => life.exited))
     if (failure) throw failure
     results.forEach((result, i) => {
-      if (result.code !== 0) throw new Error(`soak worker ${stopping[i]!.worker} did not stop cleanly (${result.code ?? result.signal}):\n${stopping[i]!.stderr}`)
+      if (result.code !== 0)
+        throw new Error(`soak worker ${stopping[i]!.worker} did not stop cleanly (${result.code ?? result.signal}):\n${stopping[i]!.stderr}`)
     })
     return { durationMs: Date.now() - started, lives: lifeCount, kills, killedAt, terminations, terminatedBackends }
   } finally {

@@ -39,7 +39,9 @@ export async function checkSoakInvariants(options: {
   const statuses: Record<string, number> = {}
 
   // 1. Every run terminal (and, with this workload, finished with a final answer).
-  const { rows: runs } = await pool.query<{ id: string; status: string; finish_reason: string | null }>(`SELECT id, status, finish_reason FROM "${schema}".runs`)
+  const { rows: runs } = await pool.query<{ id: string; status: string; finish_reason: string | null }>(
+    `SELECT id, status, finish_reason FROM "${schema}".runs`,
+  )
   for (const run of runs) statuses[`${run.status}/${run.finish_reason}`] = (statuses[`${run.status}/${run.finish_reason}`] ?? 0) + 1
   if (runs.length !== tasks.length) violations.push(`${runs.length} runs stored for ${tasks.length} tasks`)
   for (const run of runs) if (run.status !== 'completed' || run.finish_reason !== 'stop') violations.push(`run ${run.id} is ${run.status}/${run.finish_reason}`)
@@ -68,16 +70,21 @@ export async function checkSoakInvariants(options: {
       for (let j = i + 1; j < list.length && list[j]!.start < list[i]!.end; j++) {
         const [a, b] = [list[i]!, list[j]!]
         if (a.task !== b.task || a.worker !== b.worker) {
-          violations.push(`session ${sessionId}: task ${a.task} ${a.kind} in ${a.worker} [${a.start}, ${a.end}] overlaps task ${b.task} ${b.kind} in ${b.worker} [${b.start}, ${b.end}]`)
+          violations.push(
+            `session ${sessionId}: task ${a.task} ${a.kind} in ${a.worker} [${a.start}, ${a.end}] overlaps task ${b.task} ${b.kind} in ${b.worker} [${b.start}, ${b.end}]`,
+          )
         }
       }
     }
   }
 
   // 3. A non-idempotent side effect happens at most once per idempotency key.
-  const { rows: effects } = await pool.query<{ key: string; tool: string; count: string }>(`SELECT key, tool, count(*) AS count FROM "${schema}".soak_effects GROUP BY key, tool`)
+  const { rows: effects } = await pool.query<{ key: string; tool: string; count: string }>(
+    `SELECT key, tool, count(*) AS count FROM "${schema}".soak_effects GROUP BY key, tool`,
+  )
   for (const effect of effects) {
-    if (nonIdempotentTools.includes(effect.tool as never) && Number(effect.count) > 1) violations.push(`${effect.tool} ran ${effect.count} times for ${effect.key}`)
+    if (nonIdempotentTools.includes(effect.tool as never) && Number(effect.count) > 1)
+      violations.push(`${effect.tool} ran ${effect.count} times for ${effect.key}`)
   }
 
   // 4. No message lost: gap-free session logs, one user message per run, every tool call answered once, one final answer per task.
@@ -85,7 +92,8 @@ export async function checkSoakInvariants(options: {
   const taskOfRun = new Map(runIds.map((runId, index) => [runId, index]))
   for (const sessionId of new Set(tasks.map((task) => task.sessionId))) {
     const entries = await stores.sessions.listEntries(sessionId)
-    if (entries.some((entry, i) => entry.seq !== i + 1)) violations.push(`session ${sessionId}: the log has gaps: ${entries.map((entry) => entry.seq).join(',')}`)
+    if (entries.some((entry, i) => entry.seq !== i + 1))
+      violations.push(`session ${sessionId}: the log has gaps: ${entries.map((entry) => entry.seq).join(',')}`)
     const userMessages = new Map<string, number>()
     const calls = new Map<string, number>()
     const results = new Map<string, number>()
@@ -129,13 +137,15 @@ export async function checkSoakInvariants(options: {
       if (entry.kind !== 'message') continue
       const previous = messages[i - 1]
       if (previous?.runId && previous.runId !== entry.runId) finished.add(previous.runId)
-      if (entry.runId && finished.has(entry.runId)) violations.push(`session ${sessionId}: run ${entry.runId} continues at seq ${entry.seq} after another run's messages`)
+      if (entry.runId && finished.has(entry.runId))
+        violations.push(`session ${sessionId}: run ${entry.runId} continues at seq ${entry.seq} after another run's messages`)
       if (entry.message.role !== 'assistant') continue
       const asked = entry.message.content.filter((part) => part.type === 'tool-call').map((part) => part.toolCallId)
       if (!asked.length) continue
       const next = messages[i + 1]
       const answered = next?.kind === 'message' && next.message.role === 'tool' ? next.message.content.map((part) => part.toolCallId) : []
-      if (asked.some((callId) => !answered.includes(callId))) violations.push(`session ${sessionId}: the tool calls at seq ${entry.seq} are not answered by the next message`)
+      if (asked.some((callId) => !answered.includes(callId)))
+        violations.push(`session ${sessionId}: the tool calls at seq ${entry.seq} are not answered by the next message`)
     }
   }
   for (const runId of taskOfRun.keys()) if (!runs.some((run) => run.id === runId)) violations.push(`run ${runId} was never stored`)
@@ -152,5 +162,12 @@ export async function checkSoakInvariants(options: {
     if (events.some((event) => event.type === 'run.resumed')) resumedRuns++
   }
 
-  return { violations, statuses, resumedRuns, effects: effects.reduce((sum, effect) => sum + Number(effect.count), 0), unknownOutcomes, activities: activity.length }
+  return {
+    violations,
+    statuses,
+    resumedRuns,
+    effects: effects.reduce((sum, effect) => sum + Number(effect.count), 0),
+    unknownOutcomes,
+    activities: activity.length,
+  }
 }

@@ -71,7 +71,9 @@ export class SoakSubscriber {
       const logged = log.map(describe)
       if (JSON.stringify(held) !== JSON.stringify(logged)) {
         const at = held.findIndex((event, i) => event !== logged[i])
-        problems.push(`run ${runId}: the subscriber holds ${held.length} events, the log ${logged.length}; first difference at ${at}: held ${held[at] ?? 'nothing'}, logged ${logged[at] ?? 'nothing'}`)
+        problems.push(
+          `run ${runId}: the subscriber holds ${held.length} events, the log ${logged.length}; first difference at ${at}: held ${held[at] ?? 'nothing'}, logged ${logged[at] ?? 'nothing'}`,
+        )
       }
       for (const problem of liveViewProblems(log, view.connections)) problems.push(`run ${runId}: ${problem}`)
     }

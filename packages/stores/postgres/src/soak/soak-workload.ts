@@ -52,7 +52,12 @@ export function soakTask(seed: number, index: number, sessions: number): SoakTas
     const callCount = 1 + Math.floor(random() * 2)
     for (let call = 0; call < callCount; call++) {
       const name = pick<SoakToolName>(['charge', 'send_email', 'lookup'])
-      const args = name === 'charge' ? { amount: 1 + Math.floor(random() * 100) } : name === 'send_email' ? { to: `user${index}@example.com` } : { query: `order ${index}` }
+      const args =
+        name === 'charge'
+          ? { amount: 1 + Math.floor(random() * 100) }
+          : name === 'send_email'
+            ? { to: `user${index}@example.com` }
+            : { query: `order ${index}` }
       calls.push({ id: `t${index}s${step}c${call}`, name, args })
     }
     turns.push({ text: `[#${index}:${step}] working`, calls, delayMs: 10 + Math.floor(random() * 30) })
@@ -167,7 +172,9 @@ export function soakAgent(task: SoakTask, ledger?: SoakLedger, activity?: Activi
 
 /** The ledger and activity tables, in the test's schema. */
 export async function createSoakTables(pool: pg.Pool, schema: string): Promise<void> {
-  await pool.query(`CREATE TABLE IF NOT EXISTS "${schema}".soak_effects (id bigserial PRIMARY KEY, key text NOT NULL, tool text NOT NULL, task int NOT NULL, worker text NOT NULL, at bigint NOT NULL)`)
+  await pool.query(
+    `CREATE TABLE IF NOT EXISTS "${schema}".soak_effects (id bigserial PRIMARY KEY, key text NOT NULL, tool text NOT NULL, task int NOT NULL, worker text NOT NULL, at bigint NOT NULL)`,
+  )
   await pool.query(
     `CREATE TABLE IF NOT EXISTS "${schema}".soak_activity (id bigserial PRIMARY KEY, session_id text NOT NULL, task int NOT NULL, worker text NOT NULL, kind text NOT NULL, started_at bigint NOT NULL, ended_at bigint)`,
   )
@@ -180,7 +187,13 @@ export function soakRecorders(pool: pg.Pool, schema: string, worker: string): { 
   return {
     ledger: {
       async record(task, tool, key) {
-        await database.query(`INSERT INTO "${schema}".soak_effects (key, tool, task, worker, at) VALUES ($1, $2, $3, $4, $5)`, [key, tool, task.index, worker, Date.now()])
+        await database.query(`INSERT INTO "${schema}".soak_effects (key, tool, task, worker, at) VALUES ($1, $2, $3, $4, $5)`, [
+          key,
+          tool,
+          task.index,
+          worker,
+          Date.now(),
+        ])
       },
       async has(key) {
         return (await database.query(`SELECT 1 FROM "${schema}".soak_effects WHERE key = $1`, [key])).rows.length > 0

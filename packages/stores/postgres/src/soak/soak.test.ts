@@ -77,7 +77,14 @@ async function soak(runs: number, disruption: Pick<SoakCampaignOptions, 'killEve
   await subscriber.settle(runtime.runs, runIds, 20_000)
   const live = { ...subscriber.figures, listenTerminations, problems: await subscriber.problems(runtime.runs, runIds) }
   subscription.abort()
-  const findings = await checkSoakInvariants({ pool: scaleOut.pool, schema, stores: runtime.extensions.stores as never, tasks, runIds, killedAt: report.killedAt })
+  const findings = await checkSoakInvariants({
+    pool: scaleOut.pool,
+    schema,
+    stores: runtime.extensions.stores as never,
+    tasks,
+    runIds,
+    killedAt: report.killedAt,
+  })
   const queueCounts = await scaleOut.queue.counts()
   console.info(
     `[soak] ${runs} runs over ${sessions} sessions in ${report.durationMs} ms: ${report.lives} worker lives, ${report.kills} SIGKILLs, ` +
@@ -90,20 +97,24 @@ async function soak(runs: number, disruption: Pick<SoakCampaignOptions, 'killEve
 }
 
 describePostgres('scale-out soak (worker processes on PostgreSQL)', () => {
-  it(`${soakRuns} runs over 20 sessions, four workers, a random worker SIGKILLed every few seconds`, { timeout: campaignTimeoutMs(soakRuns) + 90_000 }, async () => {
-    const { report, findings, queueCounts, live } = await soak(soakRuns, { killEveryMs: 4000 })
-    expect(findings.violations).toEqual([])
-    // The live subscriber ends holding exactly every run's stored log, though it saw numbers a kill later discarded
-    // and its LISTEN connection was terminated under it.
-    expect(live.problems).toEqual([])
-    expect(live.listenTerminations).toBeGreaterThan(0)
-    expect(report.kills).toBeGreaterThan(0)
-    // Kills land on workers holding runs: some runs were taken over by another worker and resumed.
-    expect(findings.resumedRuns).toBeGreaterThan(0)
-    expect(findings.statuses).toEqual({ 'completed/stop': soakRuns })
-    // Every job ends completed: none was dropped after its retries.
-    expect(queueCounts).toEqual({ completed: soakRuns })
-  })
+  it(
+    `${soakRuns} runs over 20 sessions, four workers, a random worker SIGKILLed every few seconds`,
+    { timeout: campaignTimeoutMs(soakRuns) + 90_000 },
+    async () => {
+      const { report, findings, queueCounts, live } = await soak(soakRuns, { killEveryMs: 4000 })
+      expect(findings.violations).toEqual([])
+      // The live subscriber ends holding exactly every run's stored log, though it saw numbers a kill later discarded
+      // and its LISTEN connection was terminated under it.
+      expect(live.problems).toEqual([])
+      expect(live.listenTerminations).toBeGreaterThan(0)
+      expect(report.kills).toBeGreaterThan(0)
+      // Kills land on workers holding runs: some runs were taken over by another worker and resumed.
+      expect(findings.resumedRuns).toBeGreaterThan(0)
+      expect(findings.statuses).toEqual({ 'completed/stop': soakRuns })
+      // Every job ends completed: none was dropped after its retries.
+      expect(queueCounts).toEqual({ completed: soakRuns })
+    },
+  )
 
   it('pg_terminate_backend on every worker connection mid-run: the runs recover', { timeout: campaignTimeoutMs(40) + 90_000 }, async () => {
     const { report, findings, live } = await soak(40, { terminateEveryMs: 1000 })

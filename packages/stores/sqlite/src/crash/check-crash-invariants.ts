@@ -29,7 +29,16 @@ export async function checkCrashInvariants(options: {
   runs: number
 }): Promise<{ violations: string[]; figures: CrashFigures }> {
   const violations: string[] = []
-  const figures: CrashFigures = { resumedRuns: 0, outcomeUnknown: 0, reconciled: 0, idempotentReruns: 0, toolCalls: 0, sideEffects: 0, discardedSeen: 0, liveSeen: 0 }
+  const figures: CrashFigures = {
+    resumedRuns: 0,
+    outcomeUnknown: 0,
+    reconciled: 0,
+    idempotentReruns: 0,
+    toolCalls: 0,
+    sideEffects: 0,
+    discardedSeen: 0,
+    liveSeen: 0,
+  }
   const live = readLiveConnections(options.livePath)
   const fail = (message: string) => violations.push(message)
   const ledger = readLedger(options.ledgerPath)
@@ -57,10 +66,13 @@ export async function checkCrashInvariants(options: {
       }
       const runs = await stores.runs.listRuns({ sessionId: task.sessionId })
       if (runs.filter((candidate) => candidate.idempotencyKey === task.idempotencyKey).length !== 1) fail(`${where}: more than one run`)
-      if (run.status !== 'completed' || run.finishReason !== 'stop') fail(`${where}: run ${run.id} is ${run.status} (${run.finishReason ?? 'no finish reason'}${run.error ? `: ${run.error.message}` : ''})`)
+      if (run.status !== 'completed' || run.finishReason !== 'stop')
+        fail(`${where}: run ${run.id} is ${run.status} (${run.finishReason ?? 'no finish reason'}${run.error ? `: ${run.error.message}` : ''})`)
 
       // The session log: one user message, each planned turn exactly once, each call answered exactly once.
-      const entries = (await stores.sessions.listEntries(task.sessionId)).filter((entry): entry is SessionEntry & { kind: 'message' } => entry.kind === 'message' && entry.runId === run.id)
+      const entries = (await stores.sessions.listEntries(task.sessionId)).filter(
+        (entry): entry is SessionEntry & { kind: 'message' } => entry.kind === 'message' && entry.runId === run.id,
+      )
       const users = entries.filter((entry) => entry.message.role === 'user')
       if (users.length !== 1 || users[0]!.message.content !== task.input) fail(`${where}: ${users.length} user messages`)
       const assistants = entries.filter((entry) => entry.message.role === 'assistant').map((entry) => entry.message as AssistantMessage)
@@ -71,7 +83,8 @@ export async function checkCrashInvariants(options: {
           calls: message.content.flatMap((part) => (part.type === 'tool-call' ? [part.toolCallId] : [])),
         }),
       )
-      if (JSON.stringify(actual) !== JSON.stringify(expected)) fail(`${where}: assistant messages ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`)
+      if (JSON.stringify(actual) !== JSON.stringify(expected))
+        fail(`${where}: assistant messages ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`)
       const results = new Map<string, { result: unknown; isError: boolean }[]>()
       for (const entry of entries) {
         if (entry.message.role !== 'tool') continue
@@ -107,7 +120,8 @@ export async function checkCrashInvariants(options: {
           if (record.status !== 'succeeded') fail(`${where}: idempotent ${call.name} (${record.key}) is journaled ${record.status}`)
           if (effects < 1) fail(`${where}: idempotent ${call.name} (${record.key}) succeeded without its side effect`)
           if (effects > 1) figures.idempotentReruns++
-          if (answer.isError || JSON.stringify(answer.result) !== JSON.stringify(record.result)) fail(`${where}: ${call.id}'s result in the session differs from its journal record`)
+          if (answer.isError || JSON.stringify(answer.result) !== JSON.stringify(record.result))
+            fail(`${where}: ${call.id}'s result in the session differs from its journal record`)
           continue
         }
         // The process may have died between the journal's `started` and `succeeded`: the resume then reconciled the
@@ -141,7 +155,8 @@ export async function checkCrashInvariants(options: {
         figures.discardedSeen += seen.filter((event) => !logged.has(event.seq)).length
       }
       const types = events.map((event) => event.type)
-      if (types.filter((type) => type === 'run.started').length !== 1) fail(`${where}: ${types.filter((type) => type === 'run.started').length} run.started events`)
+      if (types.filter((type) => type === 'run.started').length !== 1)
+        fail(`${where}: ${types.filter((type) => type === 'run.started').length} run.started events`)
       if (types.includes('run.resumed')) figures.resumedRuns++
     }
     for (const line of ledger) if (!journaledKeys.has(line.key)) fail(`side effect ${line.tool} ${line.key} has no journal record`)

@@ -34,7 +34,7 @@ function reached(point: FreezePoint): void {
 
 function announce(line: string): void {
   const buffer = Buffer.from(`${line}\n`)
-  for (let written = 0; written < buffer.length; ) {
+  for (let written = 0; written < buffer.length;) {
     try {
       written += writeSync(1, buffer, written)
     } catch (error) {
@@ -69,7 +69,9 @@ function withFreezePoints(stores: Stores): Stores {
     specificationVersion: 'v1',
     stores: wrapped as unknown as BatchedStores,
     async write(writes) {
-      const points = writes.map((write) => storeFreezePoints.filter((entry) => entry.store === methodOfWrite[write.type].store && entry.method === methodOfWrite[write.type].method))
+      const points = writes.map((write) =>
+        storeFreezePoints.filter((entry) => entry.store === methodOfWrite[write.type].store && entry.method === methodOfWrite[write.type].method),
+      )
       for (const entry of points.flat()) if (entry.when === 'before') reached(entry.point)
       const results = await inner.write(writes)
       batchFigures.batches++
@@ -96,7 +98,8 @@ function withFreezePoints(stores: Stores): Stores {
     })
   }
   const result = wrapped as unknown as Stores
-  if (inner !== undefined && findStoreBatch(result) !== batch) throw new Error('crash child: the wrapped stores must expose the wrapped batch, or the kernel would not batch')
+  if (inner !== undefined && findStoreBatch(result) !== batch)
+    throw new Error('crash child: the wrapped stores must expose the wrapped batch, or the kernel would not batch')
   return result
 }
 
@@ -155,7 +158,7 @@ void progress
 
 announce('READY')
 let recovered = 0
-for (const giveUp = Date.now() + config.leaseMs * 5; ; ) {
+for (const giveUp = Date.now() + config.leaseMs * 5; ;) {
   recovered += (await (await runtime.recover({ agents: [agent] })).done).resumed.length
   if (!(await runtime.runs.listRuns({ status: 'running', limit: 1 })).length) break
   if (Date.now() > giveUp) throw new Error('runs are still running after recover() and their leases expired')

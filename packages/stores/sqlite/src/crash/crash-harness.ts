@@ -89,8 +89,7 @@ function runLife(config: ChildConfig, randomKillMs: number | undefined, livePath
       else if (line === 'DONE') {
         finished = true
         clearTimeout(timer)
-      }
-      else if (line === 'READY' && randomKillMs !== undefined) timer = setTimeout(() => kill(`random:${activity(lastActivity)}`), randomKillMs)
+      } else if (line === 'READY' && randomKillMs !== undefined) timer = setTimeout(() => kill(`random:${activity(lastActivity)}`), randomKillMs)
       if (line.startsWith('EVENT ') || line === 'READY') lastActivity = line
     }
   })
@@ -144,7 +143,18 @@ export async function runCrashCampaign(options: CrashCampaignOptions): Promise<C
     if (config.freeze) unreachedFreezes++
     options.log?.(`life ${life}: finished every task`)
     const { batches, writes } = result.batches
-    return { seed: options.seed, runs: options.runs, lives: life, kills, killPoints, newOwnerLives, unreachedFreezes, finalLifeBatches: batches, finalLifeBatchedWrites: writes, durationMs: Math.round(performance.now() - started) }
+    return {
+      seed: options.seed,
+      runs: options.runs,
+      lives: life,
+      kills,
+      killPoints,
+      newOwnerLives,
+      unreachedFreezes,
+      finalLifeBatches: batches,
+      finalLifeBatchedWrites: writes,
+      durationMs: Math.round(performance.now() - started),
+    }
   }
   throw new Error(`crash test (seed ${options.seed}): no child finished the ${options.runs} tasks in ${maxLives} lives`)
 }

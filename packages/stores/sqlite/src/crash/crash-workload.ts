@@ -59,12 +59,27 @@ export function crashTask(seed: number, index: number): CrashTask {
       const name = pick<CrashToolName>(['charge', 'send_email', 'lookup'])
       const id = `t${index}s${step}c${call}`
       // Each call's arguments are unique (`ref`), so the kernel's doom-loop detection never stops a run.
-      const args = name === 'charge' ? { amount: 1 + Math.floor(random() * 100), ref: id } : name === 'send_email' ? { to: `user${index}@example.com`, ref: id } : { query: sentence(2), ref: id }
+      const args =
+        name === 'charge'
+          ? { amount: 1 + Math.floor(random() * 100), ref: id }
+          : name === 'send_email'
+            ? { to: `user${index}@example.com`, ref: id }
+            : { query: sentence(2), ref: id }
       calls.push({ id, name, args })
     }
-    turns.push({ text: `Step ${step}: ${sentence(4 + Math.floor(random() * 6))}.`, calls, delayMs: 10 + Math.floor(random() * 40), chunkSize: 3 + Math.floor(random() * 6) })
+    turns.push({
+      text: `Step ${step}: ${sentence(4 + Math.floor(random() * 6))}.`,
+      calls,
+      delayMs: 10 + Math.floor(random() * 40),
+      chunkSize: 3 + Math.floor(random() * 6),
+    })
   }
-  turns.push({ text: `Task #${index} done: ${sentence(6 + Math.floor(random() * 10))}.`, calls: [], delayMs: 10 + Math.floor(random() * 40), chunkSize: 3 + Math.floor(random() * 6) })
+  turns.push({
+    text: `Task #${index} done: ${sentence(6 + Math.floor(random() * 10))}.`,
+    calls: [],
+    delayMs: 10 + Math.floor(random() * 40),
+    chunkSize: 3 + Math.floor(random() * 6),
+  })
   return { index, sessionId: `session-${index >> 1}`, idempotencyKey: `task-${index}`, input: `Please handle task #${index}.`, turns }
 }
 
@@ -146,7 +161,9 @@ export function crashAgent(seed: number, ledgerPath: string, hooks: CrashToolHoo
       return { sent: to }
     },
     reconcile: ({ args, idempotencyKey }) =>
-      readLedger(ledgerPath).some((line) => line.key === idempotencyKey) ? { action: 'result', result: { sent: args.to, reconciled: true } } : { action: 'rerun' },
+      readLedger(ledgerPath).some((line) => line.key === idempotencyKey)
+        ? { action: 'result', result: { sent: args.to, reconciled: true } }
+        : { action: 'rerun' },
   })
   const lookup = defineTool({
     name: 'lookup',
