@@ -1,6 +1,10 @@
 // Renders the session entries being compacted as a plain transcript for the summarizer, clipping long parts.
 import type { SessionEntry } from '@spindle/core'
 
+/**
+ * Options of `renderTranscript(entries, options)`: how much of one long tool result or argument list is kept (its
+ * head and tail) when the entries being compacted are rendered as a transcript for the summarizer.
+ */
 export interface TranscriptOptions {
   /** Longest text kept from one tool result or tool-call argument list (head and tail). */
   maxPartChars: number

@@ -3,6 +3,10 @@
 /** The sections every summary has, in order. */
 export const summarySections = ['Goal', 'Constraints', 'Progress', 'Decisions', 'Next steps'] as const
 
+/**
+ * The name of one section of a compaction summary: `Goal`, `Constraints`, `Progress`, `Decisions` or `Next steps`
+ * (see `summarySections`, which lists them in order).
+ */
 export type SummarySection = (typeof summarySections)[number]
 
 const sectionPattern = new RegExp(`^(${summarySections.map((name) => name.replace(' ', '\\s+')).join('|')})(?![\\p{L}\\p{N}_])`, 'iu')

@@ -1,6 +1,13 @@
 // The plain text of a message, as memory indexes and shows it (tool calls and results included when asked).
 import type { ModelMessage } from '@spindle/core'
 
+/**
+ * The plain text of a message as memory indexes and shows it: its text parts, and its tool calls and results as
+ * `[called name(args)]` and `[name returned] result`, trimmed and cut to `maxChars` characters.
+ *
+ * @example
+ * messageText({ role: 'user', content: 'Where is my order?' }, 200) // 'Where is my order?'
+ */
 export function messageText(message: ModelMessage, maxChars: number): string {
   let text = ''
   if (typeof message.content === 'string') text = message.content

@@ -12,6 +12,10 @@ export interface RuntimeResourceDefinition<Source = any, Value = any> {
   dispose?(value: Value): void | Promise<void>
 }
 
+/**
+ * Named resources that `RuntimeStore.load(name, source)` creates on first use and disposes with the store (a
+ * database handle, a parsed workbook). Registered on `Extensions.runtimeResources`, on a RuntimeStore, or module-wide.
+ */
 export interface RuntimeResourceRegistry {
   get(name: string): RuntimeResourceDefinition | undefined
   names(): string[]

@@ -27,6 +27,12 @@ export type RuntimeValue<T, K extends keyof T, V> = [V] extends [NoExplicitType]
 /** Called with the value it was registered for (or `undefined` when the key was never set) and the key. */
 export type RuntimeCleanupHandler<V = unknown> = (value: V | undefined, key: string) => unknown
 
+/**
+ * Options of `new RuntimeStore(options)`: initial values, resources for `load()`, and a name for error messages.
+ *
+ * @example
+ * const runtime = new RuntimeStore<{ userId: string }>({ defaults: { userId: 'u-1' }, name: 'request' })
+ */
 export interface RuntimeStoreOptions<T extends object = Record<string, unknown>> {
   /** Initial values. */
   defaults?: Partial<T>
@@ -36,6 +42,7 @@ export interface RuntimeStoreOptions<T extends object = Record<string, unknown>>
   name?: string
 }
 
+/** Options of `RuntimeStore.snapshot(options)`: whether the child shares the parent's pending cleanups. */
 export interface RuntimeSnapshotOptions {
   /**
    * `true` (default): the child shares the parent's pending cleanups, and whichever of them disposes first
@@ -45,6 +52,7 @@ export interface RuntimeSnapshotOptions {
   inheritCleanups?: boolean
 }
 
+/** Options of `RuntimeStore.run(callback, options)`: the resource registry `load()` uses inside the callback. */
 export interface RuntimeRunOptions {
   /** An ambient resource registry for `load()` inside the callback (the kernel passes `Extensions.runtimeResources`). */
   resources?: RuntimeResourceRegistry

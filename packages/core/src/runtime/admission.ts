@@ -10,6 +10,12 @@ import { runRequestSchema, type RunRequest } from './run-request.js'
 /** A hook that may reject a request (rate limits, moderation) by throwing; runs before anything is written. */
 export type AdmissionHook = (request: RunRequest) => void | Promise<void>
 
+/**
+ * Checks a run request before anything is written and returns its input as messages: the request's shape
+ * (`runRequestSchema`), a non-empty input, the policy's input size limit, then the admission hooks in order.
+ * Rejects with an `AdmissionError` on an invalid or empty request, one over `policy.maxInputBytes`, or one a hook
+ * rejected (the hook's error is its `cause`).
+ */
 export async function admitRequest(request: RunRequest, policy: RuntimePolicy, hooks: readonly AdmissionHook[]): Promise<ModelMessage[]> {
   return admitRequestNow(request, policy, hooks)
 }

@@ -36,6 +36,14 @@ import { admit, createRecord, runWithKey, startRun } from './start-run.js'
 
 export type { RecoverResult } from './recover-runs.js'
 
+/**
+ * The third argument of `new AgentRuntime(extensions, policy, options)`: admission hooks, this process's owner id in
+ * run leases, the tokenizer that measures the context window, the size of the context-window cache, and the built-in
+ * `read_artifact` tool.
+ *
+ * @example
+ * const runtime = new AgentRuntime(extensions, {}, { ownerId: `worker-${process.pid}`, admission: [rejectOverQuota] })
+ */
 export interface AgentRuntimeOptions {
   /** Hooks that may reject a request before anything is written (rate limits, moderation). */
   admission?: AdmissionHook[]
@@ -52,6 +60,14 @@ export interface AgentRuntimeOptions {
   readArtifact?: false | ReadArtifactToolOptions
 }
 
+/**
+ * Which events `runtime.subscribe(filter)` delivers: a predicate, or a run id, session id and event types to match,
+ * with the subscription's buffer `capacity` (a slow reader past it receives a `lagged` marker instead of blocking the
+ * runs) and a signal that ends it.
+ *
+ * @example
+ * for await (const event of runtime.subscribe({ sessionId: 'user-42', types: ['tool.result'] })) console.log(event)
+ */
 export type SubscribeFilter =
   ((event: AgentEvent) => boolean) | { runId?: string; sessionId?: string; types?: AgentEventType[]; capacity?: number; signal?: AbortSignal }
 

@@ -1,6 +1,10 @@
 // The default RunQueue: FIFO jobs within this process, handled by `runtime.work()`.
 import type { RunJob, RunQueue, WorkOptions } from '../spec/run-queue.js'
 
+/**
+ * Options of `new InProcessRunQueue(options)`: how long a job refused because its session is busy waits before it is
+ * tried again (the wait doubles up to `busyDelayMaxMs`).
+ */
 export interface InProcessRunQueueOptions {
   /** The first wait before a job refused for a busy session is tried again, in ms; default 250 (then doubled). */
   busyDelayMs?: number

@@ -9,6 +9,13 @@ import type { FinishReason } from '../spec/run-store.js'
 import type { RunError } from '../spec/run-error.js'
 import type { ToolSet } from '../tools/tool.js'
 
+/**
+ * A model for a run: a `LanguageModel`, a `"provider:model"` id the registered providers resolve, or a list of them
+ * tried in order (the next one when a call fails with a retryable provider error before any output).
+ *
+ * @example
+ * const agent = { name: 'support', model: ['openai:gpt-4.1-mini', 'anthropic:claude-haiku-4-5'] }
+ */
 export type ModelReference = string | LanguageModel | ReadonlyArray<string | LanguageModel>
 
 /** The plain description of an agent; an `Agent` instance has the same fields. */
@@ -21,6 +28,15 @@ export interface AgentSpec {
   policy?: RuntimePolicyInput
 }
 
+/**
+ * What `runtime.run()` and `runtime.stream()` take: the agent, the input (text or messages), the session to
+ * continue, an optional model override, request-scoped state, an abort signal, metadata and an idempotency key. An
+ * invalid request (empty input, no model, a malformed message) is rejected with an `AdmissionError` before anything
+ * is written.
+ *
+ * @example
+ * const output = await runtime.run({ sessionId: 'user-42', agent, input: 'What changed since yesterday?' })
+ */
 export interface RunRequest {
   /** Continue this session (created with this id when it does not exist); a new session when absent. */
   sessionId?: string
@@ -41,6 +57,15 @@ export interface RunRequest {
   parentRunId?: string
 }
 
+/**
+ * The result of a run (`runtime.run()`, `stream().result`, `resume()`): its ids, why it finished, the final text,
+ * the messages it appended to the session, the model calls made, token usage and cost, and the error when it failed.
+ * A run that fails resolves with `finishReason: 'error'` and `error` rather than rejecting.
+ *
+ * @example
+ * const output = await runtime.run({ agent, input: 'Hello' })
+ * if (output.finishReason === 'error') console.error(output.error?.code, output.error?.message)
+ */
 export interface RunOutput {
   runId: string
   sessionId: string
@@ -56,6 +81,10 @@ export interface RunOutput {
   error?: RunError
 }
 
+/**
+ * Options of `runtime.resume(runId, options)` and `recover()`: the agent to continue with (needed after a restart
+ * when its model or tools are not registered by name), the request-scoped RuntimeStore, and an abort signal.
+ */
 export interface ResumeOptions {
   /** The agent to continue with; needed after a restart when its model or tools are not in the registries. */
   agent?: AgentSpec
@@ -63,6 +92,14 @@ export interface ResumeOptions {
   signal?: AbortSignal
 }
 
+/**
+ * A human's decision on a tool call that awaits approval, given to `runtime.approve(runId, callId, decision)`:
+ * approve it (the tool runs when the run resumes) or deny it with a reason (the model receives the denial as the tool's
+ * result).
+ *
+ * @example
+ * await runtime.approve(runId, callId, { approved: false, reason: 'Refunds over $100 need a manager' })
+ */
 export interface ApprovalDecision {
   approved: boolean
   reason?: string
@@ -85,6 +122,14 @@ const messageSchema = z.union([
   z.object({ role: z.literal('tool'), content: z.array(z.object({ type: z.literal('tool-result'), toolCallId: z.string() }).passthrough()) }),
 ])
 
+/**
+ * The zod schema `admitRequest` checks a RunRequest against (session id, input messages, agent, metadata,
+ * idempotency key). Useful to validate a request received over HTTP before calling the runtime.
+ *
+ * @example
+ * const parsed = runRequestSchema.safeParse(body)
+ * if (!parsed.success) return new Response(parsed.error.message, { status: 400 })
+ */
 export const runRequestSchema = z.object({
   sessionId: z.string().min(1).max(200).optional(),
   input: z.union([z.string(), z.array(messageSchema).min(1)]),

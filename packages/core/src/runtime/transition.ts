@@ -6,6 +6,10 @@ import type { FinishReason } from '../spec/run-store.js'
 import { addUsage, copyState, type PendingCall, type RunState, withState } from './run-state.js'
 import type { RunError } from '../spec/run-error.js'
 
+/**
+ * The policy limits `transition()` enforces: steps, tool calls, continuations after a `length` finish, the number of
+ * repeated calls that counts as a loop, and the token and cost budget.
+ */
 export interface TransitionLimits {
   maxSteps: number
   maxToolCalls: number
@@ -14,6 +18,10 @@ export interface TransitionLimits {
   budget: { maxInputTokens?: number; maxOutputTokens?: number; maxTotalTokens?: number; maxCostUsd?: number }
 }
 
+/**
+ * What happened since the last transition, as `transition()` receives it: start or resume (`continue`), a model
+ * call's result, tools executed, an error, an abort (cancel or timeout), or a policy violation.
+ */
 export type Outcome =
   /** Start or resume: continue from whatever phase the state is in. */
   | { type: 'continue' }
@@ -39,11 +47,20 @@ const continueModel: Next = Object.freeze({ action: 'call-model', continuation: 
 const runTools: Next = Object.freeze({ action: 'run-tools' })
 const awaitApproval: Next = Object.freeze({ action: 'await-approval' })
 
+/**
+ * The result of `transition()`: the run's next state and what the run does next (call the model, run tools, await
+ * approval, or finish).
+ */
 export interface Transition {
   state: RunState
   next: Next
 }
 
+/**
+ * The agent loop as a pure function: given the run's state, what just happened and the limits, it returns the next
+ * state and the next action. It performs no I/O, so the runtime replays it on resume and tests drive it directly.
+ * Never throws: a limit reached, an error or an abort is a `finish` action with its reason.
+ */
 export function transition(state: RunState, outcome: Outcome, limits: TransitionLimits): Transition {
   switch (outcome.type) {
     case 'continue':
@@ -152,6 +169,10 @@ function finish(state: RunState, reason: FinishReason): Transition {
   return { state: withState(state, { phase: 'done', finishReason: reason, pending: [] }), next: { action: 'finish', reason, unanswered } }
 }
 
+/**
+ * Whether a run's usage has reached any budget limit (input, output or total tokens, cost in USD): the run then
+ * finishes with `budget`.
+ */
 export function overBudget(usage: Usage, limits: TransitionLimits): boolean {
   const { budget } = limits
   if (budget.maxInputTokens !== undefined && usage.inputTokens >= budget.maxInputTokens) return true

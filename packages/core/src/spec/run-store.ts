@@ -8,6 +8,11 @@ import type { RunError } from './run-error.js'
 /** Where a run stands: `queued` (enqueued, not started), `running`, `suspended` (awaiting approval), `interrupted` (left by a stopped process, ready to resume), or ended: `completed`, `failed`, `cancelled`. */
 export type RunStatus = 'queued' | 'running' | 'suspended' | 'completed' | 'failed' | 'cancelled' | 'interrupted'
 
+/**
+ * Why a run ended or stopped: `stop` (the model answered), a limit of the policy (`max_steps`, `max_tool_calls`,
+ * `budget`, `timeout`), `cancelled`, `awaiting_approval` (suspended), `policy` (a guard refused the run, e.g. a
+ * repeated call loop), the model's own `length` or `content_filter`, or `error` (see `RunOutput.error`).
+ */
 export type FinishReason =
   'stop' | 'max_steps' | 'max_tool_calls' | 'budget' | 'timeout' | 'cancelled' | 'awaiting_approval' | 'policy' | 'length' | 'content_filter' | 'error'
 

@@ -9,6 +9,10 @@ export interface RuntimeToolContext<State extends object = Record<string, unknow
   runtime: RuntimeStore<State>
 }
 
+/**
+ * The definition `createRuntimeTool()` takes: a tool definition whose `execute` also receives the request-scoped
+ * RuntimeStore (`context.runtime`), with a dotted `id` for events and the journal.
+ */
 export interface RuntimeToolDefinition<Input, Output, State extends object = Record<string, unknown>> extends Omit<
   ToolDefinition<Input, Output>,
   'id' | 'execute'

@@ -1,5 +1,13 @@
 // Attribute and metric names: OpenTelemetry GenAI semantic conventions (v1.41.0), plus spindle.* for what they do
 // not cover.
+/**
+ * The span and metric attribute names `OtelObserver` writes (exported as `genAiAttributes`): those of the
+ * OpenTelemetry GenAI semantic conventions (`gen_ai.*`), and `spindle.*` for what they do not cover (run id, step,
+ * cost, reused tool results). Use them to query or assert on the exported spans.
+ *
+ * @example
+ * expect(span.attributes[genAiAttributes.requestModel]).toBe('gpt-4.1-mini')
+ */
 export const attributes = {
   operationName: 'gen_ai.operation.name',
   providerName: 'gen_ai.provider.name',
@@ -33,6 +41,10 @@ export const attributes = {
   linkType: 'spindle.link.type',
 } as const
 
+/**
+ * The names of the metrics `OtelObserver` records: the GenAI conventions' operation duration and token usage, and
+ * Spindle's run duration, steps, tool duration, and session-gate and queue waits.
+ */
 export const metricNames = {
   operationDuration: 'gen_ai.client.operation.duration',
   tokenUsage: 'gen_ai.client.token.usage',

@@ -1,6 +1,14 @@
 // Bounded, jittered retries: which errors are retried and how long to wait before the next attempt.
 import { AbortedError, SpindleError } from '@spindle/core'
 
+/**
+ * How the Anthropic provider retries a request that failed before any output: bounded attempts, exponential
+ * backoff with full jitter, and the API's `retry-after` when it is short enough. Retried: 408, 409, 429, 5xx
+ * (529 overloaded included), network errors and a first chunk that never came.
+ *
+ * @example
+ * anthropic({ apiKey, retry: { maxRetries: 4, maxDelayMs: 20_000 } })
+ */
 export interface RetryOptions {
   /** Retries after the first attempt (default 2). */
   maxRetries?: number

@@ -152,6 +152,10 @@ export const migrations: readonly Migration[] = [
   },
 ]
 
+/**
+ * The schema version this release of `@spindle/store-postgres` migrates to. A schema at a higher version (written by
+ * a newer release) is refused by `runMigrations` with a `SpindleError` rather than used.
+ */
 export const latestSchemaVersion = migrations[migrations.length - 1]!.version
 
 /** A stable 64-bit-ish key for the advisory lock of one schema's migrations. */

@@ -1,6 +1,7 @@
 // The small SQL surface the stores run on: a pg Pool here, or any driver speaking PostgreSQL (PGlite in tests).
 import type pg from 'pg'
 
+/** The rows of one statement (and, for a write, the number of rows it touched), as `pg` returns them. */
 export interface SqlResult<R> {
   rows: R[]
   rowCount?: number | null

@@ -9,6 +9,7 @@ import type { SqliteSessionStore } from './sqlite-session-store.js'
 import type { SqliteSnapshotStore } from './sqlite-snapshot-store.js'
 import { type ApplyWrite, type BatchableSqliteStore, describeWrite, prepareWrite } from './sqlite-write.js'
 
+/** The four SQLite stores a `SqliteStoreBatch` writes to in one transaction (`batch.stores`). */
 export interface SqliteBatchedStores {
   sessions: SqliteSessionStore
   runs: SqliteRunStore

@@ -31,6 +31,13 @@ async function* chunked(bytes: Uint8Array, sizes: number[]): AsyncIterable<Uint8
   }
 }
 
+/**
+ * The checks of the ArtifactStore conformance kit, by name; `describeArtifactStore` runs each as a test. A check fails with a
+ * `ConformanceError` naming the rule broken and how to fix it. Run one alone to narrow a failure:
+ *
+ * @example
+ * await artifactStoreRules['artifact.put-head-read']({ create: () => createMyStore() })
+ */
 export const artifactStoreRules: ConformanceChecks<ArtifactStore> = {
   async 'artifact.put-head-read'({ create }) {
     const store = await create()

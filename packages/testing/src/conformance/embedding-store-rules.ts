@@ -13,6 +13,13 @@ function expectVector(actual: number[] | undefined, expected: number[]): void {
   expected.forEach((value, i) => expect(actual![i]).toBeCloseTo(value, 5))
 }
 
+/**
+ * The checks of the EmbeddingStore conformance kit, by name; `describeEmbeddingStore` runs each as a test. A check fails with a
+ * `ConformanceError` naming the rule broken and how to fix it. Run one alone to narrow a failure:
+ *
+ * @example
+ * await embeddingStoreRules['embedding.upsert-get']({ create: () => createMyStore() })
+ */
 export const embeddingStoreRules: ConformanceChecks<EmbeddingStore> = {
   async 'embedding.upsert-get'({ create }) {
     const store = await create()

@@ -10,6 +10,13 @@ function call(runId: string, step: number, callId: string, args: NewExecution['a
   return { key: `${runId}:${step}:${callId}`, runId, step, callId, toolName: 'search', args }
 }
 
+/**
+ * The checks of the ExecutionStore conformance kit, by name; `describeExecutionStore` runs each as a test. A check fails with a
+ * `ConformanceError` naming the rule broken and how to fix it. Run one alone to narrow a failure:
+ *
+ * @example
+ * await executionStoreRules['execution.start']({ create: () => createMyStore() })
+ */
 export const executionStoreRules: ConformanceChecks<ExecutionStore> = {
   async 'execution.start'({ create }) {
     const store = await create()

@@ -15,6 +15,13 @@ function textDelta(runId: string, seq: number, delta: string): AgentEvent {
 const unknownRunFix =
   'appendEvents must accept events for a run id that has no record (never created, or created elsewhere) and store them like any others: key the event log by run id alone (no foreign key to runs) and do not throw NotFoundError'
 
+/**
+ * The checks of the RunStore conformance kit, by name; `describeRunStore` runs each as a test. A check fails with a
+ * `ConformanceError` naming the rule broken and how to fix it. Run one alone to narrow a failure:
+ *
+ * @example
+ * await runStoreRules['run.create-get']({ create: () => createMyStore() })
+ */
 export const runStoreRules: ConformanceChecks<RunStore> = {
   async 'run.create-get'({ create }) {
     const store = await create()

@@ -10,6 +10,13 @@ function snapshot(runId: string, version: number, state: RunSnapshot['state'] = 
   return { runId, sessionId: 's', version, state, createdAt: 1_700_000_000_000 + version }
 }
 
+/**
+ * The checks of the SnapshotStore conformance kit, by name; `describeSnapshotStore` runs each as a test. A check fails with a
+ * `ConformanceError` naming the rule broken and how to fix it. Run one alone to narrow a failure:
+ *
+ * @example
+ * await snapshotStoreRules['snapshot.save-latest']({ create: () => createMyStore() })
+ */
 export const snapshotStoreRules: ConformanceChecks<SnapshotStore> = {
   async 'snapshot.save-latest'({ create }) {
     const store = await create()

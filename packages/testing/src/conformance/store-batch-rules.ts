@@ -151,6 +151,11 @@ const failures: Array<{ id: string; write: StoreWrite; code: string; alone?: fal
   },
 ]
 
+/**
+ * The checks of the StoreBatch conformance kit (one atomic write across the sessions, runs, executions and snapshots
+ * stores of a backend), by name; `describeStoreBatch` runs each as a test. A check fails with a
+ * `ConformanceError` naming the rule broken and how to fix it.
+ */
 export const storeBatchRules: ConformanceChecks<BatchedStores> = {
   async 'batch.discovery'({ create }) {
     const stores = await create()

@@ -15,6 +15,7 @@ import {
 } from '@spindle/core'
 import { describe, expect, it } from 'vitest'
 
+/** The backend `describeResumeRace` runs its cases on: how to open the stores as one more process would. */
 export interface ResumeRaceBackend {
   /**
    * Stores on the case's backend: a new connection at each call (one per process) for a database; the memory

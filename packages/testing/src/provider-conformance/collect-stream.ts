@@ -2,6 +2,10 @@
 // every provider must keep (one finish, last; tool-call parts bracketed by start and end).
 import type { StreamPart, ToolCallPart } from '@spindle/core'
 
+/**
+ * A provider's stream read to its end by `collectStream`: every part, the error (thrown or yielded), the joined text
+ * and reasoning, the completed tool calls and the finish part.
+ */
 export interface CollectedStream {
   parts: StreamPart[]
   /** The error the stream threw, or the first `error` part it yielded; `undefined` on success. */

@@ -59,6 +59,10 @@ export type LanguageModelConformanceCase =
   | 'first-chunk-timeout'
   | 'idle-timeout'
 
+/**
+ * Options of `describeLanguageModel(name, options)`: the provider's wire protocol, how to build the model
+ * under test against the loopback server, and the cases to skip (each with its reason).
+ */
 export interface LanguageModelConformanceOptions {
   /** Renders the scenarios into the provider's wire protocol. */
   wire: WireAdapter

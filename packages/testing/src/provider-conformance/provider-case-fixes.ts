@@ -1,6 +1,10 @@
 // How to fix each case of the provider conformance suite: shown in the ConformanceError of a failing provider.
 import type { LanguageModelConformanceCase } from './describe-language-model.js'
 
+/**
+ * How to fix a provider that fails each case of the provider conformance suite, in the words a provider author
+ * needs; shown in the `ConformanceError` of a failing case.
+ */
 export const providerCaseFixes: Record<LanguageModelConformanceCase, string> = {
   text: 'POST to the wire’s path with the API key in a header, yield each text delta as a `text-delta` part as it arrives, and end with `finish` (reason `stop`)',
   'response-metadata': 'yield a `response-metadata` part with the response id and the model id the API reports',

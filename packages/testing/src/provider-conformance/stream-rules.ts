@@ -9,6 +9,10 @@ export interface StreamRuleViolation {
   message: string
 }
 
+/**
+ * The id of a rule every provider stream must keep, named in the `ConformanceError` of a stream that breaks it (its
+ * fix is in `streamRuleFixes`).
+ */
 export type StreamRuleId =
   | 'provider.stream.finish-last'
   | 'provider.stream.error-terminal'

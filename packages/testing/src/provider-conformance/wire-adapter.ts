@@ -51,6 +51,10 @@ export interface WireTurn {
 /** The kinds of failure a scenario can ask for; each adapter renders them as its API does. */
 export type WireErrorKind = 'rate_limit' | 'server' | 'overloaded' | 'authentication' | 'invalid_request' | 'context_overflow'
 
+/**
+ * An error a conformance scenario asks the loopback server to send: its kind, HTTP status and message, an optional
+ * `Retry-After`, and a secret the provider must keep out of the error it reports.
+ */
 export interface WireError {
   kind: WireErrorKind
   /** The HTTP status (or, for an in-band error, the status the provider must map it to). */

@@ -22,8 +22,13 @@ export const anthropicErrorStatus = {
   overloaded_error: 529,
 } as const
 
+/**
+ * An Anthropic API error type (`rate_limit_error`, `overloaded_error`…) the loopback server can answer with; its
+ * HTTP status comes from `anthropicErrorStatus`.
+ */
 export type AnthropicErrorType = keyof typeof anthropicErrorStatus
 
+/** Token usage as the Anthropic API reports it (snake_case), sent in `message_start` and `message_delta`. */
 export interface AnthropicWireUsage {
   input_tokens?: number
   output_tokens?: number
@@ -44,6 +49,7 @@ export type AnthropicScriptedBlock =
    */
   | { type: 'tool_use'; id: string; name: string; input?: unknown; inputChunks?: string[] }
 
+/** A `stop_reason` of the Anthropic Messages API, sent in the scripted turn's `message_delta`. */
 export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded'
 
 /** A whole assistant turn, rendered by {@link anthropicStreamEvents} into the real event sequence. */

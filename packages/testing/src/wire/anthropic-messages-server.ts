@@ -46,6 +46,12 @@ export interface AnthropicErrorReply {
   firstByteDelayMs?: number
 }
 
+/**
+ * One reply the loopback Anthropic server sends to `POST /v1/messages`: a scripted stream or an API error.
+ *
+ * @example
+ * server.enqueue({ kind: 'error', errorType: 'overloaded_error', retryAfterSeconds: 1 })
+ */
 export type AnthropicReply = AnthropicStreamReply | AnthropicErrorReply
 
 let requestCounter = 0
@@ -96,6 +102,7 @@ export interface AnthropicMessagesServer {
   close(): Promise<void>
 }
 
+/** Options of `startAnthropicMessagesServer(options)`. */
 export interface AnthropicMessagesServerOptions {
   /**
    * Serve bodies holding an unpaired surrogate escape (`"\ud800"`) like any other. By default they are refused as

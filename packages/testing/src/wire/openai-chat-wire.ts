@@ -7,6 +7,10 @@ import type { ScriptedResponse, SseEvent } from './sse-server.js'
 
 const path = '/v1/chat/completions'
 
+/**
+ * Options of `openaiChatEvents(turn, options)`: the field reasoning deltas are sent in, and whether a usage chunk
+ * ends the stream.
+ */
 export interface OpenAIChatEventsOptions {
   /** The delta field reasoning is streamed in by OpenAI-compatible servers (default `reasoning_content`). */
   reasoningField?: 'reasoning_content' | 'reasoning'

@@ -64,6 +64,13 @@ function quickjsWasm(): Promise<CompiledWasm | undefined> {
   return compiledWasm
 }
 
+/**
+ * Runs untrusted JavaScript in QuickJS inside a fresh worker thread, within the run's memory, time, stack, output and
+ * host-call limits, and resolves with its result and console output. The worker is killed on the deadline. Rejects
+ * with a `CodeToolError` whose code says why: `code_error` (the code threw), `code_timeout`, `code_memory_limit`,
+ * `code_stack_overflow`, `code_output_limit`, `code_host_call_limit`, `code_not_serializable`, `code_aborted`, or
+ * `code_sandbox_failed` (the sandbox itself could not start).
+ */
 export async function runSandboxed(run: SandboxRun): Promise<SandboxResult> {
   const { limits } = run
   const wasmModule = await quickjsWasm()

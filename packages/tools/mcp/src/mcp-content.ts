@@ -29,6 +29,11 @@ function describeUnknown(value: unknown): string {
   }
 }
 
+/**
+ * One item of an MCP tool result's `content`, checked and normalized: text, image, audio, an embedded resource or a
+ * resource link. Anything else (or a malformed item) becomes `{ type: 'unknown', value }` with its JSON, cut to 1,000
+ * characters; it never throws.
+ */
 export function normalizeContent(item: unknown): McpContent {
   const part = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>
   switch (part.type) {

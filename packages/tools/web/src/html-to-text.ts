@@ -81,6 +81,13 @@ const entities: Record<string, string> = {
   shy: '',
 }
 
+/**
+ * Decodes HTML character references: numeric ones (`&#233;`, `&#xE9;`) and the named ones of the table (`&amp;`,
+ * `&nbsp;`…). An invalid code point becomes U+FFFD; an unknown name is left as written.
+ *
+ * @example
+ * decodeEntities('Caf&eacute; &amp; bar &#x2014;') // 'Café & bar —'
+ */
 export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z][a-z0-9]{1,31});?/gi, (whole, name: string) => {
     if (name[0] === '#') {

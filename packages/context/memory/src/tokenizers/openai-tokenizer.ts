@@ -2,8 +2,18 @@
 // loaded on first use, so importing this module costs nothing until a tokenizer is created.
 import type { Tokenizer } from '@spindle/core'
 
+/**
+ * The BPE encodings of OpenAI's models that `openaiTokenizer` counts with: `o200k_base` (GPT-4o and later, o-series)
+ * and `cl100k_base` (GPT-4, GPT-3.5, the text-embedding models). See `encodingForModel`.
+ */
 export type OpenAIEncoding = 'o200k_base' | 'cl100k_base'
 
+/**
+ * Options of `openaiTokenizer(options)`: an explicit encoding, or the model id to pick it from.
+ *
+ * @example
+ * const runtime = new AgentRuntime(extensions, policy, { tokenizer: await openaiTokenizer({ model: 'gpt-4.1' }) })
+ */
 export interface OpenAITokenizerOptions {
   /** The BPE encoding; default: chosen from `model`, else `o200k_base` (GPT-4o, GPT-4.1, GPT-5, o-series). */
   encoding?: OpenAIEncoding

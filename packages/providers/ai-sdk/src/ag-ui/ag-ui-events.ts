@@ -17,6 +17,15 @@ export interface AgUiEvent {
 /** Separates the run id from the call id in an interrupt id (run ids never contain it). */
 export const interruptIdSeparator = '::'
 
+/**
+ * Options of `toAgUiEvents` and `toAgUiResponse`: the source of the run's state (sent as `STATE_SNAPSHOT` first,
+ * then as `STATE_DELTA` JSON Patches after each change) and the names of the client's tools (calls of those end the
+ * run and wait for the client's result instead of an approval).
+ *
+ * @example
+ * const { tools, clientToolResults } = fromRunAgentInput(input)
+ * return toAgUiResponse(runtime.stream(request), { state: recorder.stateAt, clientTools: Object.keys(tools) })
+ */
 export interface AgUiEventOptions {
   /** The run's state (e.g. `AgUiStateRecorder.stateAt`): STATE_SNAPSHOT at the start, STATE_DELTA on each change. */
   state?: AgUiStateSource

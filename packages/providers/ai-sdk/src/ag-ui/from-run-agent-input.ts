@@ -20,6 +20,11 @@ export interface RunAgentInputLike {
   [key: string]: unknown
 }
 
+/**
+ * An AG-UI `RunAgentInput` in Spindle's terms, returned by `fromRunAgentInput(input)`: the session id (the
+ * thread id), the new user messages, decisions on interrupted calls, the client's tools, state and context, and the
+ * results of client tool calls. An input that is not a valid `RunAgentInput` is rejected with an `AdmissionError`.
+ */
 export interface FromRunAgentInputResult {
   /** Use it as the run's `sessionId`. */
   sessionId: string

@@ -11,6 +11,7 @@ export const clientToolResultsKey = 'agUi.clientToolResults'
 /** Gives the state to show with an event, or `undefined` when it is not known (the mapper then keeps what it had). */
 export type AgUiStateSource = (event: AgentEvent) => Record<string, unknown> | undefined
 
+/** Options of `readRuntimeState(store, options)`: the RuntimeStore keys shown to an AG-UI client as its state. */
 export interface ReadRuntimeStateOptions {
   /** The keys that are AG-UI state (default: every key whose value serializes to JSON). */
   keys?: readonly string[]
@@ -41,6 +42,10 @@ export function readRuntimeState(store: RuntimeStore<any>, options: ReadRuntimeS
 /** Events after which the state is read: where a change made by a tool or by application code can show. */
 const stateEventTypes = new Set(['run.started', 'run.resumed', 'tool.result', 'tool.error', 'step.finished', 'run.finished', 'run.failed'])
 
+/**
+ * Options of `new AgUiStateRecorder(options)`: which RuntimeStore keys are AG-UI state (see `ReadRuntimeStateOptions`)
+ * and how many runs' states are kept at most.
+ */
 export interface AgUiStateRecorderOptions extends ReadRuntimeStateOptions {
   /** Runs whose states are kept at most (default 1000; the oldest run's are dropped first). */
   maxRuns?: number

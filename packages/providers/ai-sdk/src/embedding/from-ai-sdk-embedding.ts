@@ -7,6 +7,10 @@ import { mapAiSdkError } from '../errors/map-ai-sdk-error.js'
 /** An AI SDK embedding model of a specification version that runs on Node 20. */
 export type AiSdkEmbeddingModel = EmbeddingModelV3 | EmbeddingModelV2<string>
 
+/**
+ * Options of `fromAiSdkEmbedding(model, options)`. `dimensions` is required: stores create their vector columns
+ * before the first call. A vector of another length from the model fails the call with a `ProviderError`.
+ */
 export interface FromAiSdkEmbeddingOptions {
   /** The vectors' length (Spindle's stores need it up front). */
   dimensions: number

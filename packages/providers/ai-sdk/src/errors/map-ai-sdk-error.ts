@@ -3,6 +3,10 @@
 import { AbortedError, ContextOverflowError, ProviderError, SpindleError, StreamInterruptedError } from '@spindle/core'
 import { APICallError } from '@ai-sdk/provider'
 
+/**
+ * What `mapAiSdkError` needs to turn an AI SDK error into a Spindle error: the provider name for the message, a
+ * redaction function that keeps secrets out of it, and the number of requests made so far (carried as `attempts`).
+ */
 export interface ErrorMappingContext {
   /** Provider name used in messages (`google`, `anthropic.messages`…). */
   provider: string

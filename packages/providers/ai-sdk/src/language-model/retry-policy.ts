@@ -2,6 +2,11 @@
 // retry inside `doStream` (the `ai` package's `streamText` does), so the adapter retries before any output.
 import { AbortedError, SpindleError } from '@spindle/core'
 
+/**
+ * How `fromAiSdk` retries a model call that failed before any output: bounded attempts, exponential backoff with
+ * full jitter, and the provider's `Retry-After` when it is short enough. Errors after the first streamed part are
+ * never retried (the caller would see duplicate output).
+ */
 export interface RetryOptions {
   /** Retries after the first attempt (default 2). Only errors before any output are retried. */
   maxRetries: number

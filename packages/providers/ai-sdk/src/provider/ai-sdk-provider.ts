@@ -14,6 +14,13 @@ export type AiSdkProviderLike =
       embeddingModel?(modelId: string): AiSdkEmbeddingModel
     }
 
+/**
+ * Options of `aiSdkProvider(name, provider, options)`: those of `fromAiSdk` (retries, secrets, timeouts) except
+ * `provider`, which is the registered name, plus the vector length of each embedding model the provider serves.
+ *
+ * @example
+ * extensions.use(aiSdkProvider('openai', openai, { embeddingDimensions: { 'text-embedding-3-small': 1536 } }))
+ */
 export interface AiSdkProviderOptions extends Omit<FromAiSdkOptions, 'provider'> {
   /** Vector length of the provider's embedding models, per model id (needed to resolve `name:embedding-id`). */
   embeddingDimensions?: Record<string, number>

@@ -2,6 +2,10 @@
 // resumed run needs. Live events are de-duplicated by `seq`, which only grows within a run.
 import { terminalEventTypes, type AgentEvent, type AgentRuntime } from '@spindle/core'
 
+/**
+ * Options of `runEvents(runtime, runId, options)`: where to start in the run's event log, when to stop, and whether to
+ * keep waiting for the events of a run that is not running now (a resume about to start).
+ */
 export interface RunEventsOptions {
   /** Only events with `seq` greater than this (default: every event from the start). */
   afterSeq?: number

@@ -3,6 +3,10 @@
 import { AbortedError, ContextOverflowError, ProviderError, redactionMarker, SpindleError, StreamInterruptedError } from '@spindle/core'
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai'
 
+/**
+ * What `mapOpenAIError` needs to turn an OpenAI SDK error into a Spindle error: the provider name for the message,
+ * the secrets to scrub from it, and the number of requests made so far (carried as `attempts`).
+ */
 export interface ErrorMappingContext {
   /** Provider name used in messages (`openai`, `ollama`…). */
   provider: string

@@ -1,6 +1,11 @@
 // Bounded, jittered exponential backoff that honours Retry-After, and an abortable sleep.
 import { AbortedError, SpindleError } from '@spindle/core'
 
+/**
+ * How the OpenAI provider retries a request that failed before any output: bounded attempts, exponential backoff
+ * with full jitter, and the API's `Retry-After` when it is short enough. Errors after the first streamed part are never
+ * retried.
+ */
 export interface RetryOptions {
   /** Retries after the first attempt (default 2). Only errors before any output are retried. */
   maxRetries: number
