@@ -18,3 +18,4 @@ export type { SpindleMessageMetadata, UIMessageChunk, UIMessageLike, UIMessagePa
 export { fromUIMessages, type FromUIMessagesResult, type UIApproval } from './ui/from-ui-messages.js'
 export { runEvents, lastEventSeq, type RunEventsOptions } from './ui/run-events.js'
 export { approveAndResume } from './ui/approve-and-resume.js'
+export { streamDetached } from './ui/stream-detached.js'

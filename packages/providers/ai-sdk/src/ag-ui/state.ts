@@ -61,6 +61,8 @@ export interface AgUiStateRecorderOptions extends ReadRuntimeStateOptions {
  * return toAgUiResponse(runtime.stream({ ...request, runtime: store }), { state: recorder.stateAt })
  */
 export class AgUiStateRecorder implements RuntimeObserver {
+  /** The runtime-observer spec this recorder implements. */
+  readonly specificationVersion = 'v1' as const
   readonly #options: ReadRuntimeStateOptions
   readonly #maxRuns: number
   readonly #runs = new Map<string, Array<{ seq: number; json: string; state: Record<string, unknown> }>>()

@@ -29,7 +29,7 @@ export class UIMessageChunkMapper {
   #blocks = 0
   #stepOpen = false
   #finished = false
-  readonly #usage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
+  #usage: Usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0 }
 
   constructor(options: ToUIMessageStreamOptions = {}) {
     this.#options = options
@@ -77,18 +77,20 @@ export class UIMessageChunkMapper {
         else out.push({ type: 'tool-output-error', toolCallId: event.callId, errorText: event.error.message })
         return out
       case 'step.finished':
-        this.#usage.inputTokens += event.usage.inputTokens
-        this.#usage.outputTokens += event.usage.outputTokens
-        this.#usage.totalTokens = this.#usage.inputTokens + this.#usage.outputTokens
+        // The run's running total, not the step's own: a step suspended for approval finishes twice (at the
+        // suspension, then after the resume ran its tools), and adding the totals up would count them again.
+        this.#usage = event.usage
         this.#closeStep(out)
         out.push({ type: 'message-metadata', messageMetadata: this.#currentMetadata() })
         return out
       case 'run.finished':
+        this.#usage = event.usage
         this.#closeStep(out)
         if (event.finishReason === 'cancelled') out.push({ type: 'abort', reason: 'cancelled' })
         if (event.error) out.push({ type: 'error', errorText: this.#errorText(event.error) })
         return this.#finish(out, event.finishReason)
       case 'run.failed':
+        this.#usage = event.usage
         this.#closeStep(out)
         out.push({ type: 'error', errorText: this.#errorText(event.error) })
         return this.#finish(out, 'error')
@@ -112,7 +114,8 @@ export class UIMessageChunkMapper {
   }
 
   #currentMetadata(): SpindleMessageMetadata {
-    return { ...this.#metadata!, usage: { ...this.#usage } }
+    const { inputTokens, outputTokens, totalTokens } = this.#usage
+    return { ...this.#metadata!, usage: { inputTokens, outputTokens, totalTokens } }
   }
 
   #errorText(error: { code: string; message: string }): string {

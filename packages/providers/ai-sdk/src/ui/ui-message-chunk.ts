@@ -5,6 +5,7 @@
 export interface SpindleMessageMetadata {
   runId: string
   sessionId: string
+  /** The run's tokens so far (its running total, a resumed run's included). */
   usage?: { inputTokens: number; outputTokens: number; totalTokens?: number }
   finishReason?: string
 }
