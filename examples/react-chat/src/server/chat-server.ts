@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, sep } from 'node:path'
 import { serve } from '@hono/node-server'
 import { Hono } from 'hono'
-import { AgentRuntime, Extensions, SpindleError, type AgentEvent } from '@spindle/core'
-import { approveAndResume, fromUIMessages, runEvents, toUIMessageStreamResponse } from '@spindle/ai-sdk'
+import { AgentRuntime, Extensions, SpindleError } from '@spindle/core'
+import { approveAndResume, fromUIMessages, runEvents, streamDetached, toUIMessageStreamResponse } from '@spindle/ai-sdk'
 import { sqliteStores } from '@spindle/store-sqlite'
 import { createChatAgent, type SentEmail } from './chat-agent.js'
 import { chatMessages, isActive } from './chat-history.js'
@@ -59,7 +59,8 @@ export async function createChatServer(options: ChatServerOptions): Promise<Chat
     const body = await c.req.json()
     const { input, approvals, chatId } = fromUIMessages(body)
     if (approvals.length > 0) return toUIMessageStreamResponse(approveAndResume(runtime, approvals, { agent }))
-    return toUIMessageStreamResponse(outliveClient(runtime.stream({ sessionId: chatId, agent, input: input! })))
+    // streamDetached: a reload mid-answer does not cancel the run; the page catches up through the stream endpoint.
+    return toUIMessageStreamResponse(streamDetached(runtime, { sessionId: chatId, agent, input: input! }))
   })
 
   app.get('/api/chat/:id/stream', async (c) => {
@@ -103,37 +104,6 @@ export async function startChatServer(options: ChatServerOptions & { port: numbe
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await chat.close()
     },
-  }
-}
-
-/**
- * The run's events for one response. `runtime.stream` cancels a run whose reader stops; here, when the browser goes
- * away (a reload), the rest is read and dropped instead, so the run goes on and the reconnecting page catches up.
- */
-function outliveClient(events: AsyncIterable<AgentEvent>): AsyncIterable<AgentEvent> {
-  const iterator = events[Symbol.asyncIterator]()
-  let inFlight: Promise<unknown> = Promise.resolve()
-  const drain = async () => {
-    try {
-      while (!(await iterator.next()).done) {
-        /* the run goes on; nobody is listening here */
-      }
-    } catch {
-      // The run's failure is in its record and its log.
-    }
-  }
-  return {
-    [Symbol.asyncIterator]: () => ({
-      next: () => {
-        const next = iterator.next()
-        inFlight = next.catch(() => {})
-        return next
-      },
-      return: async () => {
-        void inFlight.then(drain)
-        return { done: true, value: undefined }
-      },
-    }),
   }
 }
 
