@@ -1,13 +1,27 @@
 // Spindle's ModelRequest → the AI SDK call options (prompt, tools, tool choice, structured output, settings).
-// The same shapes serve spec v3 and v2 (tool results as `output: { type, value }`, tool calls as `input`).
+// The same shapes serve spec v3 and v2 (tool results as `output: { type, value }`, tool calls as `input`), except
+// an image in a tool result: `image-data` in v3, `media` in v2. Every string goes well formed (no lone surrogate).
 import type { JsonValue, ModelMessage, ModelRequest, ToolResultPart } from '@spindle/core'
+import { toolResultParts, wellFormed } from '@spindle/core/plugin-kit'
 import type { JSONSchema7, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolResultOutput, SharedV3ProviderOptions } from '@ai-sdk/provider'
 import type { AiSdkCallOptions } from './ai-sdk-types.js'
 import { reasoningProviderOptions } from './signature.js'
 
-/** Builds the call options of one request; `providerKey` is where foreign reasoning signatures go (e.g. `anthropic`). */
-export function toCallOptions(request: ModelRequest, providerKey: string, signal: AbortSignal, headers: Record<string, string> | undefined): AiSdkCallOptions {
-  const options: AiSdkCallOptions = { prompt: toPrompt(request.messages, providerKey), abortSignal: signal }
+/** The AI SDK specification version of the model called: how an image in a tool result is written. */
+export type AiSdkSpecificationVersion = 'v3' | 'v2'
+
+/**
+ * Builds the call options of one request; `providerKey` is where foreign reasoning signatures go (e.g. `anthropic`).
+ * The prompt's strings are made well formed (a lone surrogate becomes U+FFFD), as every Spindle provider does.
+ */
+export function toCallOptions(
+  request: ModelRequest,
+  providerKey: string,
+  signal: AbortSignal,
+  headers: Record<string, string> | undefined,
+  version: AiSdkSpecificationVersion = 'v3',
+): AiSdkCallOptions {
+  const options: AiSdkCallOptions = { prompt: wellFormed(toPrompt(request.messages, providerKey, version)), abortSignal: signal }
   if (request.tools?.length) {
     options.tools = request.tools.map((tool) => ({
       type: 'function',
@@ -35,16 +49,16 @@ export function toCallOptions(request: ModelRequest, providerKey: string, signal
   return options
 }
 
-function toPrompt(messages: readonly ModelMessage[], providerKey: string): LanguageModelV3Prompt {
+function toPrompt(messages: readonly ModelMessage[], providerKey: string, version: AiSdkSpecificationVersion): LanguageModelV3Prompt {
   const prompt: LanguageModelV3Prompt = []
   for (const message of messages) {
-    const converted = toMessage(message, providerKey)
+    const converted = toMessage(message, providerKey, version)
     if (converted) prompt.push(converted)
   }
   return prompt
 }
 
-function toMessage(message: ModelMessage, providerKey: string): LanguageModelV3Message | undefined {
+function toMessage(message: ModelMessage, providerKey: string, version: AiSdkSpecificationVersion): LanguageModelV3Message | undefined {
   switch (message.role) {
     case 'system':
       return { role: 'system', content: message.content }
@@ -77,13 +91,25 @@ function toMessage(message: ModelMessage, providerKey: string): LanguageModelV3M
     case 'tool':
       return {
         role: 'tool',
-        content: message.content.map((part) => ({ type: 'tool-result', toolCallId: part.toolCallId, toolName: part.toolName, output: toolOutput(part) })),
+        content: message.content.map((part) => ({
+          type: 'tool-result',
+          toolCallId: part.toolCallId,
+          toolName: part.toolName,
+          output: toolOutput(part, version),
+        })),
       }
   }
 }
 
-function toolOutput(part: ToolResultPart): LanguageModelV3ToolResultOutput {
+function toolOutput(part: ToolResultPart, version: AiSdkSpecificationVersion): LanguageModelV3ToolResultOutput {
   const value: JsonValue = part.result
   if (part.isError) return typeof value === 'string' ? { type: 'error-text', value } : { type: 'error-json', value }
-  return typeof value === 'string' ? { type: 'text', value } : { type: 'json', value }
+  if (typeof value === 'string') return { type: 'text', value }
+  // A result holding images (an MCP CallToolResult, a FilePart): the model sees them as images, not as base64 text.
+  const parts = toolResultParts(value)
+  if (parts === undefined) return { type: 'json', value }
+  const imageType = version === 'v2' ? 'media' : 'image-data'
+  const content = parts.map((item) => (item.type === 'text' ? item : { type: imageType, data: item.data, mediaType: item.mediaType }))
+  // v2's `media` part is not in v3's types; the v2 model reads it.
+  return { type: 'content', value: content as Extract<LanguageModelV3ToolResultOutput, { type: 'content' }>['value'] }
 }

@@ -4,6 +4,7 @@
 // A hand-written iterator, not an async generator: per chunk it costs one `read()` and one `then`, where a generator
 // adds its own promise, a resumption and an implicit await of each yielded value (the `ai-sdk` suite of `pnpm bench` measures it).
 import { AbortedError, ProviderError, StreamInterruptedError, type StreamPart } from '@spindle/core'
+import { untilAborted } from '@spindle/core/plugin-kit'
 import { mapAiSdkError, type ErrorMappingContext } from '../errors/map-ai-sdk-error.js'
 import type { AiSdkStreamPart } from './ai-sdk-types.js'
 import { retryDelay, sleep, type RetryOptions } from './retry-policy.js'
@@ -181,7 +182,8 @@ class DrivenStream implements AsyncIterableIterator<StreamPart> {
     this.#mapper = new AiSdkStreamMapper(this.#errors)
     signal?.addEventListener('abort', this.#onAbort, { once: true })
     this.#watch(this.#options.timeouts.firstChunkMs)
-    const result = await raceAbort(this.#options.open(controller.signal), controller.signal)
+    // Some models ignore their abort signal while waiting; the race makes a timeout or an abort end the wait at once.
+    const result = await untilAborted(Promise.resolve(this.#options.open(controller.signal)), controller.signal)
     const reader = result.stream.getReader()
     this.#reader = reader
     // A timeout or an abort cancels the reader, which ends a pending read even when the model ignores its signal.
@@ -224,25 +226,6 @@ class DrivenStream implements AsyncIterableIterator<StreamPart> {
     this.#next = 0
     this.#closeAttempt()
   }
-}
-
-/** Some models ignore their abort signal while waiting; the race makes a timeout or an abort end the wait at once. */
-function raceAbort<T>(promise: PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason)
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }
 
 function timeoutError(stop: NonNullable<Stop>, timeouts: StreamTimeouts, errors: ErrorMappingContext): ProviderError {

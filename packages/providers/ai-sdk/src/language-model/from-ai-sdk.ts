@@ -9,6 +9,7 @@ import {
   type ModelRequest,
   type StreamPart,
 } from '@spindle/core'
+import { requestSecrets } from '@spindle/core/plugin-kit'
 import type { AiSdkCallOptions, AiSdkLanguageModel, AiSdkStreamPart } from './ai-sdk-types.js'
 import { toCallOptions } from './convert-request.js'
 import { driveStream, type StreamTimeouts } from './drive-stream.js'
@@ -92,13 +93,16 @@ export function fromAiSdk(model: AiSdkLanguageModel, options: FromAiSdkOptions =
     capabilities,
     aiSdkModel: model,
     stream(request: ModelRequest, callOptions: ModelCallOptions = {}): AsyncIterable<StreamPart> {
+      // The call's own credential headers (`Authorization`, `x-api-key`…) are secrets too: a server may echo them.
+      const callSecrets = requestSecrets(undefined, callOptions.headers)
+      const callRedactor = callSecrets.length === 0 ? redactor : createRedactor({ secrets: [...(options.secrets ?? []), ...callSecrets] })
       return driveStream({
-        errors: { provider, redact: (text) => redactor.redact(text) },
+        errors: { provider, redact: (text) => callRedactor.redact(text) },
         retry,
         timeouts,
         signal: callOptions.signal,
         // Converted per attempt, inside the call: the runtime reuses `request.messages` once the call has ended.
-        open: (signal) => doStream(toCallOptions(request, provider, signal, callOptions.headers)),
+        open: (signal) => doStream(toCallOptions(request, provider, signal, callOptions.headers, version)),
         ...(options.onMetadata !== undefined && { onMetadata: options.onMetadata }),
       })
     },
