@@ -1,5 +1,5 @@
 // Everything generated before `vitepress build` or `vitepress dev`: the API reference (TypeDoc), the benchmark
-// plots (SVG from bench/results) and the playground screenshots (taken by the playground's e2e tests).
+// plots (SVG from bench/results) and the screenshots (taken by the e2e tests of the playground and examples/react-chat).
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join, posix } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,6 +16,13 @@ export async function prepareSite() {
   for (const file of readdirSync(join(repoRoot, 'docs/screenshots'))) {
     if (file.endsWith('.png')) cpSync(join(repoRoot, 'docs/screenshots', file), join(screenshots, file))
   }
+  // The playground debugger's screenshots (taken by its e2e tests) and the react-chat example's.
+  const playgroundShots = join(repoRoot, 'apps/playground/screenshots')
+  mkdirSync(join(screenshots, 'playground'), { recursive: true })
+  for (const file of readdirSync(playgroundShots)) {
+    if (file.endsWith('.png')) cpSync(join(playgroundShots, file), join(screenshots, 'playground', file))
+  }
+  cpSync(join(repoRoot, 'examples/react-chat/screenshot.png'), join(screenshots, 'react-chat.png'))
   writePluginGuide()
   const { undocumented } = await generateApiReference()
   return { undocumented, screenshots: readdirSync(screenshots) }
