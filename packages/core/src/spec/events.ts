@@ -47,7 +47,9 @@ export type AgentEventPayload =
   /**
    * A step's end. `response`: the model call's response as its provider reported it (response id, the provider and
    * model that answered, which may differ from the requested ones, e.g. in a fallback chain or behind an alias);
-   * absent when the provider reported none, or for a step whose model call happened before a resume.
+   * absent when the provider reported none, or for a step whose model call happened before a resume. `usage`: the
+   * run's running total so far, not the step's own. A step suspended for approval finishes twice: at the suspension,
+   * and again once the resumed run has run its tools (same `step`, same or higher totals).
    */
   | { type: 'step.finished'; step: number; usage: Usage; finishReason: string; durationMs: number; response?: ModelResponseInfo }
   /** `error`: why a run that did not reach its answer stopped (`timeout`, a `policy` such as a doom loop), as on its record. */
