@@ -198,9 +198,10 @@ export const uiMessageStreamHeaders: Readonly<Record<string, string>> = {
 
 /**
  * A `Response` with the run's UI message stream as Server-Sent Events, what `useChat`'s default transport reads.
+ * With `streamDetached`, a client that goes away (a reload) leaves the run going on; with `runtime.stream`, it is cancelled.
  *
  * @example
- * app.post('/api/chat', async (c) => toUIMessageStreamResponse(runtime.stream({ sessionId, agent, input: fromUIMessages(await c.req.json()).input })))
+ * app.post('/api/chat', async (c) => toUIMessageStreamResponse(streamDetached(runtime, { sessionId, agent, input: fromUIMessages(await c.req.json()).input! })))
  */
 export function toUIMessageStreamResponse(events: AsyncIterable<AgentEvent | LaggedEvent>, init: ResponseInit & ToUIMessageStreamOptions = {}): Response {
   const { messageId, errorText, ...responseInit } = init
