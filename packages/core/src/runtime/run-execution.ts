@@ -9,9 +9,10 @@ import type { ModelResponseInfo } from '../spec/language-model.js'
 import type { ModelMessage, Usage } from '../spec/messages.js'
 import type { FinishReason } from '../spec/run-store.js'
 import type { SessionEntry } from '../spec/session-store.js'
-import type { ExecuteCallsResult, ToolCallOutcome } from '../tools/tool-runtime.js'
+import type { ExecuteCallsResult, ToolCallOutcome } from '../tools/tool-step.js'
 import type { NestedRunHost } from '../tools/tool.js'
 import { markApprovals } from './approval-check.js'
+import { applyHandoffs } from './apply-handoff.js'
 import { isPending, keepShape, type MaybePromise } from '../util/fast-path.js'
 import { callModel, type ModelStepOptions, type ModelStepResult } from './model-step.js'
 import { ModelRequestBuilder } from './model-request.js'
@@ -19,7 +20,8 @@ import { RunCommit } from './run-commit.js'
 import { RunContext, type RunExecutionDeps, type RunExecutionInit, runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-context.js'
 import { RunEvents } from './run-events.js'
 import { RunJournal } from './run-journal.js'
-import type { AgentSpec, RunOutput } from './run-request.js'
+import type { RunOpening } from './run-opening.js'
+import type { RunOutput } from './run-request.js'
 import { initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
 import { runErrorOf } from './run-error-of.js'
 import { announceInterruptedStep } from './resume-numbering.js'
@@ -27,18 +29,6 @@ import { type Next, type Outcome, transition } from './transition.js'
 
 export { endNotRecorded } from './run-commit.js'
 export { runExecutionDeps, runExecutionInit, type RunExecutionDeps, type RunExecutionInit, type RunExecutionStart } from './run-context.js'
-
-/**
- * What the execution does first, inside the same guard as its loop (a failure there ends the run like any other):
- * the events that open it, the input to append (then a checkpoint), or the entries to roll the state over.
- */
-export interface RunOpening {
-  events: AgentEventPayload[]
-  /** The run's input, appended and checkpointed (a start, or a run that died before its input reached the session). */
-  input?: ModelMessage[]
-  /** Entries the run wrote after its snapshot (a resume), then the interrupted step announced if `announce`. */
-  replay?: { entries: SessionEntry[]; announce: boolean }
-}
 
 /**
  * One execution of a run: the loop over `transition()`, driving the run's events, commits, journal and model
@@ -288,24 +278,9 @@ export class RunExecution {
     return saving ? saving.then(() => next) : next
   }
 
-  /** A successful handoff call gives the rest of the run to its target agent (same session, same history). */
+  /** A successful handoff call gives the rest of the run to its target agent (see applyHandoffs). */
   #applyHandoffs(outcomes: Array<Pick<ToolCallOutcome, 'callId' | 'toolName' | 'isError'>>): void {
-    const run = this.#run
-    for (const outcome of outcomes) {
-      const target = outcome.isError ? undefined : (run.init.scope.get(outcome.toolName)?.handoff as AgentSpec | undefined)
-      if (!target || !run.deps.agents) continue
-      const from = run.init.agentName
-      const { model, scope, policy } = run.deps.agents.resolve(target)
-      Object.assign(run.init, { agentName: target.name, instructions: target.instructions, model, scope })
-      if (policy) {
-        // The rest of the run is the target's: its policy (approvals, allow / deny, limits) applies from here.
-        run.usePolicy(policy)
-        this.#modelOptions = undefined
-      }
-      run.state = withState(run.state, { agent: target.name })
-      this.emit({ type: 'agent.handoff', step: run.state.step, from, to: target.name, callId: outcome.callId })
-      return
-    }
+    if (applyHandoffs(this.#run, outcomes, this.emit)) this.#modelOptions = undefined
   }
 
   /** Who answered the step's model call (its provider's response metadata), told by the step's `step.finished`. */

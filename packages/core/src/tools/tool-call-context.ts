@@ -4,7 +4,7 @@ import type { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { ArtifactStore } from '../spec/artifact-store.js'
 import { isAborted } from '../util/is-aborted.js'
 import type { ToolExecutionContext } from './tool.js'
-import type { ExecuteCallsInput } from './tool-runtime.js'
+import type { ExecuteCallsInput } from './tool-step.js'
 
 /**
  * The run's abort as one promise for the step: one listener on the run's signal per step (not per call) ends every

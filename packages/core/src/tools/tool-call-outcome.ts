@@ -1,6 +1,6 @@
 // The outcomes a ToolRuntime builds for calls that did not produce a result, and the violation that ends a run.
 import type { PendingCall } from '../spec/run-state.js'
-import type { ExecuteCallsInput, ToolCallOutcome, ToolCallPolicy } from './tool-runtime.js'
+import type { ExecuteCallsInput, ToolCallOutcome, ToolCallPolicy } from './tool-step.js'
 
 /** The message that ends the run when a call broke the policy and `policy.onViolation` is `stop`. */
 export function violationOf(outcome: ToolCallOutcome, policy: ToolCallPolicy): string | undefined {

@@ -2,82 +2,25 @@
 // abort, bounded parallelism, results in call order, oversized output kept as an artifact.
 import { SpindleError } from '../errors/spindle-error.js'
 import { ToolArgumentsError, ToolTimeoutError } from '../errors/errors.js'
-import type { RuntimeStore } from '../runtime-store/runtime-store.js'
 import type { PendingCall } from '../spec/run-state.js'
-import type { ArtifactStore } from '../spec/artifact-store.js'
-import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
-import type { ExecutionOutcome, ExecutionRecord, NewExecution } from '../spec/execution-store.js'
+import type { ExecutionRecord } from '../spec/execution-store.js'
 import type { JsonValue } from '../spec/json.js'
 import { parseToolInput } from './define-tool.js'
-import type { Tool, ToolExecutionContext } from './tool.js'
+import type { Tool } from './tool.js'
 import type { ToolRegistry } from './tool-registry.js'
-import { isToolAllowed, type ToolPolicyLists, ToolScope } from './tool-scope.js'
+import { isToolAllowed, ToolScope } from './tool-scope.js'
 import { toJsonValue } from './to-json-value.js'
+import { shapeToolResult } from './shape-tool-result.js'
 import { truncateOutput } from './truncate-output.js'
-import { capMediaToolOutput, defaultMaxToolMediaBytes } from './tool-output-cap.js'
 import { isAborted } from '../util/is-aborted.js'
 import { asPromise } from '../util/as-promise.js'
 import { isPromiseLike } from '../util/is-promise-like.js'
 import { isPending } from '../util/fast-path.js'
 import { CallContext, StepAbort } from './tool-call-context.js'
 import { failed, violationOf } from './tool-call-outcome.js'
+import type { ExecuteCallsInput, ExecuteCallsResult, ToolCallOutcome } from './tool-step.js'
 
-/**
- * The runtime policy's fields a tool step reads (a `RuntimePolicy` has them all): declared here so that the tools
- * layer does not import the policy module, which imports the tool types.
- */
-export interface ToolCallPolicy {
-  maxParallelTools: number
-  toolTimeoutMs: number
-  maxToolOutputBytes: number
-  /** Base64 bytes of the images one result sends as images (default 5,000,000); see tool-output-cap.ts. */
-  maxToolMediaBytes?: number
-  tools: ToolPolicyLists
-  onViolation: 'stop' | 'tool_error'
-}
-
-/** What one tool call came to: its result or error, whether it was reused from the journal, and its duration. */
-export interface ToolCallOutcome {
-  callId: string
-  toolName: string
-  /** What goes into the context (possibly truncated). */
-  result: JsonValue
-  isError: boolean
-  error?: { code: string; message: string }
-  durationMs: number
-  reused: boolean
-  /** True when the call actually ran a tool (counts against maxToolCalls). */
-  executed: boolean
-}
-
-/** The journal calls go through: an ExecutionStore, or the run's writer that batches its writes. */
-export interface ToolJournal {
-  /** The record as it is when the journal wrote it synchronously (the run's writer over the memory stores), else a promise of it. */
-  start(execution: NewExecution): { record: ExecutionRecord; created: boolean } | Promise<{ record: ExecutionRecord; created: boolean }>
-  /** May return nothing when the finish is queued for the step's next commit. */
-  finish(key: string, outcome: ExecutionOutcome): Promise<unknown> | void
-}
-
-/** One step's tool calls and everything `ToolRuntime` needs to run them: tools, policy, journal, run ids, signal. */
-export interface ExecuteCallsInput {
-  runId: string
-  sessionId: string
-  step: number
-  calls: PendingCall[]
-  scope: ToolScope
-  policy: ToolCallPolicy
-  executions: ToolJournal
-  artifacts: ArtifactStore
-  runtime: RuntimeStore | undefined
-  signal: AbortSignal
-  emit(payload: AgentEventPayload | AgentEvent): void
-  nested?: ToolExecutionContext['nested']
-  /**
-   * The most a result may take in the context, in bytes, whatever the tool or the policy allow: a share of the
-   * model's context window (a result bigger than the window could never be sent). The rest goes to an artifact.
-   */
-  contextMaxOutputBytes?: number
-}
+export type { ExecuteCallsInput, ExecuteCallsResult, ToolCallOutcome, ToolCallPolicy, ToolJournal } from './tool-step.js'
 
 /** A call between its checks and its outcome: what each stage of its execution needs. */
 interface PreparedCall {
@@ -89,13 +32,6 @@ interface PreparedCall {
   abort: StepAbort
   started: number
   idempotencyKey: string
-}
-
-/** The outcomes of one step's tool calls, and the policy violation that must end the run, if any. */
-export interface ExecuteCallsResult {
-  outcomes: ToolCallOutcome[]
-  /** Set when a policy violation must end the run (`policy.onViolation === 'stop'`). */
-  violation?: string
 }
 
 /** Executes a step's tool calls: validates arguments, applies the policy, journals each call before and after, runs them in parallel up to the limit, and shapes their results for the context. */
@@ -239,7 +175,7 @@ export class ToolRuntime {
         executed: false,
       }
     }
-    const shaped = await this.#shape(prior.result, tool, call, input)
+    const shaped = await shapeToolResult(prior.result, tool, call, input)
     input.emit({
       type: 'tool.result',
       step: input.step,
@@ -336,7 +272,7 @@ export class ToolRuntime {
   }
 
   #shaped(result: JsonValue, run: PreparedCall): ToolCallOutcome | Promise<ToolCallOutcome> {
-    const shaped = this.#shape(result, run.tool, run.call, run.input)
+    const shaped = shapeToolResult(result, run.tool, run.call, run.input)
     return isPending(shaped) ? shaped.then((value) => this.#succeeded(value, run)) : this.#succeeded(shaped, run)
   }
 
@@ -413,52 +349,4 @@ export class ToolRuntime {
       },
     }
   }
-
-  /** The result as it enters the context: as is when it fits (synchronously), else truncated with the whole kept as an artifact. */
-  #shape(result: JsonValue, tool: Tool, call: PendingCall, input: ExecuteCallsInput): JsonValue | Promise<JsonValue> {
-    const allowed = tool.maxOutputBytes ?? input.policy.maxToolOutputBytes
-    const maxBytes = input.contextMaxOutputBytes !== undefined && input.contextMaxOutputBytes < allowed ? input.contextMaxOutputBytes : allowed
-    if (fitsUnserialized(result, maxBytes)) return result
-    // Images and other binary media stay out of the text cut (tool-output-cap.ts).
-    const media = capMediaToolOutput(result, {
-      maxBytes,
-      maxMediaBytes: input.policy.maxToolMediaBytes ?? defaultMaxToolMediaBytes,
-      artifacts: input.artifacts,
-      name: `${call.toolName}-${call.callId}`,
-      metadata: { runId: input.runId, callId: call.callId, tool: tool.id },
-    })
-    if (media !== undefined) return media
-    const first = truncateOutput(result, maxBytes)
-    if (!first.truncated) return result
-    return this.#truncated(result, first.serialized, maxBytes, tool, call, input)
-  }
-
-  async #truncated(result: JsonValue, serialized: string, maxBytes: number, tool: Tool, call: PendingCall, input: ExecuteCallsInput): Promise<JsonValue> {
-    let artifactId: string | undefined
-    try {
-      const artifact = await input.artifacts.put(serialized, {
-        mediaType: typeof result === 'string' ? 'text/plain' : 'application/json',
-        name: `${call.toolName}-${call.callId}`,
-        metadata: { runId: input.runId, callId: call.callId, tool: tool.id },
-      })
-      artifactId = artifact.id
-    } catch {
-      // The call ran and its result is journaled whole: an artifact store outage must not report it as failed
-      // (the model would retry a side effect). The context gets the head and tail without an artifact to read.
-      artifactId = undefined
-    }
-    // The marker names the artifact only when the model can read it back (read_artifact offered and allowed).
-    const reader = input.scope.get('read_artifact')
-    const readable = reader !== undefined && isToolAllowed(input.policy.tools, 'read_artifact', reader.id)
-    return truncateOutput(result, maxBytes, readable ? artifactId : undefined).value
-  }
-}
-
-/**
- * Whether a result fits `maxBytes` without serializing it: a number, boolean or null (at most 24 bytes of JSON),
- * or a string whose UTF-16 length, at 3 UTF-8 bytes per unit at most, is within the limit.
- */
-function fitsUnserialized(result: JsonValue, maxBytes: number): boolean {
-  if (typeof result === 'string') return result.length * 3 <= maxBytes
-  return (result === null || typeof result === 'number' || typeof result === 'boolean') && maxBytes >= 24
 }

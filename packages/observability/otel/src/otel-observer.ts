@@ -1,14 +1,12 @@
 // The observer that turns a run's events into GenAI spans (invoke_agent → chat, execute_tool) and metrics.
 import {
   type Attributes,
-  type Context,
   context as contextApi,
   createNoopMeter,
   type Link,
   type Meter,
   ROOT_CONTEXT,
   type Span,
-  type SpanContext,
   INVALID_SPAN_CONTEXT,
   SpanKind,
   SpanStatusCode,
@@ -20,8 +18,9 @@ import { answeringModel } from './answering-model.js'
 import { attributes as A } from './gen-ai-attributes.js'
 import { inputMessages, outputMessages } from './gen-ai-messages.js'
 import { createInstruments, type Instruments } from './otel-instruments.js'
-import { safeJson, type ChatState, type KnownRun, type RunTrace, type ToolState } from './run-trace.js'
+import { safeJson, type ChatState, type KnownRun, type RunTrace } from './run-trace.js'
 import { runSpanContext } from './trace-identity.js'
+import { endRunSpan, runSpanParent } from './run-span.js'
 
 /** Options of `OtelObserver`: the tracer and meter it records with, and whether message content goes on spans (off by default). */
 export interface OtelObserverOptions {
@@ -163,7 +162,7 @@ export class OtelObserver implements RuntimeObserver {
     const span = this.#tracer.startSpan(
       `invoke_agent ${agentName}`,
       { kind: SpanKind.INTERNAL, attributes: spanAttributes, links, startTime: event.timestamp },
-      this.#parentOf(event, agentName, identity),
+      runSpanParent(event, agentName, identity, event.parentRunId ? this.#runs.get(event.parentRunId) : undefined),
     )
     this.#runs.set(event.runId, {
       runId: event.runId,
@@ -180,37 +179,6 @@ export class OtelObserver implements RuntimeObserver {
       args: new Map(),
     })
     if (!this.#known.has(event.runId)) this.#remember_(event.runId, { agentName, modelId, spanContext: span.spanContext() })
-  }
-
-  /**
-   * A sub-agent's span goes under the parent's tool span that runs it (the one whose name matches the agent,
-   * else the latest started); a top-level run (or a sub-agent whose parent is not traced here) goes under
-   * the run's deterministic context.
-   */
-  #parentOf(event: AgentEvent, agentName: string, identity: SpanContext): Context {
-    if (event.parentRunId) {
-      const parent = this.#runs.get(event.parentRunId)
-      if (parent) {
-        // The sub-runs of parallel calls start in the order of their calls: each takes the first matching span
-        // that has none yet, so they do not all pile up under the first call's span.
-        let free: ToolState | undefined
-        let match: ToolState | undefined
-        let latest: ToolState | undefined
-        const wanted = agentName.replace(/[^a-zA-Z0-9_-]/g, '_')
-        for (const tool of parent.tools.values()) {
-          if (tool.toolName === wanted || tool.toolName === agentName) {
-            match ??= tool
-            if (tool.subRuns === 0) free ??= tool
-          }
-          if (!latest || tool.startTime >= latest.startTime) latest = tool
-        }
-        const chosen = parent.recording ? (free ?? match ?? latest) : undefined
-        if (chosen) chosen.subRuns++
-        return trace.setSpan(ROOT_CONTEXT, chosen?.span ?? parent.span)
-      }
-      return trace.setSpanContext(ROOT_CONTEXT, runSpanContext(event.parentRunId))
-    }
-    return trace.setSpanContext(ROOT_CONTEXT, identity)
   }
 
   #resumed(event: AgentEventOf<'run.resumed'>): void {
@@ -402,23 +370,7 @@ export class OtelObserver implements RuntimeObserver {
       tool.span.setStatus({ code: SpanStatusCode.ERROR, message: `the run ended (${event.finishReason}) before call ${callId} finished` })
       tool.span.end(event.timestamp)
     }
-    const { span } = run
-    span.setAttribute(A.inputTokens, event.usage.inputTokens)
-    span.setAttribute(A.outputTokens, event.usage.outputTokens)
-    if (event.usage.cachedInputTokens) span.setAttribute(A.cachedInputTokens, event.usage.cachedInputTokens)
-    if (event.usage.reasoningTokens) span.setAttribute(A.reasoningTokens, event.usage.reasoningTokens)
-    if (event.usage.costUsd) span.setAttribute(A.costUsd, event.usage.costUsd)
-    span.setAttribute(A.finishReasons, [event.finishReason])
-    span.setAttribute(A.finishReason, event.finishReason)
-    span.setAttribute(A.steps, event.steps)
-    span.setAttribute(A.responseModel, run.model)
-    if (event.type === 'run.failed') {
-      span.setAttribute(A.errorType, event.error.code)
-      span.setStatus({ code: SpanStatusCode.ERROR, message: event.error.message })
-    } else if (this.#captureContent && event.text) {
-      span.setAttribute(A.outputMessages, safeJson(outputMessages(event.text, event.finishReason)))
-    }
-    span.end(event.timestamp)
+    endRunSpan(run, event, this.#captureContent)
     if (!this.#metrics) return
     const metricAttributes: Attributes = { [A.agentName]: run.agentName, [A.requestModel]: run.model, [A.finishReason]: event.finishReason }
     this.#instruments.runDuration.record(Math.max(0, event.timestamp - run.startTime) / 1000, metricAttributes)
