@@ -5,6 +5,7 @@ import type { Spindle } from './compose-spindle.js'
 import { forkEntries } from './fork-entries.js'
 import type { QueuedMessageFile, SavedQueuedMessage } from './queued-message-file.js'
 import { RunStateConflictError } from './run-state-conflict-error.js'
+import { resumableRun } from './resumable-run.js'
 import { runtimeStateOf } from './runtime-state.js'
 import { newSessionId } from './session-id.js'
 import { sessionTitle } from './session-title.js'
@@ -260,31 +261,7 @@ export class RunManager {
       throw new SessionBusyError(`[spindle/playground] run "${runId}" is being resumed already; wait for it to finish, or cancel it`, { details: { runId } })
     }
     if (resuming()) return
-    const run = await this.#runtime.runs.getRun(runId)
-    if (!run) throw new NotFoundError(`[spindle/playground] no run "${runId}"`)
-    if (run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') {
-      throw new RunStateConflictError(`[spindle/playground] run "${runId}" is ${run.status}; only suspended or interrupted runs can be resumed`, {
-        details: { runId, status: run.status },
-      })
-    }
-    if (run.status === 'running' && !resuming()) {
-      throw new SessionBusyError(
-        `[spindle/playground] run "${runId}" is running; only suspended or interrupted runs can be resumed (cancel or kill it first; a run whose process died is shown interrupted once its lease expires)`,
-        { details: { runId } },
-      )
-    }
-    if (run.status === 'suspended') {
-      const snapshot = await this.#runtime.snapshots.latest(runId)
-      const waiting = ((snapshot?.state.pending ?? []) as Array<{ approval?: string; callId: string }>).filter((call) => call.approval === 'required')
-      if (waiting.length) {
-        throw new RunStateConflictError(
-          `[spindle/playground] run "${runId}" waits for a decision on ${waiting.map((call) => call.callId).join(', ')}; approve or deny first`,
-          {
-            details: { runId, status: run.status },
-          },
-        )
-      }
-    }
+    const run = await resumableRun(this.#runtime, runId, resuming)
     const runtimeState = runtimeStateOf((await this.#runtime.sessions.getSession(run.sessionId))?.metadata)
     // Checked again after the reads above: a concurrent call may have claimed the run meanwhile.
     if (resuming()) return

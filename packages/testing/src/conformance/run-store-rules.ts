@@ -2,18 +2,12 @@
 import type { AgentEvent, RunStore } from '@spindle/core'
 import { expect } from 'vitest'
 import { runCopyOutRules } from './copy-out-rules.js'
+import { runClaimRules } from './run-claim-rules.js'
+import { runEventLogRules, textDelta, unknownRunFix } from './run-event-log-rules.js'
 import type { ConformanceChecks } from './harness.js'
 import { rejection, rule } from './rule.js'
 import { runStatusRules } from './run-status-rules.js'
 import { expectExactJson, tick, unicodeFix, unicodeOutcome, unicodeSamples } from './samples.js'
-
-function textDelta(runId: string, seq: number, delta: string): AgentEvent {
-  return { type: 'text.delta', runId, sessionId: 'session-1', seq, timestamp: 1_700_000_000_000 + seq, step: 1, delta }
-}
-
-/** The event log is keyed by run id alone: appending to a run id without a record is allowed (see RunStore.appendEvents). */
-const unknownRunFix =
-  'appendEvents must accept events for a run id that has no record (never created, or created elsewhere) and store them like any others: key the event log by run id alone (no foreign key to runs) and do not throw NotFoundError'
 
 /**
  * The checks of the RunStore conformance kit, by name; `describeRunStore` runs each as a test. A check fails with a
@@ -208,99 +202,7 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     )
   },
 
-  async 'run.claim'({ create }) {
-    const store = await create()
-    // Optional in the spec: a store without it is claimed with updateRun by the runtime (and not checked here).
-    if (store.claimRun === undefined) return
-    const dead = { owner: 'dead-process', expiresAt: 1_700_000_000_000 }
-    await store.createRun({ id: 'r', sessionId: 's', request: {}, status: 'running', lease: dead, startedAt: 1 })
-    await store.createRun({ id: 'q', sessionId: 's', request: {} })
-    const mine = { owner: 'process-b', expiresAt: 1_800_000_000_000 }
-    await rule(
-      'run.claim.stale',
-      'claimRun must resolve undefined and write nothing when the stored status or lease differs from the expectation (compare both in the same atomic statement as the write)',
-      async () => {
-        const before = await store.getRun('r')
-        expect(
-          await store.claimRun!('r', { status: 'running', lease: { owner: 'dead-process', expiresAt: dead.expiresAt + 1 } }, { lease: mine }),
-        ).toBeUndefined()
-        expect(await store.claimRun!('r', { status: 'running', lease: { owner: 'other', expiresAt: dead.expiresAt } }, { lease: mine })).toBeUndefined()
-        expect(await store.claimRun!('r', { status: 'interrupted', lease: dead }, { lease: mine })).toBeUndefined()
-        expect(await store.claimRun!('r', { status: 'running', lease: undefined }, { lease: mine })).toBeUndefined()
-        expect(await store.claimRun!('q', { status: 'queued', lease: dead }, { status: 'running', lease: mine })).toBeUndefined()
-        expect(await store.getRun('r')).toEqual(before)
-      },
-    )
-    await rule(
-      'run.claim.applies',
-      'claimRun with the stored status and lease (or lease undefined for none) must apply the patch like updateRun and resolve the stored record',
-      async () => {
-        const claimed = await store.claimRun!('r', { status: 'running', lease: dead }, { status: 'running', lease: mine, step: 2 })
-        expect(claimed).toMatchObject({ id: 'r', status: 'running', lease: mine, step: 2, startedAt: 1 })
-        expect(await store.getRun('r')).toEqual(claimed)
-        const started = await store.claimRun!('q', { status: 'queued', lease: undefined }, { status: 'running', lease: mine, startedAt: 7 })
-        expect(started).toMatchObject({ status: 'running', lease: mine, startedAt: 7 })
-        expect(await store.getRun('q')).toEqual(started)
-      },
-    )
-    await rule('run.claim.once', 'a second claim with the expectation the first one met must lose (undefined): the first claim changed the lease', async () => {
-      expect(await store.claimRun!('r', { status: 'running', lease: dead }, { lease: { owner: 'process-c', expiresAt: 1 } })).toBeUndefined()
-      expect((await store.getRun('r'))?.lease).toEqual(mine)
-    })
-    await rule(
-      'run.claim.unknown',
-      'claimRun on an unknown id must throw NotFoundError (not resolve undefined, which means “another writer got there first”)',
-      () => rejection(() => store.claimRun!('missing', { status: 'running', lease: undefined }, { status: 'running' }), { code: 'not_found' }),
-    )
-  },
-
-  async 'run.claim.concurrent'({ create }) {
-    const store = await create()
-    if (store.claimRun === undefined) return
-    const dead = { owner: 'dead-process', expiresAt: 1_700_000_000_000 }
-    await store.createRun({ id: 'r', sessionId: 's', request: {}, status: 'running', lease: dead })
-    const outcomes = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        store.claimRun!('r', { status: 'running', lease: dead }, { status: 'running', lease: { owner: `process-${i}`, expiresAt: 1_800_000_000_000 + i } }),
-      ),
-    )
-    await rule(
-      'run.claim.concurrent',
-      'parallel claimRun calls with the same expectation must let exactly one win (a compare-and-set: one conditional UPDATE, or a transaction), the others resolve undefined',
-      async () => {
-        const winners = outcomes.filter((outcome) => outcome !== undefined)
-        expect(winners).toHaveLength(1)
-        expect((await store.getRun('r'))?.lease).toEqual(winners[0]!.lease)
-      },
-    )
-  },
-
-  async 'run.claim.two-connections'({ create, secondConnection }) {
-    const store = await create()
-    if (store.claimRun === undefined) return
-    const other = await secondConnection!(store)
-    const dead = { owner: 'dead-process', expiresAt: 1_700_000_000_000 }
-    await store.createRun({ id: 'r', sessionId: 's', request: {}, status: 'running', lease: dead })
-    const outcomes = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        (i % 2 === 0 ? store : other).claimRun!(
-          'r',
-          { status: 'running', lease: dead },
-          { status: 'running', lease: { owner: `process-${i}`, expiresAt: 1_800_000_000_000 + i } },
-        ),
-      ),
-    )
-    await rule(
-      'run.claim.two-connections',
-      'claimRun from two connections with the same expectation must let exactly one win: compare and write in the database, atomically',
-      async () => {
-        const winners = outcomes.filter((outcome) => outcome !== undefined)
-        expect(winners).toHaveLength(1)
-        expect((await other.getRun('r'))?.lease).toEqual(winners[0]!.lease)
-      },
-    )
-  },
-
+  ...runClaimRules,
   async 'run.list.nan-bounds'({ create }) {
     const store = await create()
     await store.createRun({ id: 'r', sessionId: 's', request: {} })
@@ -356,36 +258,7 @@ export const runStoreRules: ConformanceChecks<RunStore> = {
     })
   },
 
-  async 'run.events'({ create }) {
-    const store = await create()
-    await store.createRun({ id: 'r', sessionId: 'session-1', request: {} })
-    await store.appendEvents('r', [textDelta('r', 1, 'a'), textDelta('r', 2, 'b'), textDelta('r', 3, 'c')])
-    await rule('run.events.unknown-run', unknownRunFix, () => store.appendEvents('other', [textDelta('other', 1, 'x')]))
-    const seqs = async (options?: { after?: number; limit?: number }) => (await store.listEvents('r', options)).map((e) => e.seq)
-    await rule('run.events.round-trip', 'listEvents must return the appended events unchanged, in seq order', async () => {
-      expect(await store.listEvents('r')).toEqual([textDelta('r', 1, 'a'), textDelta('r', 2, 'b'), textDelta('r', 3, 'c')])
-    })
-    await rule('run.events.after', 'listEvents({ after }) must return only events with seq > after; limit caps the count', async () => {
-      expect(await seqs({ after: 1 })).toEqual([2, 3])
-      expect(await seqs({ after: 3 })).toEqual([])
-      expect(await seqs({ limit: 2 })).toEqual([1, 2])
-      expect(await seqs({ after: 1, limit: 1 })).toEqual([2])
-    })
-    await rule(
-      'run.events.idempotent',
-      'appendEvents must ignore an event whose (runId, seq) is already stored (INSERT … ON CONFLICT DO NOTHING) and keep the first',
-      async () => {
-        await store.appendEvents('r', [textDelta('r', 2, 'replayed'), textDelta('r', 5, 'e'), textDelta('r', 4, 'd')])
-        expect(await seqs()).toEqual([1, 2, 3, 4, 5])
-        expect((await store.listEvents('r', { after: 1, limit: 1 }))[0]).toMatchObject({ delta: 'b' })
-      },
-    )
-    await rule('run.events.per-run', 'event logs are per run: another run’s events must not appear; an unknown run has no events', async () => {
-      expect((await store.listEvents('other')).map((e) => e.runId)).toEqual(['other'])
-      expect(await store.listEvents('missing')).toEqual([])
-    })
-  },
-
+  ...runEventLogRules,
   async 'run.isolation'({ create }) {
     const first = await create()
     const second = await create()

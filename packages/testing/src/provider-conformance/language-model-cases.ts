@@ -5,7 +5,9 @@ import { expect } from 'vitest'
 import type { ScriptedServer } from '../wire/sse-server.js'
 import { collectStream, parsedToolCalls, type CollectedStream } from './collect-stream.js'
 import type { LanguageModelConformanceCase, LanguageModelConformanceContext } from './describe-language-model.js'
-import type { WireAdapter, WireError } from './wire-adapter.js'
+import type { WireAdapter } from './wire-adapter.js'
+import { rateLimit, serverError, toolRequest, userRequest } from './case-requests.js'
+import { describeError, expectCode, lastUsage, waitFor } from './case-assertions.js'
 
 /** The fake API key every case uses (never to appear in an error message). */
 export const conformanceApiKey = 'sk-conformance-SECRET-0123456789abcdef'
@@ -387,64 +389,4 @@ export function languageModelCases(context: CaseContext): Map<LanguageModelConfo
     expect(Date.now() - started).toBeLessThan(2_000)
   })
   return cases
-}
-
-export function userRequest(text: string): ModelRequest {
-  return { messages: [{ role: 'user', content: text }] }
-}
-
-function toolRequest(): ModelRequest {
-  const objectSchema = (property: string) => ({
-    type: 'object',
-    properties: { [property]: { type: 'string' } },
-    required: [property],
-    additionalProperties: false,
-  })
-  return {
-    messages: [{ role: 'user', content: 'Use the tools.' }],
-    tools: [
-      { name: 'get_weather', description: 'Weather for a city', inputSchema: objectSchema('city') },
-      { name: 'get_time', description: 'Time in a zone', inputSchema: objectSchema('zone') },
-      { name: 'search', description: 'Search', inputSchema: objectSchema('query') },
-      { name: 'delete_file', description: 'Delete a file', inputSchema: objectSchema('path') },
-    ],
-  }
-}
-
-function rateLimit(extra: Partial<WireError>): WireError {
-  return { kind: 'rate_limit', status: 429, message: 'Rate limit reached for requests', ...extra }
-}
-
-function serverError(): WireError {
-  return { kind: 'server', status: 500, message: 'The server had an error while processing your request.' }
-}
-
-function lastUsage(parts: readonly StreamPart[]) {
-  for (let index = parts.length - 1; index >= 0; index--) {
-    const part = parts[index]!
-    if (part.type === 'finish' && part.usage) return part.usage
-    if (part.type === 'usage') return part.usage
-  }
-  return undefined
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 2_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
-
-/** Fails unless `error` carries one of the expected codes: "expected code context_overflow, got provider (…)". */
-export function expectCode(error: unknown, code: string | string[]): void {
-  const expected = [code].flat()
-  const actual = (error as { code?: unknown } | undefined)?.code
-  if (typeof actual === 'string' && expected.includes(actual)) return
-  throw new Error(`expected code ${expected.join(' or ')}, got ${typeof actual === 'string' ? actual : 'no code'} (${describeError(error)})`)
-}
-
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return `${error.name} [${(error as { code?: string }).code ?? '-'}]: ${error.message}`
-  return String(error)
 }
