@@ -1,5 +1,5 @@
 // Finds broken internal links and anchors in a built site: every <a href> that points inside the site must name a
-// page that exists and, when it has a #fragment, an element with that id on that page.
+// page that exists and, when it has a #fragment, an element with that id on that page; every <img src> a file that exists.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, posix } from 'node:path'
 
@@ -50,6 +50,15 @@ export function findBrokenLinks(distDir: string): { broken: string[]; links: num
       }
       if (fragment && target.endsWith('.html') && !idsOf(target).has(decodeURIComponent(fragment)))
         broken.push(`${page} → ${href}: no #${fragment} on ${posix.relative(distDir, target)}`)
+    }
+    // Images (screenshots, plots): the file must be in the built site.
+    for (const match of html.matchAll(/<img\s[^>]*?src="([^"]*)"/g)) {
+      const src = decodeEntities(match[1]!)
+      if (/^[a-z][a-z0-9+.-]*:/i.test(src) || src.startsWith('//')) continue
+      links++
+      const pageUrl = `/${page.replace(/\\/g, '/')}`
+      const pathname = src.startsWith('/') ? src : posix.join(posix.dirname(pageUrl), src)
+      if (!existsSync(join(distDir, decodeURIComponent(pathname.split(/[?#]/)[0]!)))) broken.push(`${page} → ${src}: no such image`)
     }
   }
   void dirname

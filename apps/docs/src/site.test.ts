@@ -21,13 +21,14 @@ describe('the built site', () => {
     expect(broken).toEqual([])
   })
 
-  it('renders the benchmark plots from bench/results and holds the playground screenshots', () => {
+  it('renders the benchmark plots from bench/results and holds the screenshots of the playground and examples/react-chat', () => {
     for (const plot of ['kernel-per-step.svg', 'durable-per-step.svg']) {
       const svg = readFileSync(join(distDir, 'plots', plot), 'utf8')
       expect(svg).toMatch(/^<svg/)
       expect(svg).toContain('spindle')
     }
-    expect(existsSync(join(distDir, 'screenshots/chat-and-timeline.png'))).toBe(true)
+    for (const screenshot of ['chat-and-timeline.png', 'playground/debugger-model-calls-1440x900.png', 'playground/edit-and-replay.png', 'react-chat.png'])
+      expect(existsSync(join(distDir, 'screenshots', screenshot)), screenshot).toBe(true)
   })
 
   it('documents every public export (TypeDoc validation.notDocumented; known-undocumented.json is empty and may only stay so)', () => {
@@ -66,7 +67,14 @@ describe.skipIf(noBrowser !== undefined)(`the site in Chromium${noBrowser ? ` (s
   it('opens the home page, a guide and the AgentRuntime API page, and the local search finds "reconcile"', async () => {
     const page = await browser.newPage()
     const failed: string[] = []
-    page.on('requestfailed', (request) => failed.push(request.url()))
+    // A prefetch that a navigation cancels fails as net::ERR_ABORTED (timing-dependent, not a defect); any other
+    // failure, and any HTTP error status, is one.
+    page.on('requestfailed', (request) => {
+      if (request.failure()?.errorText !== 'net::ERR_ABORTED') failed.push(`${request.url()}: ${request.failure()?.errorText}`)
+    })
+    page.on('response', (response) => {
+      if (response.status() >= 400) failed.push(`${response.url()}: HTTP ${response.status()}`)
+    })
     page.on('pageerror', (error) => failed.push(error.message))
 
     await page.goto(`${server.url}/`)
