@@ -17,6 +17,8 @@ interface Flaws {
   noExpectedLastSeq?: boolean
   /** Lists wrappers of the stores in `stores` instead of the instances. */
   wrappedStores?: boolean
+  /** Offers a writeSync that writes (through the real one) but reports no results. */
+  writeSyncWithoutResults?: boolean
 }
 
 /** Memory stores whose batch is replaced by a flawed one (the real memory batch does the work where it is not flawed). */
@@ -49,6 +51,7 @@ function flawedStores(flaws: Flaws): Stores {
       }
     },
   }
+  if (flaws.writeSyncWithoutResults) batch.writeSync = (writes) => real.writeSync!(writes)?.map(() => undefined)
   for (const store of [stores.sessions, stores.runs, stores.executions, stores.snapshots]) (store as { batch?: StoreBatch }).batch = batch
   return stores
 }
@@ -92,6 +95,12 @@ describe('StoreBatch conformance checks against broken batches', () => {
   it('a batch listing wrappers instead of the store instances breaks batch.stores', async () => {
     const error = await brokenRule('batch.discovery', { wrappedStores: true })
     expect(ruleOf(error)).toBe('batch.stores')
+  })
+
+  it('a writeSync that writes but reports no results breaks batch.write-sync.results', async () => {
+    const error = await brokenRule('batch.write-sync', { writeSyncWithoutResults: true })
+    expect(ruleOf(error)).toBe('batch.write-sync.results')
+    expect(error.message).toMatch(/report what it wrote/)
   })
 
   it('stores without a batch break batch.present', async () => {
