@@ -3,7 +3,7 @@ import type { ModelMessage } from '@spindle/core'
 
 /**
  * The plain text of a message as memory indexes and shows it: its text parts, and its tool calls and results as
- * `[called name(args)]` and `[name returned] result`, trimmed and cut to `maxChars` characters.
+ * `[called name(args)]` and `[name returned] result`, trimmed and cut to `maxChars` characters (then `…`).
  *
  * @example
  * messageText({ role: 'user', content: 'Where is my order?' }, 200) // 'Where is my order?'

@@ -11,7 +11,7 @@ import type { ToolSet } from '../tools/tool.js'
 
 /**
  * A model for a run: a `LanguageModel`, a `"provider:model"` id the registered providers resolve, or a list of them
- * tried in order (the next one when a call fails with a retryable provider error before any output).
+ * tried in order (the next one when a call fails before producing any output; see `fallbackModel`).
  *
  * @example
  * const agent = { name: 'support', model: ['openai:gpt-4.1-mini', 'anthropic:claude-haiku-4-5'] }

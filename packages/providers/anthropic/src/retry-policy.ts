@@ -7,7 +7,7 @@ import { AbortedError, SpindleError } from '@spindle/core'
  * (529 overloaded included), network errors and a first chunk that never came.
  *
  * @example
- * anthropic({ apiKey, retry: { maxRetries: 4, maxDelayMs: 20_000 } })
+ * createAnthropic({ apiKey, retry: { maxRetries: 4, maxDelayMs: 20_000 } })
  */
 export interface RetryOptions {
   /** Retries after the first attempt (default 2). */

@@ -154,7 +154,7 @@ export const migrations: readonly Migration[] = [
 
 /**
  * The schema version this release of `@spindle/store-postgres` migrates to. A schema at a higher version (written by
- * a newer release) is refused by `runMigrations` with a `SpindleError` rather than used.
+ * a newer release) is refused by `runMigrations` with a `StoreError` rather than used.
  */
 export const latestSchemaVersion = migrations[migrations.length - 1]!.version
 

@@ -86,7 +86,7 @@ const entities: Record<string, string> = {
  * `&nbsp;`…). An invalid code point becomes U+FFFD; an unknown name is left as written.
  *
  * @example
- * decodeEntities('Caf&eacute; &amp; bar &#x2014;') // 'Café & bar —'
+ * decodeEntities('Caf&#233; &amp; bar &#x2014; &unknown;') // 'Café & bar — &unknown;'
  */
 export function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z][a-z0-9]{1,31});?/gi, (whole, name: string) => {

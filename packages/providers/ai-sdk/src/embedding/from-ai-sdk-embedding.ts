@@ -9,7 +9,7 @@ export type AiSdkEmbeddingModel = EmbeddingModelV3 | EmbeddingModelV2<string>
 
 /**
  * Options of `fromAiSdkEmbedding(model, options)`. `dimensions` is required: stores create their vector columns
- * before the first call. A vector of another length from the model fails the call with a `ProviderError`.
+ * before the first call. `fromAiSdkEmbedding` throws a `ConfigurationError` when it is not a positive integer.
  */
 export interface FromAiSdkEmbeddingOptions {
   /** The vectors' length (Spindle's stores need it up front). */
