@@ -116,6 +116,7 @@ describe('a stranger installs Spindle from a registry', () => {
       entries: expect.any(Number),
       secondRequestHasHistory: true,
       refused: 'configuration',
+      batched: true,
     })
     expect(result.entries).toBeGreaterThanOrEqual(6)
   })

@@ -1,8 +1,10 @@
 // A stranger's program, type-checked (strict, nodenext, skipLibCheck off, no @types of its own) and run against the
 // packages installed from the registry: an agent whose tool call goes through the OpenAI provider (the real openai
 // SDK against @spindle/testing's loopback server), with its session on SQLite; the file is reopened and the session
-// continued, so the second request carries the first run's history read back from disk.
+// continued, so the second request carries the first run's history read back from disk. One helper of the
+// `@spindle/core/plugin-kit` subpath (findStoreBatch) proves that export resolves, for types and at run time.
 import { AgentRuntime, Extensions, ToolSchemaError, defineTool } from '@spindle/core'
+import { findStoreBatch } from '@spindle/core/plugin-kit'
 import { createOpenAI } from '@spindle/openai'
 import { sqliteStores } from '@spindle/store-sqlite'
 import { openaiResponsesWire, startScriptedServer } from '@spindle/testing'
@@ -38,6 +40,8 @@ const reopened = new Extensions().use(reopenedStores).use(provider)
 const secondRun = await new AgentRuntime(reopened).run({ agent, input: 'And again?', sessionId: firstRun.sessionId })
 const entries = await reopenedStores.sessions.listEntries(firstRun.sessionId)
 const journal = await reopenedStores.executions.listByRun(firstRun.runId)
+// The SQLite stores share one StoreBatch: the kernel commits a step in one transaction.
+const batched = findStoreBatch(reopenedStores) !== undefined
 await reopened.dispose()
 
 let refused = ''
@@ -56,6 +60,7 @@ console.log(
     entries: entries.length,
     secondRequestHasHistory: (server.requests[2]?.rawBody ?? '').includes('call_add_1'),
     refused,
+    batched,
   }),
 )
 await server.close()
