@@ -68,8 +68,8 @@ suite(skipReason ? `playground debugger (skipped: ${skipReason})` : 'playground 
   it('works the event log: filter, search, expand, copy, export the run file and import it back', async () => {
     await openDebugger('Event log')
     const rows = page.locator('[data-testid=event-rows] > li')
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBeGreaterThan(10) // the log is fetched when the tab opens
     const all = await rows.count()
-    expect(all).toBeGreaterThan(10)
     await page.getByLabel('Event type', { exact: true }).selectOption('tool.result')
     await expect.poll(() => rows.count()).toBe(1)
     await page.getByLabel('Event type', { exact: true }).selectOption('')
@@ -77,7 +77,9 @@ suite(skipReason ? `playground debugger (skipped: ${skipReason})` : 'playground 
     expect(await rows.evaluateAll((items) => items.every((item) => item.getAttribute('data-type') !== 'tool.call'))).toBe(true)
     await page.getByLabel('Step', { exact: true }).selectOption('')
     await page.getByLabel('Tool', { exact: true }).selectOption('calculator')
-    expect(await rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-type')))).toEqual(['tool.call', 'tool.started', 'tool.result'])
+    await expect
+      .poll(() => rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-type'))))
+      .toEqual(['tool.call', 'tool.started', 'tool.result'])
     await page.getByLabel('Tool', { exact: true }).selectOption('')
     await page.getByLabel('Search events').fill('"value":84')
     await expect.poll(() => rows.count()).toBe(1)
@@ -141,11 +143,10 @@ suite(skipReason ? `playground debugger (skipped: ${skipReason})` : 'playground 
   it('lists the agents, their tools with schemas and effect classes, the policy, stores and providers', async () => {
     await openDebugger('Agents & tools')
     const panel = page.getByTestId('agents-panel')
-    expect(await panel.locator('.agent-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-agent')))).toEqual([
-      'playground',
-      'researcher',
-      'accountant',
-    ])
+    // The panel fetches /api/agents when it opens: poll until the cards are drawn (evaluateAll does not wait).
+    await expect
+      .poll(() => panel.locator('.agent-card').evaluateAll((cards) => cards.map((card) => card.getAttribute('data-agent'))), { timeout: 10_000 })
+      .toEqual(['playground', 'researcher', 'accountant'])
     const main = panel.locator('.agent-card[data-agent=playground]')
     expect(await main.locator('.instructions').innerText()).toContain('You are the assistant of the Spindle playground')
     expect(await main.locator('tr[data-tool=delete_file]').innerText()).toMatch(/irreversible\s+always/)
