@@ -31,6 +31,8 @@ const notifyBatch = 256
 
 /** How many runs' positions are remembered for de-duplication and gap filling. */
 const trackedRunsLimit = 10_000
+/** The most runs one catch-up after a reconnect reads (those written since the connection was lost, oldest first). */
+const catchUpRunsLimit = 10_000
 
 /**
  * @example
@@ -268,7 +270,13 @@ export class PostgresEventBus implements EventBus {
     this.#lostAt = undefined
     if (this.#subscribers.size === 0) return
     const runIds = new Set(this.#positions.keys())
-    for (const run of await this.#runs.listRuns({ limit: 200 })) if (run.updatedAt >= lostAt - 1000) runIds.add(run.id)
+    // Every run written since the connection was lost, by its last update (not the newest created: a run created long
+    // before, e.g. enqueued in a batch, may have run whole while the connection was down).
+    const { rows } = await this.#pool.query<{ id: string }>(
+      `SELECT id FROM ${quoteSchema(this.#schemaName)}.runs WHERE updated_at >= $1 ORDER BY updated_at, id LIMIT ${catchUpRunsLimit}`,
+      [lostAt - 1000],
+    )
+    for (const row of rows) runIds.add(row.id)
     for (const runId of runIds) {
       const after = this.#positions.get(runId) ?? 0
       for (const event of await this.#runs.listEvents(runId, { after })) this.#deliver(event)
