@@ -27,6 +27,7 @@ export {
 export { fillListBounds, listWithUnusualBounds } from './conformance/list-bounds.js'
 export { describeResumeRace, storesThatDieAt, type ResumeRaceBackend } from './crash/describe-resume-race.js'
 export { artifactStoreRules, patternBytes } from './conformance/artifact-store-rules.js'
+export { noisePng } from './fixtures/noise-png.js'
 export { embeddingStoreRules } from './conformance/embedding-store-rules.js'
 export { executionStoreRules } from './conformance/execution-store-rules.js'
 export { runStoreRules } from './conformance/run-store-rules.js'

@@ -2,9 +2,8 @@
 // block: images are kept out of the text cut. One over the image bound (6 MB) is stored as an artifact and named.
 // Real SDK, loopback server.
 import { randomBytes } from 'node:crypto'
-import { crc32, deflateSync } from 'node:zlib'
 import { AgentRuntime, Extensions, defineTool } from '@spindle/core'
-import { startAnthropicMessagesServer, type AnthropicMessagesServer } from '@spindle/testing'
+import { startAnthropicMessagesServer, type AnthropicMessagesServer, noisePng } from '@spindle/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createAnthropic } from './index.js'
@@ -14,29 +13,6 @@ beforeAll(async () => {
   server = await startAnthropicMessagesServer()
 })
 afterAll(() => server.close())
-
-/** A valid PNG of random RGB pixels (incompressible, so its size is about width × height × 3). */
-function noisePng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
-    const length = Buffer.alloc(4)
-    length.writeUInt32BE(data.length)
-    const crc = Buffer.alloc(4)
-    crc.writeUInt32BE(crc32(body))
-    return Buffer.concat([length, body, crc])
-  }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header.set([8, 2, 0, 0, 0], 8)
-  const rows = Buffer.concat(Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), randomBytes(width * 3)])))
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(rows)),
-    chunk('IEND', Buffer.alloc(0)),
-  ])
-}
 
 describe('@spindle/anthropic: real-sized images from tools', () => {
   it('a 100 KB PNG goes whole as an image block; a 6 MB one is kept as an artifact and named in a note', async () => {

@@ -1,10 +1,8 @@
 // A real-sized image from a tool (a 100 KB PNG, three times maxToolOutputBytes) reaches the model whole, as an
 // input_image of the Responses API's function_call_output (and as an image_url for Chat Completions): images are kept
 // out of the text cut. Real SDK, loopback server.
-import { randomBytes } from 'node:crypto'
-import { crc32, deflateSync } from 'node:zlib'
 import { AgentRuntime, Extensions, defineTool } from '@spindle/core'
-import { openaiChatWire, openaiResponsesWire, startScriptedServer, type ScriptedServer } from '@spindle/testing'
+import { openaiChatWire, openaiResponsesWire, startScriptedServer, type ScriptedServer, noisePng } from '@spindle/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { createOpenAI } from './index.js'
@@ -17,29 +15,6 @@ afterAll(() => server.close())
 beforeEach(() => {
   server.reset()
 })
-
-/** A valid PNG of random RGB pixels (incompressible, so its size is about width × height × 3). */
-function noisePng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
-    const length = Buffer.alloc(4)
-    length.writeUInt32BE(data.length)
-    const crc = Buffer.alloc(4)
-    crc.writeUInt32BE(crc32(body))
-    return Buffer.concat([length, body, crc])
-  }
-  const header = Buffer.alloc(13)
-  header.writeUInt32BE(width, 0)
-  header.writeUInt32BE(height, 4)
-  header.set([8, 2, 0, 0, 0], 8)
-  const rows = Buffer.concat(Array.from({ length: height }, () => Buffer.concat([Buffer.from([0]), randomBytes(width * 3)])))
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header),
-    chunk('IDAT', deflateSync(rows)),
-    chunk('IEND', Buffer.alloc(0)),
-  ])
-}
 
 const photo = noisePng(160, 160).toString('base64')
 const camera = defineTool({
