@@ -113,6 +113,22 @@ function targets(rows: ResultRow[]): string[] {
     'ms',
     (value) => value < 300,
   )
+  const service = (variant: string, metric: string) =>
+    rows.find((row) => row.suite === 'service' && row.variant.startsWith(variant) && row.metric === metric)?.median
+  line(
+    'service: Spindle + SQLite (durable) capacity ≥ the AI SDK’s (persisting nothing), same run',
+    service('spindle / AI SDK', 'capacity ratio'),
+    '×',
+    (value) => value >= 1,
+  )
+  const spindleP99 = service('spindle', 'p99 at 90 % of capacity')
+  const aiSdkP99 = service('AI SDK', 'p99 at 90 % of capacity')
+  line(
+    'service: Spindle’s p99 at 90 % of its capacity < the AI SDK’s at 90 % of its own (Spindle / AI SDK)',
+    spindleP99 !== undefined && aiSdkP99 !== undefined ? spindleP99 / aiSdkP99 : undefined,
+    '×',
+    (value) => value < 1,
+  )
   return lines
 }
 

@@ -22,6 +22,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   'ai-sdk': async () => (await import('./suites/ai-sdk.js')).aiSdkSuite,
   kernel: async () => (await import('./suites/kernel.js')).kernelSuite,
   durable: async () => (await import('./suites/durable.js')).durableSuite,
+  service: async () => (await import('./suites/service.js')).serviceSuite,
   'cold-session': async () => (await import('./suites/cold-session.js')).coldSessionSuite,
   context: async () => (await import('./suites/context.js')).contextSuite,
   'postgres-workers': async () => (await import('./suites/postgres-workers.js')).postgresWorkersSuite,
