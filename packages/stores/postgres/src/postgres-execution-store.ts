@@ -13,7 +13,7 @@ import { assertKey, fromJsonb, fromText, toJsonbText, toText } from './jsonb-tex
 import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase, SqlExecutor } from './sql-database.js'
 
-interface ExecutionRow {
+export interface ExecutionRow {
   key: string
   run_id: string
   step: number
@@ -158,12 +158,14 @@ export async function finishExecutions(
   })
 }
 
-async function readExecutions(executor: SqlExecutor, schema: string, keys: string[]): Promise<Map<string, ExecutionRow>> {
+/** The journal rows of `keys` (unescaped keys), by key. */
+export async function readExecutions(executor: SqlExecutor, schema: string, keys: string[]): Promise<Map<string, ExecutionRow>> {
   const { rows } = await executor.query<ExecutionRow>(`SELECT ${columns} FROM ${schema}.executions WHERE key = ANY($1::text[])`, [keys.map(toText)])
   return new Map(rows.map((row) => [fromText(row.key), row]))
 }
 
-function toExecution(row: ExecutionRow): ExecutionRecord {
+/** A journal record from its row (as pg returns it, or as `to_json` of the row with `has_result`). */
+export function toExecution(row: ExecutionRow): ExecutionRecord {
   return {
     key: fromText(row.key),
     runId: row.run_id,

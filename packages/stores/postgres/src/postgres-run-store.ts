@@ -18,7 +18,7 @@ import { mapPostgresError } from './map-postgres-error.js'
 import type { SqlDatabase, SqlExecutor } from './sql-database.js'
 import { afterParameter, beforeParameter, limitParameter } from './list-bounds.js'
 
-interface RunRow {
+export interface RunRow {
   id: string
   session_id: string
   status: RunRecord['status']
@@ -203,28 +203,15 @@ export async function updateRunRecord(
   given: RunPatch,
   expected?: RunClaimExpectation,
 ): Promise<RunRecord | undefined> {
-  // A run's end gets the status its finish reason implies (core's one rule, as in every store): a timeout is failed.
-  const status = endedRunStatus(given)
-  const patch = status === given.status ? given : { ...given, status }
-  const assignments: string[] = []
   const values: unknown[] = [id, Date.now()]
-  for (const [key, column] of Object.entries(patchColumns)) {
-    if (!Object.hasOwn(patch, key)) continue
-    const value = (patch as Record<string, unknown>)[key]
-    // A required field present with `undefined` is left as it is, like an absent key.
-    if (value === undefined && requiredColumns.has(column)) continue
-    const json = jsonColumns.has(column)
-    values.push(value === undefined ? null : json ? toJsonbText(value) : value)
-    assignments.push(`${column} = $${values.length}${json ? '::jsonb' : ''}`)
-  }
-  if (Object.hasOwn(patch, 'lease')) {
-    if (patch.lease !== undefined) assertKey(patch.lease.owner, 'run lease owner')
-    values.push(patch.lease?.owner ?? null, patch.lease?.expiresAt ?? null)
-    assignments.push(`lease_owner = $${values.length - 1}`, `lease_expires_at = $${values.length}`)
-  }
-  // Releasing the idempotency key (present in the patch, `undefined`): the session's next run may take it.
-  if (Object.hasOwn(patch, 'idempotencyKey')) assignments.push('idempotency_key = NULL')
-  assignments.push('updated_at = GREATEST(updated_at, $2)')
+  const assignments = runPatchAssignments(
+    given,
+    (value, cast) => {
+      values.push(value)
+      return `$${values.length}${cast ? `::${cast}` : ''}`
+    },
+    '$2',
+  )
   let condition = 'id = $1'
   if (expected !== undefined) {
     values.push(expected.status)
@@ -241,6 +228,33 @@ export async function updateRunRecord(
     throw new NotFoundError(`[spindle/store-postgres] run "${id}" does not exist; create it with createRun first`)
   }
   return toRun(rows[0])
+}
+
+/**
+ * The SET list of a run record's patch (with `updated_at`), each value a parameter from `parameter`; `now` is the
+ * parameter of the time of the write. A run's end gets the status its finish reason implies (core's one rule, as in
+ * every store): a timeout is failed. Shared by `updateRunRecord` and the batch statement.
+ */
+export function runPatchAssignments(given: RunPatch, parameter: (value: unknown, cast?: string) => string, now: string): string[] {
+  const status = endedRunStatus(given)
+  const patch = status === given.status ? given : { ...given, status }
+  const assignments: string[] = []
+  for (const [key, column] of Object.entries(patchColumns)) {
+    if (!Object.hasOwn(patch, key)) continue
+    const value = (patch as Record<string, unknown>)[key]
+    // A required field present with `undefined` is left as it is, like an absent key.
+    if (value === undefined && requiredColumns.has(column)) continue
+    const json = jsonColumns.has(column)
+    assignments.push(`${column} = ${parameter(value === undefined ? null : json ? toJsonbText(value) : value, json ? 'jsonb' : undefined)}`)
+  }
+  if (Object.hasOwn(patch, 'lease')) {
+    if (patch.lease !== undefined) assertKey(patch.lease.owner, 'run lease owner')
+    assignments.push(`lease_owner = ${parameter(patch.lease?.owner ?? null)}`, `lease_expires_at = ${parameter(patch.lease?.expiresAt ?? null)}`)
+  }
+  // Releasing the idempotency key (present in the patch, `undefined`): the session's next run may take it.
+  if (Object.hasOwn(patch, 'idempotencyKey')) assignments.push('idempotency_key = NULL')
+  assignments.push(`updated_at = GREATEST(updated_at, ${now})`)
+  return assignments
 }
 
 /**
@@ -268,7 +282,8 @@ function optional(value: string | number | null): number | undefined {
   return value === null ? undefined : Number(value)
 }
 
-function toRun(row: RunRow): RunRecord {
+/** A run record from its row (as pg returns it, or as `to_json` of the row). */
+export function toRun(row: RunRow): RunRecord {
   return {
     id: row.id,
     sessionId: row.session_id,

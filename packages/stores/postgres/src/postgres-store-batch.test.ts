@@ -3,7 +3,9 @@
 import {
   AgentRuntime,
   type AgentEvent,
+  defineTool,
   Extensions,
+  jsonSchema,
   mockModel,
   type NewExecution,
   NotFoundError,
@@ -48,9 +50,9 @@ async function countedStores(): Promise<{ stores: PostgresStores; statements: Ar
   const statements: Array<{ text: string; inTransaction: boolean }> = []
   let transactions = 0
   const database: SqlDatabase = {
-    query: (text, values) => {
+    query: (text, values, options) => {
       statements.push({ text, inTransaction: false })
-      return inner.query(text, values)
+      return inner.query(text, values, options)
     },
     transaction: (callback) => {
       transactions += 1
@@ -192,32 +194,34 @@ describePostgres('PostgresStoreBatch', () => {
     expect((await stores.executions.listByRun('r')).map((record) => record.callId)).toEqual(['done', 'open', 'new'])
   })
 
-  it('commits a step end in one transaction, one statement per run of journal finishes, events, and each other write', async () => {
+  it('commits a step end as one statement, outside any transaction: the journal finishes, the append, the events, the snapshot, the run update', async () => {
     const { stores, statements, transactions } = await countedStores()
     await seed(stores)
     statements.length = 0
-    await stores.sessions.batch!.write(stepEnd())
-    expect(transactions()).toBe(1)
-    expect(statements.every((statement) => statement.inTransaction)).toBe(true)
-    // finish ×2 (and the read of the one already finished) · append (reserve + insert) · events of two runs · snapshot · run update
-    expect(statements.map((statement) => statement.text.trim().split(/\s+/)[0])).toEqual(['UPDATE', 'SELECT', 'WITH', 'INSERT', 'INSERT', 'UPDATE'])
+    const results = await stores.sessions.batch!.write(stepEnd())
+    expect((results[2] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([2, 3])
+    expect(transactions()).toBe(0)
+    expect(statements).toHaveLength(1)
+    expect(statements[0]!.text).toMatch(/^WITH /)
     statements.length = 0
     await stores.sessions.batch!.write([{ type: 'run.update', runId: 'r', patch: { step: 2 } }])
-    expect(transactions(), 'a single write needs no transaction').toBe(1)
+    expect(transactions(), 'a single write needs no transaction').toBe(0)
     expect(statements).toHaveLength(1)
   })
 
-  it('sends a batch’s statements together: BEGIN and one statement per group before the first reply, COMMIT after the last', async () => {
+  it('a batch writing a row twice is one transaction, its statements sent together: BEGIN and one per group before the first reply, COMMIT after the last', async () => {
     const stores = await freshStores()
     await seed(stores)
     const timeline = recordWire(stores.pool, { replies: true })
-    const results = await stores.sessions.batch!.write(stepEnd())
+    // Two appends to session "s": the second must see the first's seqs, which one statement's CTEs cannot.
+    const results = await stores.sessions.batch!.write([...stepEnd(), { type: 'session.append', sessionId: 's', entries: [user('result c')] }])
     expect((results[2] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([2, 3])
-    // finishes · append · events of two runs · snapshot · run update: five statements written before any reply; the
-    // read of the journal row already finished follows its reply; COMMIT comes last.
-    expect(timeline.slice(0, 7)).toEqual(['BEGIN', 'statement', 'statement', 'statement', 'statement', 'statement', 'reply'])
+    expect((results[7] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([4])
+    // finishes · append · events of two runs · snapshot · run update · append: six statements written before any
+    // reply; the read of the journal row already finished follows its reply; COMMIT comes last.
+    expect(timeline.slice(0, 8)).toEqual(['BEGIN', 'statement', 'statement', 'statement', 'statement', 'statement', 'statement', 'reply'])
     expect(timeline.at(-2)).toBe('COMMIT')
-    expect(timeline.filter((item) => item === 'statement')).toHaveLength(6)
+    expect(timeline.filter((item) => item === 'statement')).toHaveLength(7)
   })
 
   it('a finish of a never-started key fails even when a later start of the batch creates it (such a batch is not pipelined)', async () => {
@@ -275,17 +279,31 @@ describePostgres('PostgresStoreBatch', () => {
     expect((await stores.runs.getRun('r'))?.step).toBe(0)
   })
 
-  it('an AgentRuntime run on these stores completes, committing its steps in batch transactions', async () => {
+  it('an AgentRuntime run on these stores completes, committing each half-step as one statement (one round trip)', async () => {
     const { stores, statements, transactions } = await countedStores()
     const extensions = new Extensions().use(stores)
     cleanups.push(() => extensions.dispose())
     await extensions.ready()
     const runtime = new AgentRuntime(extensions)
-    const output = await runtime.run({ agent: { name: 'echo', model: mockModel(() => ({ text: 'done' })) }, sessionId: 'batched', input: 'hi' })
+    const tool = defineTool({ name: 'echo', description: 'Echoes', inputSchema: jsonSchema<{ n: number }>({ type: 'object' }), execute: ({ n }) => ({ n }) })
+    const model = mockModel((_request, index) => (index < 3 ? { toolCalls: [{ id: `c${index}`, name: 'echo', args: { n: index } }] } : { text: 'done' }))
+    await stores.sessions.createSession({ id: 'batched' })
+    statements.length = 0
+    const output = await runtime.run({ agent: { name: 'echo', model, tools: { echo: tool } }, sessionId: 'batched', input: 'hi' })
     expect(output.finishReason).toBe('stop')
     expect((await stores.runs.getRun(output.runId))?.status).toBe('completed')
-    expect((await stores.sessions.listEntries('batched')).map((entry) => entry.seq)).toEqual([1, 2])
-    expect(transactions(), 'the kernel found the batch').toBeGreaterThan(0)
-    expect(statements.some((statement) => statement.inTransaction && statement.text.includes('session_entries'))).toBe(true)
+    expect((await stores.sessions.listEntries('batched')).map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+    expect((await stores.executions.listByRun(output.runId)).map((record) => [record.callId, record.status, record.attempt])).toEqual([
+      ['c0', 'succeeded', 1],
+      ['c1', 'succeeded', 1],
+      ['c2', 'succeeded', 1],
+    ])
+    expect(transactions(), 'no BEGIN / COMMIT round trips').toBe(0)
+    // The input with the first snapshot; per step a model half (assistant message + journal start) and a tool half
+    // (journal finish + tool result + events + snapshot); the last model half with the run's end: 8 batches.
+    const batches = statements.filter((statement) => statement.text.startsWith('WITH '))
+    expect(batches).toHaveLength(8)
+    expect(batches.every((statement) => statement.text.includes('session_entries'))).toBe(true)
+    expect(batches.at(-1)!.text).toMatch(/UPDATE \S+\.runs SET/)
   })
 })

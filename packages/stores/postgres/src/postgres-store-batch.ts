@@ -1,7 +1,9 @@
-// StoreBatch on PostgreSQL: a batch's writes run in one transaction on one connection (one commit), through the
-// same functions as the single-store methods; runs of journal starts, finishes or events share one statement.
+// StoreBatch on PostgreSQL: a batch is one statement (one round trip, atomic alone) when no row is written twice
+// in it; otherwise, or when that statement is refused, its writes run in one transaction on one connection,
+// through the same functions as the single-store methods (runs of journal starts, finishes or events share one).
 import type { BatchedStores, StoreBatch, StoreWrite, StoreWriteResult } from '@spindle/core'
-import { mapPostgresError } from './map-postgres-error.js'
+import { batchStatement, statementName } from './batch-statement.js'
+import { mapPostgresError, sqlState } from './map-postgres-error.js'
 import { finishExecutions, startExecutions } from './postgres-execution-store.js'
 import { insertRunEvents, updateRunRecord } from './postgres-run-store.js'
 import { appendToSession } from './postgres-session-store.js'
@@ -32,16 +34,50 @@ export class PostgresStoreBatch implements StoreBatch {
   readonly stores: BatchedStores
   readonly #database: SqlDatabase
   readonly #s: string
+  readonly #prepare: boolean
 
-  /** `schema` is already quoted; `stores` are the four stores writing to the same database and schema. */
-  constructor(database: SqlDatabase, schema: string, stores: BatchedStores) {
+  /**
+   * `schema` is already quoted; `stores` are the four stores writing to the same database and schema. With
+   * `preparedStatements` (the default), a batch statement is prepared once per connection under a name.
+   */
+  constructor(database: SqlDatabase, schema: string, stores: BatchedStores, options: { preparedStatements?: boolean } = {}) {
     this.#database = database
     this.#s = schema
     this.stores = stores
+    this.#prepare = options.preparedStatements !== false
   }
 
   async write(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
     if (writes.length === 0) return []
+    if (writes.length === 1) return this.#writeInTransaction(writes)
+    let statement: ReturnType<typeof batchStatement>
+    try {
+      statement = batchStatement(this.#s, writes)
+    } catch {
+      // A write's validation failed (a key PostgreSQL cannot store): the transaction path throws it, named.
+      return this.#writeInTransaction(writes)
+    }
+    if (statement === undefined) return this.#writeInTransaction(writes)
+    let row: Record<string, unknown>
+    try {
+      const name = this.#prepare ? statementName(statement.text) : undefined
+      row = (await this.#database.query(statement.text, statement.values, name === undefined ? undefined : { name })).rows[0]!
+    } catch (error) {
+      // The server refused the statement (its guard: a stale fence, another lastSeq, a missing row; or any error
+      // of a write): nothing of it was applied. The transaction path writes the batch again, where each write
+      // fails alone with its own typed error (or succeeds, if the database changed meanwhile).
+      if (refusedByServer(error)) return this.#writeInTransaction(writes)
+      throw mapPostgresError(error, `${describeWrite(writes[0]!)} (in a batch of ${writes.length} writes, sent as one statement)`)
+    }
+    try {
+      return await statement.settle(row, this.#database)
+    } catch (error) {
+      throw mapPostgresError(error, `reading back a batch of ${writes.length} writes (written)`)
+    }
+  }
+
+  /** The writes in one transaction (one statement alone needs none), statement after statement or pipelined. */
+  async #writeInTransaction(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
     let failing: StoreWrite = writes[0]!
     const groups = groupWrites(writes)
     const apply = async (executor: SqlExecutor): Promise<StoreWriteResult[]> => {
@@ -99,6 +135,15 @@ export class PostgresStoreBatch implements StoreBatch {
       }
     }
   }
+}
+
+/**
+ * True when the server answered the statement with an error (so it applied nothing) that is not about the
+ * connection or the server's state (class 08, 53, 57: those are the caller's to retry).
+ */
+function refusedByServer(error: unknown): boolean {
+  const state = sqlState(error)
+  return state !== undefined && !/^(08|53|57)/.test(state)
 }
 
 /** Splits writes into runs one statement can apply, in order; a repeated key starts a new run (an upsert touches a row once). */

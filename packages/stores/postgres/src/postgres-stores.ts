@@ -25,6 +25,12 @@ export interface PostgresStoresOptions {
   vectorSearch?: VectorSearchMode
   /** Size of the `bytea` chunks new artifacts are cut into (default 256 KiB). */
   artifactChunkSize?: number
+  /**
+   * Prepare the run loop's batch statements once per connection, under a name (default true): the server then
+   * parses and plans each shape once. Set false behind a connection pooler that does not keep named statements
+   * (PgBouncer before 1.21 in transaction mode, or without `max_prepared_statements`).
+   */
+  preparedStatements?: boolean
 }
 
 /** The six PostgreSQL stores, also a plugin: `extensions.use(stores)` migrates the schema and sets them; `close()` ends the pool it created. */
@@ -91,7 +97,7 @@ export function createPostgresStores(
   const executions = new PostgresExecutionStore(database, schema)
   const snapshots = new PostgresSnapshotStore(database, schema)
   // One batch for the four stores: the kernel commits a step's writes in one transaction.
-  const batch = new PostgresStoreBatch(database, schema, { sessions, runs, executions, snapshots })
+  const batch = new PostgresStoreBatch(database, schema, { sessions, runs, executions, snapshots }, { preparedStatements: options.preparedStatements })
   sessions.batch = runs.batch = executions.batch = snapshots.batch = batch
   const stores: PostgresStores = {
     name: 'store-postgres',

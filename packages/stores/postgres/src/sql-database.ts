@@ -7,9 +7,19 @@ export interface SqlResult<R> {
   rowCount?: number | null
 }
 
+/** Options of one statement. */
+export interface SqlQueryOptions {
+  /**
+   * A name under which the driver may keep the statement prepared on each connection (pg's named statements): the
+   * server then parses and plans it once per connection. One name always stands for the same text. A driver
+   * without prepared statements ignores it.
+   */
+  name?: string
+}
+
 /** Runs one statement with `$1…` parameters. */
 export interface SqlExecutor {
-  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<SqlResult<R>>
+  query<R = Record<string, unknown>>(text: string, values?: unknown[], options?: SqlQueryOptions): Promise<SqlResult<R>>
   /**
    * True when statements issued without waiting for the previous one's result are sent together, in order, on
    * one connection (PostgreSQL's pipeline mode): a caller may then issue several before awaiting any. When
@@ -85,9 +95,9 @@ export function poolDatabase(pool: pg.Pool): SqlDatabase {
     }
   }
   return {
-    query: <R>(text: string, values?: unknown[]) =>
+    query: <R>(text: string, values?: unknown[], options?: SqlQueryOptions) =>
       retry(async () => {
-        const result = await pool.query(text, values as unknown[])
+        const result = options?.name === undefined ? await pool.query(text, values as unknown[]) : await pool.query({ text, values, name: options.name })
         return { rows: result.rows as R[], rowCount: result.rowCount }
       }),
     transaction<T>(callback: (transaction: SqlExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
@@ -181,8 +191,8 @@ function setPipeline(client: pg.PoolClient, on: boolean): void {
 function clientExecutor(client: pg.PoolClient, pipelined: boolean): SqlExecutor {
   return {
     ...(pipelined ? { pipelined } : {}),
-    query: async <R>(text: string, values?: unknown[]) => {
-      const result = await client.query(text, values as unknown[])
+    query: async <R>(text: string, values?: unknown[], options?: SqlQueryOptions) => {
+      const result = options?.name === undefined ? await client.query(text, values as unknown[]) : await client.query({ text, values, name: options.name })
       return { rows: result.rows as R[], rowCount: result.rowCount }
     },
   }

@@ -13,8 +13,13 @@ export function recordWire(pool: pg.Pool, options: { replies?: boolean } = {}): 
     connection.sync = () => (timeline.push('statement'), sync())
     connection.query = (text: string) => (timeline.push(text), query(text))
     if (!options.replies) return
-    const send = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>
-    ;(client as unknown as { query: typeof send }).query = (...args) => send(...args).finally(() => timeline.push('reply'))
+    const send = client.query.bind(client) as (...args: unknown[]) => Promise<unknown> | undefined
+    ;(client as unknown as { query: typeof send }).query = (...args) => {
+      // pool.query() passes a callback (and gets no promise back); a checked-out client's caller awaits the promise.
+      const callback = args.at(-1)
+      if (typeof callback !== 'function') return send(...args)!.finally(() => timeline.push('reply'))
+      return send(...args.slice(0, -1), (...results: unknown[]) => (timeline.push('reply'), (callback as (...results: unknown[]) => unknown)(...results)))
+    }
   })
   return timeline
 }

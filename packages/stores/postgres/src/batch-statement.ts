@@ -1,0 +1,288 @@
+// A batch of store writes as ONE statement: each write is a data-modifying CTE of it, so the batch commits
+// atomically in one round trip (no BEGIN / COMMIT), and a guard in the final SELECT fails the whole statement when
+// a write would have been refused (a stale fence, another lastSeq, a missing session, run or journal row).
+import type { ExecutionRecord, NewExecution, RunSnapshot, SessionEntry, StoreWrite, StoreWriteResult } from '@spindle/core'
+import { createHash } from 'node:crypto'
+import { assertKey, fromJsonb, fromText, toJsonbText, toText } from './jsonb-text.js'
+import { type ExecutionRow, readExecutions, startExecutions, toExecution } from './postgres-execution-store.js'
+import { type RunRow, runPatchAssignments, toRun } from './postgres-run-store.js'
+import type { SqlExecutor } from './sql-database.js'
+
+type Write<T extends StoreWrite['type']> = Extract<StoreWrite, { type: T }>
+
+/** The text of the error the guard raises (a cast that fails): the batch is then written as a transaction instead. */
+export const rejectedBatchMarker = 'spindle batch rejected'
+
+/** One statement for a batch, and how its one row becomes the writes' results. */
+export interface BatchStatement {
+  readonly text: string
+  readonly values: unknown[]
+  /** The writes' results, in order. `executor` reads journal rows again when another writer raced this one (rare). */
+  settle(row: Record<string, unknown>, executor: SqlExecutor): Promise<StoreWriteResult[]>
+}
+
+/** Finish of a journal row, as the statement returns it (the rest of the record is the caller's outcome). */
+interface FinishedRow {
+  key: string
+  run_id: string
+  step: number
+  call_id: string
+  tool_name: string
+  args: ExecutionRecord['args']
+  attempt: number
+  started_at: number
+}
+
+/**
+ * The batch as one statement, or undefined when it writes a row twice (two appends to one session, two updates of
+ * one run, one journal key or snapshot twice): the CTEs of one statement all see the rows as they were before it,
+ * so such a batch is written as a transaction, statement after statement. Throws what a write's validation throws.
+ */
+export function batchStatement(schema: string, writes: readonly StoreWrite[]): BatchStatement | undefined {
+  if (!writtenOnce(writes)) return undefined
+  const values: unknown[] = []
+  const parameter = (value: unknown, cast?: string): string => {
+    values.push(value)
+    return cast === undefined ? `$${values.length}` : `$${values.length}::${cast}`
+  }
+  const at = Date.now()
+  const now = parameter(at, 'bigint')
+  const ctes: string[] = []
+  const columns: string[] = []
+  const guards: string[] = []
+  const starts: Array<Write<'execution.start'>> = []
+  const finishes: Array<Write<'execution.finish'>> = []
+  const logs: Array<Write<'run.events'>> = []
+  const snapshots: RunSnapshot[] = []
+  writes.forEach((write, index) => {
+    if (write.type === 'session.append') {
+      const count = parameter(write.entries.length, 'bigint')
+      const id = parameter(write.sessionId, 'text')
+      const fence = parameter(write.fence ?? null, 'bigint')
+      const expected = parameter(write.expectedLastSeq ?? null, 'bigint')
+      // The seq range is reserved, and the fence checked and raised, under the session row's lock (as `append` does).
+      ctes.push(`a${index} AS (UPDATE ${schema}.sessions SET last_seq = last_seq + ${count},
+        updated_at = CASE WHEN ${count} > 0 THEN GREATEST(updated_at, ${now}) ELSE updated_at END, fence = COALESCE(${fence}, fence)
+        WHERE id = ${id} AND (${fence} IS NULL OR fence IS NULL OR fence <= ${fence}) AND (${expected} IS NULL OR last_seq = ${expected}) RETURNING last_seq)`)
+      if (write.entries.length > 0) {
+        for (const entry of write.entries) if (entry.runId !== undefined) assertKey(entry.runId, 'entry runId')
+        const payload = toJsonbText(
+          write.entries.map((entry) => ({ kind: entry.kind, body: entry.kind === 'message' ? entry.message : entry.compaction, run_id: entry.runId ?? null })),
+        )
+        ctes.push(`e${index} AS (INSERT INTO ${schema}.session_entries (session_id, seq, kind, body, run_id, created_at)
+          SELECT ${id}, r.last_seq - ${count} + e.ordinality, e.value->>'kind', e.value->'body', e.value->>'run_id', ${now}
+          FROM a${index} AS r CROSS JOIN jsonb_array_elements(${parameter(payload, 'jsonb')}) WITH ORDINALITY AS e)`)
+      }
+      columns.push(`(SELECT last_seq FROM a${index}) AS c${index}`)
+      guards.push(`EXISTS (SELECT FROM a${index})`)
+    } else if (write.type === 'run.update') {
+      const assignments = runPatchAssignments(write.patch, parameter, now)
+      ctes.push(`u${index} AS (UPDATE ${schema}.runs SET ${assignments.join(', ')} WHERE id = ${parameter(write.runId, 'text')} RETURNING *)`)
+      columns.push(`(SELECT to_json(u${index}) FROM u${index}) AS c${index}`)
+      guards.push(`EXISTS (SELECT FROM u${index})`)
+    } else if (write.type === 'execution.start') starts.push(write)
+    else if (write.type === 'execution.finish') finishes.push(write)
+    else if (write.type === 'run.events') {
+      if (write.events.length > 0) logs.push(write)
+    } else snapshots.push(write.snapshot)
+  })
+  if (starts.length > 0) {
+    for (const { execution } of starts) assertKey(execution.runId, 'execution runId')
+    const payload = toJsonbText(
+      starts.map(({ execution }) => ({
+        key: execution.key,
+        run_id: execution.runId,
+        step: execution.step,
+        call_id: execution.callId,
+        tool_name: execution.toolName,
+        args: execution.args ?? null,
+      })),
+    )
+    // As `start`: inserted → created; a `started` row gets attempt + 1; a terminal row is left alone, and read.
+    ctes.push(`xs AS (INSERT INTO ${schema}.executions AS x (key, run_id, step, call_id, tool_name, args, status, attempt, started_at)
+      SELECT e.value->>'key', e.value->>'run_id', (e.value->>'step')::integer, e.value->>'call_id', e.value->>'tool_name', e.value->'args', 'started', 1, ${now}
+      FROM jsonb_array_elements(${parameter(payload, 'jsonb')}) WITH ORDINALITY AS e ORDER BY e.ordinality
+      ON CONFLICT (key) DO UPDATE SET attempt = x.attempt + 1 WHERE x.status = 'started'
+      RETURNING x.*, (x.xmax = 0) AS created, (x.result IS NOT NULL) AS has_result)`)
+    ctes.push(`xs_known AS (SELECT *, (result IS NOT NULL) AS has_result FROM ${schema}.executions
+      WHERE key = ANY(${parameter(
+        starts.map(({ execution }) => toText(execution.key)),
+        'text[]',
+      )}) AND key NOT IN (SELECT key FROM xs))`)
+    // A created row is all the caller's: only its key comes back.
+    columns.push(`(SELECT json_agg(CASE WHEN xs.created THEN to_json(xs.key) ELSE to_json(xs) END) FROM xs) AS starts`)
+    columns.push(`(SELECT json_agg(xs_known) FROM xs_known) AS starts_known`)
+  }
+  if (finishes.length > 0) {
+    // A missing `result` / `error` is SQL NULL (`->` of an absent key), as `finish` writes it.
+    const payload = toJsonbText(finishes.map(({ key, outcome }) => ({ key, status: outcome.status, result: outcome.result, error: outcome.error })))
+    ctes.push(`xf AS (UPDATE ${schema}.executions AS x SET status = f.value->>'status', result = f.value->'result', error = f.value->'error', finished_at = ${now}
+      FROM jsonb_array_elements(${parameter(payload, 'jsonb')}) AS f WHERE x.key = f.value->>'key' AND x.status = 'started'
+      RETURNING x.key, x.run_id, x.step, x.call_id, x.tool_name, x.args, x.attempt, x.started_at)`)
+    ctes.push(`xf_known AS (SELECT *, (result IS NOT NULL) AS has_result FROM ${schema}.executions
+      WHERE key = ANY(${parameter(
+        finishes.map(({ key }) => toText(key)),
+        'text[]',
+      )}) AND key NOT IN (SELECT key FROM xf))`)
+    columns.push(`(SELECT json_agg(xf) FROM xf) AS finishes`, `(SELECT json_agg(xf_known) FROM xf_known) AS finishes_known`)
+    // A key never started is refused (NotFoundError): every key was either finished now or already.
+    guards.push(`(SELECT count(*) FROM xf) + (SELECT count(*) FROM xf_known) = ${parameter(finishes.length, 'bigint')}`)
+  }
+  if (logs.length > 0) {
+    for (const log of logs) assertKey(log.runId, 'event runId')
+    const payload = toJsonbText(logs.map((log) => ({ run_id: log.runId, events: log.events })))
+    ctes.push(`ev AS (INSERT INTO ${schema}.run_events (run_id, seq, event)
+      SELECT l.value->>'run_id', (e.value->>'seq')::bigint, e.value
+      FROM jsonb_array_elements(${parameter(payload, 'jsonb')}) AS l CROSS JOIN LATERAL jsonb_array_elements(l.value->'events') AS e
+      ON CONFLICT (run_id, seq) DO NOTHING)`)
+  }
+  if (snapshots.length > 0) {
+    const rows = snapshots.map((snapshot) => {
+      assertKey(snapshot.runId, 'snapshot runId')
+      assertKey(snapshot.sessionId, 'snapshot sessionId')
+      return `(${parameter(snapshot.runId, 'text')}, ${parameter(snapshot.version, 'bigint')}, ${parameter(snapshot.sessionId, 'text')}, ${parameter(
+        toJsonbText(snapshot.state),
+        'jsonb',
+      )}, ${parameter(snapshot.createdAt, 'bigint')})`
+    })
+    ctes.push(`sn AS (INSERT INTO ${schema}.snapshots (run_id, version, session_id, state, created_at) VALUES ${rows.join(', ')}
+      ON CONFLICT (run_id, version) DO UPDATE SET session_id = EXCLUDED.session_id, state = EXCLUDED.state, created_at = EXCLUDED.created_at)`)
+  }
+  // The guard: a failed cast aborts the statement, and with it every CTE's write. Its text depends on the CTEs'
+  // rows, so the planner cannot fold it; it is evaluated only when a condition fails.
+  const guard =
+    guards.length === 0
+      ? 'NULL::integer AS rejected'
+      : `CASE WHEN ${guards.join(' AND ')} THEN NULL ELSE ('${rejectedBatchMarker}: ' || concat_ws(' ', ${guards.map((condition) => `(${condition})::text`).join(', ')}))::integer END AS rejected`
+  const text = `WITH ${ctes.join(',\n')}\nSELECT ${[guard, ...columns].join(', ')}`
+  return { text, values, settle: (row, executor) => settle(schema, writes, at, row, executor) }
+}
+
+/** True when no row is written twice by the batch (see `batchStatement`). */
+function writtenOnce(writes: readonly StoreWrite[]): boolean {
+  const rows = new Set<string>()
+  for (const write of writes) {
+    let row: string
+    if (write.type === 'session.append') row = `s\u0000${write.sessionId}`
+    else if (write.type === 'run.update') row = `r\u0000${write.runId}`
+    else if (write.type === 'execution.start') row = `x\u0000${write.execution.key}`
+    else if (write.type === 'execution.finish') row = `x\u0000${write.key}`
+    else if (write.type === 'snapshot.save') row = `n\u0000${write.snapshot.runId}\u0000${write.snapshot.version}`
+    else continue
+    if (rows.has(row)) return false
+    rows.add(row)
+  }
+  return true
+}
+
+/** The writes' results from the statement's row: built from what the caller wrote, and the rows it did not write. */
+async function settle(
+  schema: string,
+  writes: readonly StoreWrite[],
+  at: number,
+  row: Record<string, unknown>,
+  executor: SqlExecutor,
+): Promise<StoreWriteResult[]> {
+  const started = keyed<string | ExecutionRow>(row.starts)
+  const startsKnown = keyed<ExecutionRow>(row.starts_known)
+  const finished = keyed<FinishedRow>(row.finishes)
+  const finishesKnown = keyed<ExecutionRow>(row.finishes_known)
+  // Journal rows another writer changed after this statement's snapshot: read again once committed.
+  const stale: string[] = []
+  const results: StoreWriteResult[] = writes.map((write, index) => {
+    switch (write.type) {
+      case 'session.append':
+        return appended(write, Number(row[`c${index}`]), at)
+      case 'run.update':
+        return toRun(row[`c${index}`] as RunRow)
+      case 'execution.start': {
+        const { execution } = write
+        const own = started.get(execution.key)
+        if (typeof own === 'string') return { record: createdRecord(execution, at), created: true }
+        if (own !== undefined) return { record: toExecution(own), created: own.created === true }
+        const known = startsKnown.get(execution.key)
+        if (known === undefined || known.status === 'started') stale.push(execution.key)
+        // Replaced below when stale.
+        return known === undefined ? undefined : { record: toExecution(known), created: false }
+      }
+      case 'execution.finish': {
+        const own = finished.get(write.key)
+        if (own !== undefined) return finishedRecord(own, write, at)
+        const known = finishesKnown.get(write.key)!
+        if (known.status === 'started') stale.push(write.key)
+        return toExecution(known)
+      }
+      default:
+        return undefined
+    }
+  })
+  if (stale.length > 0) {
+    const current = await readExecutions(executor, schema, stale)
+    for (const [index, write] of writes.entries()) {
+      if (write.type === 'execution.start' && stale.includes(write.execution.key)) {
+        const now = current.get(write.execution.key)
+        // Deleted meanwhile: start it again, as `start` does.
+        results[index] = now ? { record: toExecution(now), created: false } : (await startExecutions(executor, schema, [write.execution]))[0]!
+      } else if (write.type === 'execution.finish' && stale.includes(write.key)) {
+        const now = current.get(write.key)
+        if (now) results[index] = toExecution(now)
+      }
+    }
+  }
+  return results
+}
+
+/** A json_agg column's rows (or created rows' keys) by unescaped journal key. */
+function keyed<R extends string | { key: string }>(column: unknown): Map<string, R> {
+  const map = new Map<string, R>()
+  for (const item of (column as R[] | null) ?? []) map.set(fromText(typeof item === 'string' ? item : item.key), item)
+  return map
+}
+
+/** The entries as appended: the caller's own message or compaction objects (the store keeps none). */
+function appended(write: Write<'session.append'>, lastSeq: number, createdAt: number): SessionEntry[] {
+  const { sessionId, entries } = write
+  const first = lastSeq - entries.length + 1
+  return entries.map((entry, offset) => {
+    const base = { sessionId, seq: first + offset, createdAt, ...(entry.runId != null && { runId: entry.runId }) }
+    return entry.kind === 'message' ? { kind: 'message', message: entry.message, ...base } : { kind: 'compaction', compaction: entry.compaction, ...base }
+  })
+}
+
+function createdRecord(execution: NewExecution, startedAt: number): ExecutionRecord {
+  const { key, runId, step, callId, toolName } = execution
+  return { key, runId, step, callId, toolName, args: execution.args ?? null, status: 'started', attempt: 1, startedAt }
+}
+
+function finishedRecord(row: FinishedRow, { key, outcome }: Write<'execution.finish'>, finishedAt: number): ExecutionRecord {
+  return {
+    key,
+    runId: row.run_id,
+    step: Number(row.step),
+    callId: fromText(row.call_id),
+    toolName: fromText(row.tool_name),
+    args: fromJsonb(row.args),
+    status: outcome.status,
+    ...(outcome.result !== undefined && { result: outcome.result }),
+    ...(outcome.error != null && { error: outcome.error }),
+    attempt: Number(row.attempt),
+    startedAt: Number(row.started_at),
+    finishedAt,
+  }
+}
+
+const names = new Map<string, string | undefined>()
+
+/**
+ * The name a statement text is prepared under (the same text always gets the same name, across copies of this
+ * module): a process sees a few batch shapes, each parsed and planned once per connection. Past 200 texts (an
+ * application with unusual batches), new ones run unnamed.
+ */
+export function statementName(text: string): string | undefined {
+  let name = names.get(text)
+  if (name === undefined && !names.has(text)) {
+    name = names.size < 200 ? `spindle_batch_${createHash('sha1').update(text).digest('base64url').slice(0, 22)}` : undefined
+    names.set(text, name)
+  }
+  return name
+}
