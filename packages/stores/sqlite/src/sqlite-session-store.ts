@@ -5,9 +5,11 @@ import {
   SequenceConflictError,
   StaleFenceError,
   type AppendOptions,
+  type CompactionRecord,
   type JsonObject,
   type ListEntriesOptions,
   type ListSessionsOptions,
+  type ModelMessage,
   type SessionEntry,
   type SessionEntryInput,
   type SessionRecord,
@@ -44,13 +46,14 @@ const withLastEntry = `FROM sessions s LEFT JOIN session_entries e
 /** The session row and its log's last entry, in one statement. */
 const sessionView = `SELECT s.id, s.resource_id, s.data, s.fence, s.created_at, s.updated_at, e.seq AS last_seq, e.created_at AS last_at ${withLastEntry}`
 
-interface EntryRow {
-  seq: number
-  kind: 'message' | 'compaction'
-  run_id: string | null
-  body: string
-  created_at: number
-}
+/**
+ * An entry row as one JSON array `[seq, isCompaction, createdAt, runId | null, body]`, built by SQLite: the body
+ * column already holds JSON (written by `toJsonText`), and `json_quote` escapes the run id.
+ */
+const entryAsJson = `'[' || seq || ',' || (kind = 'compaction') || ',' || created_at || ',' || coalesce(json_quote(run_id), 'null') || ',' || body || ']'`
+
+/** An entry row parsed from `entryAsJson`. */
+type EntryJson = [seq: number, isCompaction: 0 | 1, createdAt: number, runId: string | null, body: JsonObject]
 
 /** Stored in `sessions.data`: the free-text fields, as JSON so that every code unit round-trips. */
 interface SessionData {
@@ -249,9 +252,9 @@ export class SqliteSessionStore implements SessionStore {
           : options.kind === undefined
             ? 'session_entries WHERE'
             : 'session_entries WHERE kind = ? AND'
-      const statement = this.#sql.get(
-        `SELECT seq, kind, run_id, body, created_at FROM ${source} session_id = ? AND seq > ? AND seq < ? ORDER BY seq ${order} LIMIT ?`,
-      )
+      // Each row comes back as one JSON text (see `entryAsJson`), read with `pluck`: better-sqlite3 builds a JS object
+      // per row of several columns, which cost more than the parse itself (10,000 entries: 15.7 ms against 10.0).
+      const statement = this.#sql.pluck(`SELECT ${entryAsJson} FROM ${source} session_id = ? AND seq > ? AND seq < ? ORDER BY seq ${order} LIMIT ?`)
       const after = options.after ?? farPast
       const before = options.before ?? farFuture
       const limit = sqlLimit(options.limit)
@@ -259,8 +262,10 @@ export class SqliteSessionStore implements SessionStore {
         options.kind === undefined || options.kind === 'compaction'
           ? statement.all(sessionId, after, before, limit)
           : statement.all(options.kind, sessionId, after, before, limit)
-      ) as EntryRow[]
-      return rows.map((row) => toEntry(sessionId, row))
+      ) as string[]
+      const entries: SessionEntry[] = []
+      for (const row of rows) entries.push(toEntry(sessionId, fromJsonText<EntryJson>(row)))
+      return entries
     })
   }
 
@@ -303,13 +308,11 @@ function appendedEntry(entry: SessionEntryInput, sessionId: string, seq: number,
     : { kind: 'compaction', compaction: entry.compaction, runId: entry.runId, sessionId, seq, createdAt }
 }
 
-function toEntry(sessionId: string, row: EntryRow): SessionEntry {
-  if (row.kind === 'message') {
-    return row.run_id === null
-      ? { kind: 'message', message: fromJsonText(row.body), sessionId, seq: row.seq, createdAt: row.created_at }
-      : { kind: 'message', message: fromJsonText(row.body), runId: row.run_id, sessionId, seq: row.seq, createdAt: row.created_at }
+function toEntry(sessionId: string, [seq, isCompaction, createdAt, runId, body]: EntryJson): SessionEntry {
+  if (isCompaction === 0) {
+    const message = body as unknown as ModelMessage
+    return runId === null ? { kind: 'message', message, sessionId, seq, createdAt } : { kind: 'message', message, runId, sessionId, seq, createdAt }
   }
-  return row.run_id === null
-    ? { kind: 'compaction', compaction: fromJsonText(row.body), sessionId, seq: row.seq, createdAt: row.created_at }
-    : { kind: 'compaction', compaction: fromJsonText(row.body), runId: row.run_id, sessionId, seq: row.seq, createdAt: row.created_at }
+  const compaction = body as unknown as CompactionRecord
+  return runId === null ? { kind: 'compaction', compaction, sessionId, seq, createdAt } : { kind: 'compaction', compaction, runId, sessionId, seq, createdAt }
 }

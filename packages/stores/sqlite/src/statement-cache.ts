@@ -17,4 +17,15 @@ export class StatementCache {
     }
     return statement
   }
+
+  /** A statement of its own (not shared with `get`) that returns each row's first column only. */
+  pluck(sql: string): BetterSqlite3.Statement {
+    const key = `pluck:${sql}`
+    let statement = this.#statements.get(key)
+    if (statement === undefined) {
+      statement = this.#database.prepare(sql).pluck()
+      this.#statements.set(key, statement)
+    }
+    return statement
+  }
 }
