@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { cpus, totalmem, loadavg } from 'node:os'
 import { formatNumber, growthCase, kernelCase, kernelOnlyCase, type Report, type ResultRow } from './harness.js'
+import { afterGcTargets } from './suites/kernel-after-gc.js'
 
 const requireHere = createRequire(import.meta.url)
 
@@ -67,6 +68,7 @@ function targets(rows: ResultRow[]): string[] {
     for (const n of [10, 100, 1_000])
       line(`kernel ${mode}, N=${n}: ≤ 10 KB allocated/step`, find(rows, 'kernel', mode, n, 'allocated per step')?.median, 'KB', (value) => value <= 10)
   }
+  for (const [target, value, unit, met] of afterGcTargets(rows)) line(target, value, unit, met)
   line(
     'kernel: no retained growth (SQLite stores, JS heap per run)',
     rows.find((row) => row.suite === 'kernel' && row.variant === 'spindle run, SQLite stores')?.median,

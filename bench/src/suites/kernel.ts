@@ -22,6 +22,7 @@ import {
   type Variant,
 } from '../harness.js'
 import { addTool, bareLoop, finalText, memoryRuntime, policyFor, scriptTurn, spindleRun, spindleStream } from '../workload.js'
+import { afterGcRounds } from './kernel-after-gc.js'
 
 interface KernelVariant {
   name: string
@@ -194,6 +195,7 @@ export async function kernelSuite(config: BenchConfig, report: Report): Promise<
     "The first rows come from rounds of the kernel variants alone, before any peer is loaded: interleaved with the peers, an AI SDK sample of 1,000 steps leaves over a gigabyte of garbage, and whichever sample follows pays for collecting it (in one full run on 2026-11-30 the bare loop itself measured 38.8 µs/step at N=1,000 there against 7.4 at N=10). What can grow in the Spindle rows is garbage collection, not the loop: with in-memory stores a run keeps every event, snapshot, journal record and message copy, so a 1,000-step run carries more live data through V8's young-generation collections than a 10-step one. Measured on 2026-12-01 before that day's allocation cuts, a 1,000-step run (new runtime each run) took 22.7–25.5 µs/step with Node's defaults and 15.0–18.8 with `--max-semi-space-size=64`; after them (about 20 instead of 25 KB allocated per step, no async round in a tool step), 13.1–14.6 against 13.5–18.4: no difference left.",
   )
   if (split) reportAllocationSplit(split, report)
+  await afterGcRounds(variants, config.quick, report) // where the peers are loaded and warm: every variant under the same conditions
   await retainedGrowth(config, report)
 }
 
