@@ -86,6 +86,17 @@ function targets(rows: ResultRow[]): string[] {
   const flat10 = find(rows, 'durable', 'spindle SQLite (warm)', 10, 'wall per step')?.median
   const flat10k = find(rows, 'durable', 'spindle SQLite (warm)', 10_000, 'wall per step')?.median
   line('durable SQLite (warm): flat, 10,000 / 10 messages ≤ 1.3', flat10 && flat10k ? flat10k / flat10 : undefined, '×', (value) => value <= 1.3)
+  for (const [store, variant] of [
+    ['SQLite', 'spindle SQLite (cold)'],
+    ['in-memory', 'spindle in-memory (cold)'],
+  ])
+    for (const history of [1_000, 10_000])
+      line(
+        `cold session ≤ 1.5× bare reload, ${history.toLocaleString('en-US')} messages, ${store}`,
+        find(rows, 'cold-session', variant, history, 'ratio to bare reload')?.median,
+        '×',
+        (value) => value <= 1.5,
+      )
   line(
     'streaming: ≤ 1 µs/chunk over the bare stream',
     rows.find((row) => row.suite === 'streaming' && row.variant === 'spindle stream (events drained)' && row.metric.startsWith('overhead'))?.median,
