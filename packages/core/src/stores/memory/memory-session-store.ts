@@ -157,6 +157,13 @@ export class MemorySessionStore implements SessionStore {
     // Entry i holds seq i + 1 (gap-free), so the range is a slice, not a scan of the whole log.
     const from = Math.max(0, Math.min(state.entries.length, Math.floor(after ?? 0)))
     const to = before === undefined ? state.entries.length : Math.max(from, Math.min(state.entries.length, Math.ceil(before) - 1))
+    // The newest few of a kind (the window's "latest compaction"): walked from the end, not a copy of the whole log.
+    if (options.order === 'desc' && options.limit !== undefined && kind !== undefined) {
+      const newest: SessionEntry[] = []
+      const limit = Math.trunc(options.limit)
+      for (let index = to - 1; index >= from && newest.length < limit; index--) if (state.entries[index]!.kind === kind) newest.push(state.entries[index]!)
+      return cloneValue(newest)
+    }
     let entries = state.entries.slice(from, to)
     if (kind !== undefined) entries = entries.filter((entry) => entry.kind === kind)
     if (options.order === 'desc') entries = entries.reverse()
