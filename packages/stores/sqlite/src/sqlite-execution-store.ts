@@ -12,7 +12,8 @@ import type BetterSqlite3 from 'better-sqlite3'
 import { withSqliteErrors } from './map-sqlite-error.js'
 import { StatementCache } from './statement-cache.js'
 import { assertKey, fromJsonText, toJsonText } from './sqlite-values.js'
-import { type ApplyWrite, prepareWrite, runWrite, writeTransaction, type WriteTransaction } from './sqlite-write.js'
+import { type ApplyWrite, prepareWrite, runWrite } from './sqlite-write.js'
+import { type GroupCommit, groupCommitOf } from './group-commit.js'
 
 /**
  * The execution journal in SQLite: a record per `${runId}:${step}:${callId}` key, `started` until finished,
@@ -27,19 +28,20 @@ export class SqliteExecutionStore implements ExecutionStore {
   /** Set by `sqliteStores()`: the batch shared by the sessions, runs, executions and snapshots stores of one database. */
   batch?: StoreBatch
   readonly #sql: StatementCache
-  readonly #transaction: WriteTransaction
+  /** The connection's group commit: every write of this store commits through it. */
+  readonly #group: GroupCommit
 
   constructor(database: BetterSqlite3.Database) {
     this.#sql = new StatementCache(database)
-    this.#transaction = writeTransaction(database)
+    this.#group = groupCommitOf(database)
   }
 
   async start(execution: NewExecution): Promise<{ record: ExecutionRecord; created: boolean }> {
-    return runWrite(this, this.#transaction, { type: 'execution.start', execution }) as { record: ExecutionRecord; created: boolean }
+    return runWrite(this.#group, this, { type: 'execution.start', execution }) as Promise<{ record: ExecutionRecord; created: boolean }>
   }
 
   async finish(key: string, outcome: ExecutionOutcome): Promise<ExecutionRecord> {
-    return runWrite(this, this.#transaction, { type: 'execution.finish', key, outcome }) as ExecutionRecord
+    return runWrite(this.#group, this, { type: 'execution.finish', key, outcome }) as Promise<ExecutionRecord>
   }
 
   /** Checks and serializes a start or finish (one write of a batch, or the method itself); returns the function that writes it. */

@@ -14,10 +14,11 @@ import {
 } from '@spindle/core'
 import { applyRunPatch, rejectNaNListBounds, runClaimMatches } from '@spindle/core/plugin-kit'
 import type BetterSqlite3 from 'better-sqlite3'
-import { withSqliteErrors } from './map-sqlite-error.js'
+import { mapSqliteError, withSqliteErrors } from './map-sqlite-error.js'
 import { StatementCache } from './statement-cache.js'
 import { assertKey, fromJsonText, sqlLimit, toJsonText } from './sqlite-values.js'
-import { type ApplyWrite, prepareWrite, runWrite, writeTransaction, type WriteTransaction } from './sqlite-write.js'
+import { type ApplyWrite, prepareWrite, runWrite } from './sqlite-write.js'
+import { type GroupCommit, groupCommitOf } from './group-commit.js'
 
 /** Events per row of `run_events` at most (see #appendEvents). */
 const eventsPerRow = 64
@@ -36,55 +37,54 @@ export class SqliteRunStore implements RunStore {
   readonly specificationVersion = 'v1' as const
   /** Set by `sqliteStores()`: the batch shared by the sessions, runs, executions and snapshots stores of one database. */
   batch?: StoreBatch
-  readonly #database: BetterSqlite3.Database
   readonly #sql: StatementCache
-  readonly #transaction: WriteTransaction
+  /** The connection's group commit: every write of this store commits through it. */
+  readonly #group: GroupCommit
 
   constructor(database: BetterSqlite3.Database) {
-    this.#database = database
     this.#sql = new StatementCache(database)
-    this.#transaction = writeTransaction(database)
+    this.#group = groupCommitOf(database)
   }
 
   async createRun(run: NewRun): Promise<RunRecord> {
     assertKey(run.id, 'Run id')
     assertKey(run.sessionId, 'Run sessionId')
     if (run.idempotencyKey !== undefined) assertKey(run.idempotencyKey, 'Run idempotencyKey')
-    return withSqliteErrors(`create run "${run.id}"`, () =>
-      this.#database
-        .transaction(() => {
-          if (this.#sql.get('SELECT 1 FROM runs WHERE id = ?').get(run.id) !== undefined) {
-            throw new DuplicateError(`[spindle/store-sqlite] Run "${run.id}" already exists; use a fresh run id`)
-          }
-          if (run.idempotencyKey !== undefined && this.#findIdByKey(run.sessionId, run.idempotencyKey) !== undefined) {
-            throw new DuplicateError(
-              `[spindle/store-sqlite] Session "${run.sessionId}" already has a run with idempotency key "${run.idempotencyKey}"; load it with findRunByIdempotencyKey`,
-              { details: { sessionId: run.sessionId, idempotencyKey: run.idempotencyKey } },
-            )
-          }
-          const now = Date.now()
-          const record: RunRecord = {
-            id: run.id,
-            sessionId: run.sessionId,
-            status: run.status ?? 'queued',
-            step: 0,
-            usage: { inputTokens: 0, outputTokens: 0 },
-            ...(run.idempotencyKey !== undefined && { idempotencyKey: run.idempotencyKey }),
-            request: run.request,
-            ...(run.lease !== undefined && { lease: run.lease }),
-            metadata: run.metadata ?? {},
-            createdAt: now,
-            updatedAt: now,
-            ...(run.startedAt !== undefined && { startedAt: run.startedAt }),
-          }
-          const text = toJsonText(record)
-          this.#sql
-            .get('INSERT INTO runs (id, session_id, status, idempotency_key, record, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
-            .run(record.id, record.sessionId, record.status, record.idempotencyKey ?? null, text, now, now)
-          return fromJsonText<RunRecord>(text)
-        })
-        .immediate(),
-    )
+    return this.#group
+      .submit(() => {
+        if (this.#sql.get('SELECT 1 FROM runs WHERE id = ?').get(run.id) !== undefined) {
+          throw new DuplicateError(`[spindle/store-sqlite] Run "${run.id}" already exists; use a fresh run id`)
+        }
+        if (run.idempotencyKey !== undefined && this.#findIdByKey(run.sessionId, run.idempotencyKey) !== undefined) {
+          throw new DuplicateError(
+            `[spindle/store-sqlite] Session "${run.sessionId}" already has a run with idempotency key "${run.idempotencyKey}"; load it with findRunByIdempotencyKey`,
+            { details: { sessionId: run.sessionId, idempotencyKey: run.idempotencyKey } },
+          )
+        }
+        const now = Date.now()
+        const record: RunRecord = {
+          id: run.id,
+          sessionId: run.sessionId,
+          status: run.status ?? 'queued',
+          step: 0,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          ...(run.idempotencyKey !== undefined && { idempotencyKey: run.idempotencyKey }),
+          request: run.request,
+          ...(run.lease !== undefined && { lease: run.lease }),
+          metadata: run.metadata ?? {},
+          createdAt: now,
+          updatedAt: now,
+          ...(run.startedAt !== undefined && { startedAt: run.startedAt }),
+        }
+        const text = toJsonText(record)
+        this.#sql
+          .get('INSERT INTO runs (id, session_id, status, idempotency_key, record, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
+          .run(record.id, record.sessionId, record.status, record.idempotencyKey ?? null, text, now, now)
+        return fromJsonText<RunRecord>(text)
+      })
+      .catch((error: unknown) => {
+        throw mapSqliteError(error, `create run "${run.id}"`)
+      })
   }
 
   async getRun(id: string): Promise<RunRecord | undefined> {
@@ -102,7 +102,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async updateRun(id: string, patch: RunPatch): Promise<RunRecord> {
-    return runWrite(this, this.#transaction, { type: 'run.update', runId: id, patch }) as RunRecord
+    return runWrite(this.#group, this, { type: 'run.update', runId: id, patch }) as Promise<RunRecord>
   }
 
   /**
@@ -111,6 +111,8 @@ export class SqliteRunStore implements RunStore {
    * makes it read again (and then, usually, refuse).
    */
   async claimRun(id: string, expected: RunClaimExpectation, patch: RunPatch): Promise<RunRecord | undefined> {
+    // Read and written now, after the writes submitted before it (the group's).
+    this.#group.flush()
     return withSqliteErrors(`claim run "${id}"`, () => {
       for (;;) {
         const row = this.#sql.get('SELECT record FROM runs WHERE id = ?').get(id) as { record: string } | undefined
@@ -150,7 +152,7 @@ export class SqliteRunStore implements RunStore {
   }
 
   async appendEvents(runId: string, events: AgentEvent[]): Promise<void> {
-    runWrite(this, this.#transaction, { type: 'run.events', runId, events })
+    await runWrite(this.#group, this, { type: 'run.events', runId, events })
   }
 
   /** Checks and serializes a run update or an events append (one write of a batch, or the method itself). */

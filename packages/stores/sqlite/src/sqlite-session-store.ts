@@ -19,10 +19,11 @@ import {
 } from '@spindle/core'
 import { rejectNaNListBounds, timeOrderedId } from '@spindle/core/plugin-kit'
 import type BetterSqlite3 from 'better-sqlite3'
-import { withSqliteErrors } from './map-sqlite-error.js'
+import { mapSqliteError, withSqliteErrors } from './map-sqlite-error.js'
 import { StatementCache } from './statement-cache.js'
 import { assertKey, fromJsonText, sqlLimit, toJsonText } from './sqlite-values.js'
-import { type ApplyWrite, prepareWrite, runWrite, writeTransaction, type WriteTransaction } from './sqlite-write.js'
+import { type ApplyWrite, prepareWrite, runWrite } from './sqlite-write.js'
+import { type GroupCommit, groupCommitOf } from './group-commit.js'
 
 interface SessionRow {
   id: string
@@ -80,12 +81,13 @@ export class SqliteSessionStore implements SessionStore {
   batch?: StoreBatch
   readonly #database: BetterSqlite3.Database
   readonly #sql: StatementCache
-  readonly #transaction: WriteTransaction
+  /** The connection's group commit: every write of this store commits through it. */
+  readonly #group: GroupCommit
 
   constructor(database: BetterSqlite3.Database) {
     this.#database = database
     this.#sql = new StatementCache(database)
-    this.#transaction = writeTransaction(database)
+    this.#group = groupCommitOf(database)
   }
 
   async createSession(input: { id?: string; resourceId?: string; title?: string; metadata?: JsonObject } = {}): Promise<SessionRecord> {
@@ -93,28 +95,32 @@ export class SqliteSessionStore implements SessionStore {
     if (input.resourceId !== undefined) assertKey(input.resourceId, 'Session resourceId')
     const data: SessionData = { ...(input.title !== undefined && { title: input.title }), metadata: input.metadata ?? {} }
     const dataText = toJsonText(data)
-    return withSqliteErrors(`create session "${id}"`, () => {
-      const now = Date.now()
-      const result = this.#sql
-        .get(
-          `INSERT INTO sessions (id, resource_id, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
+    return this.#group
+      .submit(() => {
+        const now = Date.now()
+        const result = this.#sql
+          .get(
+            `INSERT INTO sessions (id, resource_id, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (id) DO NOTHING`,
-        )
-        .run(id, input.resourceId ?? null, dataText, now, now)
-      if (result.changes === 0) {
-        throw new DuplicateError(`[spindle/store-sqlite] Session "${id}" already exists; pick another id or load it with getSession`)
-      }
-      return toRecord({
-        id,
-        resource_id: input.resourceId ?? null,
-        data: dataText,
-        fence: null,
-        created_at: now,
-        updated_at: now,
-        last_seq: null,
-        last_at: null,
+          )
+          .run(id, input.resourceId ?? null, dataText, now, now)
+        if (result.changes === 0) {
+          throw new DuplicateError(`[spindle/store-sqlite] Session "${id}" already exists; pick another id or load it with getSession`)
+        }
+        return toRecord({
+          id,
+          resource_id: input.resourceId ?? null,
+          data: dataText,
+          fence: null,
+          created_at: now,
+          updated_at: now,
+          last_seq: null,
+          last_at: null,
+        })
       })
-    })
+      .catch((error: unknown) => {
+        throw mapSqliteError(error, `create session "${id}"`)
+      })
   }
 
   async getSession(id: string): Promise<SessionRecord | undefined> {
@@ -142,6 +148,8 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async updateSession(id: string, patch: { title?: string; metadata?: JsonObject }): Promise<SessionRecord> {
+    // Written now, after the writes submitted before it (the group's), as a store that commits each call would.
+    this.#group.flush()
     return withSqliteErrors(`update session "${id}"`, () =>
       this.#database
         .transaction(() => {
@@ -168,6 +176,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async deleteSession(id: string): Promise<void> {
+    this.#group.flush()
     withSqliteErrors(`delete session "${id}"`, () =>
       this.#database
         .transaction(() => {
@@ -180,7 +189,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   async append(sessionId: string, entries: SessionEntryInput[], options: AppendOptions = {}): Promise<SessionEntry[]> {
-    return runWrite(this, this.#transaction, { type: 'session.append', sessionId, entries, fence: options.fence }) as SessionEntry[]
+    return runWrite(this.#group, this, { type: 'session.append', sessionId, entries, fence: options.fence }) as Promise<SessionEntry[]>
   }
 
   /** Checks and serializes an append (one write of a batch, or `append` itself); returns the function that writes it. */

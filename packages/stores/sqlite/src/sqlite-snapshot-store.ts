@@ -5,6 +5,7 @@ import { withSqliteErrors } from './map-sqlite-error.js'
 import { StatementCache } from './statement-cache.js'
 import { assertKey, fromJsonText, toJsonText } from './sqlite-values.js'
 import { type ApplyWrite, prepareWrite, runWrite } from './sqlite-write.js'
+import { type GroupCommit, groupCommitOf } from './group-commit.js'
 
 interface SnapshotRow {
   run_id: string
@@ -26,14 +27,16 @@ export class SqliteSnapshotStore implements SnapshotStore {
   /** Set by `sqliteStores()`: the batch shared by the sessions, runs, executions and snapshots stores of one database. */
   batch?: StoreBatch
   readonly #sql: StatementCache
+  /** The connection's group commit: every write of this store commits through it. */
+  readonly #group: GroupCommit
 
   constructor(database: BetterSqlite3.Database) {
     this.#sql = new StatementCache(database)
+    this.#group = groupCommitOf(database)
   }
 
   async save(snapshot: RunSnapshot): Promise<void> {
-    // One statement: atomic on its own, so no transaction around it.
-    runWrite(this, undefined, { type: 'snapshot.save', snapshot })
+    await runWrite(this.#group, this, { type: 'snapshot.save', snapshot })
   }
 
   /** Checks and serializes a snapshot (one write of a batch, or `save` itself); returns the function that writes it. */
@@ -75,6 +78,7 @@ export class SqliteSnapshotStore implements SnapshotStore {
   }
 
   async deleteRun(runId: string): Promise<void> {
+    this.#group.flush()
     withSqliteErrors(`delete snapshots of run "${runId}"`, () => {
       this.#sql.get('DELETE FROM snapshots WHERE run_id = ?').run(runId)
     })

@@ -1,7 +1,9 @@
 // The SQLite StoreBatch: a step's writes to the sessions, runs, executions and snapshots stores committed in one
-// BEGIN IMMEDIATE transaction (one commit, one fsync at most), each applied by its store's own code.
+// BEGIN IMMEDIATE transaction (one commit, one fsync at most), each applied by its store's own code; the batches
+// of concurrent runs submitted in one loop turn share that transaction (group-commit.ts), each in a savepoint.
 import { StoreError, type BatchedStores, type StoreBatch, type StoreWrite, type StoreWriteResult } from '@spindle/core'
 import type BetterSqlite3 from 'better-sqlite3'
+import { groupCommitOf, type GroupCommit } from './group-commit.js'
 import { mapSqliteError } from './map-sqlite-error.js'
 import type { SqliteExecutionStore } from './sqlite-execution-store.js'
 import type { SqliteRunStore } from './sqlite-run-store.js'
@@ -33,9 +35,8 @@ export class SqliteStoreBatch implements StoreBatch {
   readonly specificationVersion = 'v1' as const
   readonly stores: BatchedStores
   readonly #targets: Record<StoreWrite['type'], BatchableSqliteStore>
-  readonly #transaction: BetterSqlite3.Transaction<(applies: ApplyWrite[]) => StoreWriteResult[]>
-  /** The write being applied, so that an error names it (-1 outside the loop: BEGIN or COMMIT failed). */
-  #applying = -1
+  /** The connection's group commit: a batch is one savepoint of the loop turn's transaction (its own when alone). */
+  readonly #group: GroupCommit
 
   /** `stores` must all be open on `database`: the batch's transaction is that connection's. */
   constructor(database: BetterSqlite3.Database, stores: SqliteBatchedStores) {
@@ -48,26 +49,15 @@ export class SqliteStoreBatch implements StoreBatch {
       'run.update': stores.runs,
       'snapshot.save': stores.snapshots,
     }
-    // Created once: better-sqlite3 builds several functions per transaction() call.
-    this.#transaction = database.transaction((applies: ApplyWrite[]) => {
-      const results: StoreWriteResult[] = []
-      for (let index = 0; index < applies.length; index++) {
-        this.#applying = index
-        results.push(applies[index]!())
-      }
-      this.#applying = -1
-      return results
-    })
+    this.#group = groupCommitOf(database)
   }
 
   async write(writes: readonly StoreWrite[]): Promise<StoreWriteResult[]> {
     if (writes.length === 0) return []
-    let preparing = 0
-    this.#applying = -1
-    try {
-      const applies: ApplyWrite[] = []
-      for (; preparing < writes.length; preparing++) {
-        const write = writes[preparing]!
+    const applies: ApplyWrite[] = []
+    for (let preparing = 0; preparing < writes.length; preparing++) {
+      const write = writes[preparing]!
+      try {
         const target = this.#targets[write.type] as BatchableSqliteStore | undefined
         if (target === undefined) {
           throw new StoreError(
@@ -75,13 +65,17 @@ export class SqliteStoreBatch implements StoreBatch {
           )
         }
         applies.push(target[prepareWrite](write))
+      } catch (error) {
+        throw mapSqliteError(error, `${describeWrite(write)} (write ${preparing + 1} of ${writes.length} in a batch; none of them was written)`)
       }
-      preparing = -1
-      // Synchronous from here to the commit: no other call on this connection can interleave.
-      return this.#transaction.immediate(applies)
+    }
+    // The write being applied, so that an error names it (-1 outside the loop: BEGIN or COMMIT failed).
+    const progress = { applying: -1 }
+    try {
+      // Synchronous from the savepoint to its release: no other call on this connection can interleave.
+      return await this.#group.submit(() => applyAll(applies, progress))
     } catch (error) {
-      const failing = preparing >= 0 ? preparing : this.#applying
-      this.#applying = -1
+      const failing = progress.applying
       throw mapSqliteError(
         error,
         failing >= 0
@@ -90,4 +84,15 @@ export class SqliteStoreBatch implements StoreBatch {
       )
     }
   }
+}
+
+/** Applies a batch's prepared writes in order (inside its transaction or savepoint), `progress` naming the current one. */
+function applyAll(applies: readonly ApplyWrite[], progress: { applying: number }): StoreWriteResult[] {
+  const results: StoreWriteResult[] = []
+  for (let index = 0; index < applies.length; index++) {
+    progress.applying = index
+    results.push(applies[index]!())
+  }
+  progress.applying = -1
+  return results
 }

@@ -3,6 +3,7 @@ import { ConfigurationError, type Extensions, type Plugin, type Stores } from '@
 import { resolve } from 'node:path'
 import type BetterSqlite3 from 'better-sqlite3'
 import { checkpointInBackground, type CheckpointStatus, fallbackAutocheckpointFrames } from './background-checkpointer.js'
+import { groupCommitOf } from './group-commit.js'
 import { mapSqliteError } from './map-sqlite-error.js'
 import { migrateDatabase } from './migrations.js'
 import { configureDatabase, openDatabase } from './open-database.js'
@@ -126,6 +127,8 @@ export class SqliteStores implements Stores, Plugin {
 
   /** Closes the database this object opened (idempotent). An injected `database` stays open. */
   close(): void {
+    // Writes submitted and not yet committed (the loop turn's group) are committed first.
+    if (this.#database.open) groupCommitOf(this.#database).flush()
     if (this.#checkpoints) {
       this.#checkpoints.stop()
       unclosed.unregister(this)

@@ -1,7 +1,7 @@
 // The one code path of every batched write: a store prepares a write (checks and JSON serialization, outside
 // any transaction) and returns the function that applies it; a single method or a SqliteStoreBatch runs that.
 import type { StoreWrite, StoreWriteResult } from '@spindle/core'
-import type BetterSqlite3 from 'better-sqlite3'
+import type { GroupCommit } from './group-commit.js'
 import { mapSqliteError } from './map-sqlite-error.js'
 
 /** Prepares one write: throws when a value cannot be stored; returns a function that applies it synchronously. */
@@ -14,24 +14,20 @@ export interface BatchableSqliteStore {
   [prepareWrite](write: StoreWrite): ApplyWrite
 }
 
-/** A store's transaction wrapper, created once: `BEGIN IMMEDIATE`, apply, `COMMIT` (or `ROLLBACK` on a throw). */
-export type WriteTransaction = BetterSqlite3.Transaction<(apply: ApplyWrite) => StoreWriteResult>
-
-export function writeTransaction(database: BetterSqlite3.Database): WriteTransaction {
-  return database.transaction((apply: ApplyWrite) => apply())
-}
-
 /**
- * A single-store method: prepares `write`, applies it in `transaction` (or alone, for a one-statement write),
- * and maps errors like every method of the store.
+ * A single-store method: prepares `write` (its checks and serialization, now), applies it in the connection's next
+ * group commit (its own transaction when alone), and maps errors like every method of the store.
  */
-export function runWrite(store: BatchableSqliteStore, transaction: WriteTransaction | undefined, write: StoreWrite): StoreWriteResult {
+export function runWrite(group: GroupCommit, store: BatchableSqliteStore, write: StoreWrite): Promise<StoreWriteResult> {
+  let apply: ApplyWrite
   try {
-    const apply = store[prepareWrite](write)
-    return transaction === undefined ? apply() : transaction.immediate(apply)
+    apply = store[prepareWrite](write)
   } catch (error) {
-    throw mapSqliteError(error, describeWrite(write))
+    return Promise.reject(mapSqliteError(error, describeWrite(write)))
   }
+  return group.submit(apply).catch((error: unknown) => {
+    throw mapSqliteError(error, describeWrite(write))
+  })
 }
 
 /** What a write does, for error messages: `append to session "s1"`. */
