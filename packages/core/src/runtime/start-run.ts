@@ -149,7 +149,8 @@ export async function createRecord(
 ): Promise<RunRecord | boolean> {
   const { sessions, runs } = services
   let createdSession = false
-  if (!(await sessions.getSession(sessionId))) {
+  // A session id this runtime generated (none in the request) is new: no read needed to know it does not exist.
+  if (request.sessionId === undefined || !(await sessions.getSession(sessionId))) {
     createdSession = await sessions.createSession({ id: sessionId, resourceId: request.resourceId, metadata: request.metadata ?? {} }).then(
       () => true,
       (error: unknown) => {
