@@ -1,7 +1,8 @@
 // A probe for issue 42's first item: warms a runtime, then alternates a full gc() and one measured run, printing
 // markers so that the output of `node --expose-gc --trace-deopt --import tsx src/after-gc-probe.ts` splits per run.
 // Usage: node --expose-gc [--trace-deopt] --import tsx src/after-gc-probe.ts [steps] [rounds] [run|stream|bare]
-// IN_FLIGHT=1 keeps one Spindle run in flight throughout (its objects keep every per-run map alive).
+// IN_FLIGHT=1 keeps one Spindle run in flight throughout (its objects keep every per-run map alive); SETTLE_MS waits
+// after the collection.
 import { withRunInFlight } from './suites/kernel.js'
 import { bareLoop, memoryRuntime, spindleRun, spindleStream } from './workload.js'
 
@@ -13,8 +14,10 @@ if (!gc) throw new Error('run with --expose-gc')
 const collect = gc
 const settleMs = Number(process.env.SETTLE_MS ?? 0)
 
+// One runtime for every run, as a server's (FRESH=1: a new one per run).
+let runtime = memoryRuntime(steps)
 const once = async () => {
-  const runtime = memoryRuntime(steps)
+  if (process.env.FRESH) runtime = memoryRuntime(steps)
   if (variant === 'bare') await bareLoop(steps)
   else if (variant === 'stream') await spindleStream(runtime, steps)
   else await spindleRun(runtime, steps)

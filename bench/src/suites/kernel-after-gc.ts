@@ -42,9 +42,9 @@ async function timedRun(variant: AfterGcVariant, steps: number): Promise<{ wall:
 }
 
 /**
- * Measures every variant at N = 1, 10 and 100, interleaved in the harness's balanced order. Each round, for each
- * variant: a fresh runtime, one untimed run and one timed run (steady: the variant's own code and data are hot), then a
- * fresh runtime, a full `gc()` (untimed) and one timed run (after GC). Adds the rows, prints the table.
+ * Measures every variant at N = 1, 10 and 100, interleaved in the harness's balanced order, each on one runtime per
+ * size (a server's: built once, reused for every run). Each round, for each variant: one untimed run and one timed run
+ * (steady: the variant's own code and data are hot), then a full `gc()` (untimed) and one timed run (after GC).
  */
 export async function afterGcRounds(variants: AfterGcVariant[], quick: boolean, report: Report): Promise<void> {
   const lines: Array<Array<string | number>> = []
@@ -53,13 +53,12 @@ export async function afterGcRounds(variants: AfterGcVariant[], quick: boolean, 
     // One run per sample: at N = 1 a run is a fraction of a millisecond, hence more rounds for the median.
     const rounds = quick ? (steps >= 100 ? 2 : 3) : steps === 1 ? 21 : steps === 10 ? 15 : 9
     const samples = new Map(variants.map((variant) => [variant.name, { steady: [] as number[], afterGc: [] as number[], afterGcCpu: [] as number[] }]))
+    for (const variant of variants) variant.fresh?.(steps)
     for (let round = -1; round < rounds; round++) {
       // Round -1 is a warm-up round (not recorded): the first run of a size compiles what the sizes before did not use.
       for (const variant of roundOrder(variants, round + 1)) {
-        variant.fresh?.(steps)
         await variant.run(steps)
         const steady = await timedRun(variant, steps)
-        variant.fresh?.(steps)
         collectGarbage()
         const afterGc = await timedRun(variant, steps)
         if (round < 0) continue
@@ -93,7 +92,7 @@ export async function afterGcRounds(variants: AfterGcVariant[], quick: boolean, 
     'Kernel: a run right after a full GC vs steady (in-memory stores, wall per step, median (min–max); peers loaded)',
     ['variant', 'N', 'steady µs/step', 'after GC µs/step', 'after GC / steady', 'after GC CPU µs/step'],
     lines,
-    'Measured after the peers are loaded and warm (every variant under the same conditions: async_hooks on, see the tables above), in rounds of the balanced order. Each round, for each variant: a fresh runtime, one untimed run, one timed run (steady), then a fresh runtime, a full `gc()` (untimed, the runtime already built so it survives the collection as a server’s would) and one timed run (after GC). One run per sample: the after-GC cost is a one-off per run, which a sample of several runs would dilute. A full GC drops the hidden classes (V8 maps) no live object holds — with them the optimized code compiled against them (`--trace-deopt`: "weak objects") and the inline caches that saw them — and leaves the caches of the CPU cold; the bare loop, with no framework, shows what the collection alone costs a run. CPU = user + system time of the process, so it includes the compiler threads re-optimizing.',
+    'Measured after the peers are loaded and warm (every variant under the same conditions: async_hooks on, see the tables above), in rounds of the balanced order. Each variant runs on one runtime per size, built before the rounds and reused for every run, as a server’s is (its in-memory stores keep the earlier runs). Each round, for each variant: one untimed run, one timed run (steady), then a full `gc()` (untimed) and one timed run (after GC). One run per sample: the after-GC cost is a one-off per run, which a sample of several runs would dilute. A full GC drops the hidden classes (V8 maps) no live object holds — with them the optimized code compiled against them (`--trace-deopt`: "weak objects") and the inline caches that saw them — and leaves the caches of the CPU cold; the bare loop, with no framework, shows what the collection alone costs a run. CPU = user + system time of the process, so it includes the compiler threads re-optimizing.',
   )
 }
 

@@ -10,6 +10,7 @@ import type { SessionLease } from '../spec/session-gate.js'
 import { runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-context.js'
 import { RunExecution } from './run-execution.js'
 import type { RunOpening } from './run-opening.js'
+import { startRunTimer, stopRunTimer } from './run-timers.js'
 import type { RunOutput } from './run-request.js'
 import type { RuntimeServices } from './runtime-services.js'
 
@@ -37,11 +38,9 @@ export interface HoldRequest {
 export async function holdSession<T>(services: RuntimeServices, request: HoldRequest, body: (hold: SessionHold) => Promise<T>): Promise<T> {
   const { controller, policy } = request
   const unlink = linkSignals(controller, [request.signal])
-  const timer = setTimeout(
-    () => controller.abort(new TimeoutError(`[spindle/core] run exceeded policy.runTimeoutMs (${policy.runTimeoutMs} ms)`)),
-    policy.runTimeoutMs,
+  const timeout = startRunTimer(policy.runTimeoutMs, () =>
+    controller.abort(new TimeoutError(`[spindle/core] run exceeded policy.runTimeoutMs (${policy.runTimeoutMs} ms)`)),
   )
-  timer.unref?.()
   let lease: SessionLease | undefined
   const gateStart = performance.now()
   try {
@@ -63,7 +62,7 @@ export async function holdSession<T>(services: RuntimeServices, request: HoldReq
       },
     })
   } finally {
-    clearTimeout(timer)
+    stopRunTimer(timeout)
     unlink()
     await lease?.release()
   }
@@ -105,13 +104,12 @@ export async function executeHeld(
       ? undefined
       : () => controller.abort(new SpindleError('lease_lost', `[spindle/core] the session lease of run "${runId}" was lost: another holder continues the run`))
   if (onLeaseLost) lease.signal.addEventListener('abort', onLeaseLost, { once: true })
-  const heartbeat = setInterval(
-    () => {
-      services.runs.updateRun(runId, { lease: { owner: services.ownerId, expiresAt: Date.now() + policy.leaseMs } }).catch(() => {})
-    },
-    Math.max(1_000, Math.floor(policy.leaseMs / 3)),
+  const beat = Math.max(1_000, Math.floor(policy.leaseMs / 3))
+  const heartbeat = startRunTimer(
+    beat,
+    () => void services.runs.updateRun(runId, { lease: { owner: services.ownerId, expiresAt: Date.now() + policy.leaseMs } }).catch(() => {}),
+    beat,
   )
-  heartbeat.unref?.()
   const promise = execution.execute(opening ?? { events: [] })
   services.active.set(runId, { controller, promise })
   try {
@@ -119,7 +117,7 @@ export async function executeHeld(
     if (output.finishReason !== 'awaiting_approval') services.runAgents.delete(runId)
     return output
   } finally {
-    clearInterval(heartbeat)
+    stopRunTimer(heartbeat)
     if (onLeaseLost) lease.signal.removeEventListener('abort', onLeaseLost)
     services.active.delete(runId)
   }

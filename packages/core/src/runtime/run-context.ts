@@ -120,9 +120,8 @@ function limitsOf(policy: RuntimePolicy): TransitionLimits {
 }
 
 /**
- * The deps of a run, as one literal with every field: the runtime builds each run's deps here and the shape
- * keeper holds one, so their map outlives any run (a literal's map, too, is dropped by a major GC once no object
- * has it; see util/fast-path.ts).
+ * The deps of a run, as one literal with every field: the runtime builds each run's deps here, so every run's have
+ * the one map this literal's allocation site holds, which outlives any run and a major GC (see util/fast-path.ts).
  */
 export function runExecutionDeps(deps: RunExecutionDeps): RunExecutionDeps {
   return {

@@ -13,16 +13,16 @@ import type { ExecuteCallsResult, ToolCallOutcome } from '../tools/tool-step.js'
 import type { NestedRunHost } from '../tools/tool.js'
 import { markApprovals } from './approval-check.js'
 import { applyHandoffs } from './apply-handoff.js'
-import { isPending, keepShape, type MaybePromise } from '../util/fast-path.js'
+import { isPending, type MaybePromise } from '../util/fast-path.js'
 import { callModel, type ModelStepOptions, type ModelStepResult } from './model-step.js'
 import { ModelRequestBuilder } from './model-request.js'
 import { RunCommit } from './run-commit.js'
-import { RunContext, type RunExecutionDeps, type RunExecutionInit, runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-context.js'
+import { RunContext, type RunExecutionDeps, type RunExecutionInit } from './run-context.js'
 import { RunEvents } from './run-events.js'
 import { RunJournal } from './run-journal.js'
 import type { RunOpening } from './run-opening.js'
 import type { RunOutput } from './run-request.js'
-import { initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
+import { type PendingCall, type RunState, withState } from './run-state.js'
 import { runErrorOf } from './run-error-of.js'
 import { announceInterruptedStep } from './resume-numbering.js'
 import { type Next, type Outcome, transition } from './transition.js'
@@ -389,11 +389,3 @@ const modelAbortGraceMs = 250
 function abortReason(reason: unknown): 'cancelled' | 'timeout' {
   return TimeoutError.isInstance(reason) || (SpindleError.isInstance(reason) && reason.code === 'timeout') ? 'timeout' : 'cancelled'
 }
-
-/** One RunExecution, built on empty inputs and never run, holding the maps of every per-run object (see util/fast-path.ts). */
-export const runExecutionShapeKeeper = keepShape(
-  new RunExecution(
-    runExecutionDeps({ stores: { sessions: {} }, policy: {} } as unknown as RunExecutionDeps),
-    runExecutionInit({ state: withState(initialRunState('', '', 1), {}), agent: { name: '' } } as unknown as RunExecutionStart),
-  ),
-)

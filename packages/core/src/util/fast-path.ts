@@ -4,11 +4,16 @@
 //    value directly when they could finish synchronously (the memory stores, synchronous tools and adapters), and a
 //    promise only when they could not. The loop awaits only a promise (`isPending`): an `await` of a plain value
 //    still costs a microtask round, several per step.
-// 2. Kept shapes: V8 keeps a hidden class (the "map" all objects with the same fields share) only while some object
-//    has it. Between two runs no per-run object exists: a major GC drops their maps, the next run's objects get new
-//    ones, every inline cache of the hot methods misses and V8 restarts their tier-up (measured: a 100-step run took
-//    2.2x as long after each full GC, 45 vs 21 µs per step). `keepShape` holds one instance of each per-run class for
-//    the module's lifetime, built on empty inputs and never run (shape-keeper.test.ts checks real runs share it).
+// 2. Shapes that survive a major GC. V8 keeps a hidden class (the "map" objects with the same fields share) only
+//    while something holds it, and it holds a class instance's map weakly (the transition from the constructor's
+//    initial map): once no instance is alive, a full GC drops it, deoptimizes the code compiled against it ("weak
+//    objects" in --trace-deopt) and clears the inline caches that saw it, and the next run re-creates each field's map
+//    transition through a runtime call. An object literal's map is held by its allocation site for as long as the
+//    function that builds it, so per-run records the runtime builds are single literals with every field
+//    (`runExecutionDeps`, the events), and what a run needs from Node is shared where it can be (one timer for every
+//    run's timeout and lease heartbeat: run-timers.ts). Module-level instances kept only for their maps did not hold: the first real
+//    run changes a field's representation (a number becomes a double), V8 deprecates the kept map, and new instances
+//    get another one that nothing keeps (measured 2026-12-06, %HaveSameMap).
 
 /** A value that is there now, or a promise of it (see the file comment). */
 export type MaybePromise<T> = T | Promise<T>
@@ -16,12 +21,4 @@ export type MaybePromise<T> = T | Promise<T>
 /** Whether a sync-or-async result must be awaited. */
 export function isPending<T>(value: MaybePromise<T>): value is Promise<T> {
   return value instanceof Promise
-}
-
-const keptShapes: object[] = []
-
-/** Keeps `instance` (and the maps of everything it holds) alive for the process's lifetime; returns it. */
-export function keepShape<T extends object>(instance: T): T {
-  keptShapes.push(instance)
-  return instance
 }
