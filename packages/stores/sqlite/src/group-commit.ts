@@ -24,8 +24,8 @@ export class GroupCommit {
   #scheduled = false
   /** Writes wait for the end of the loop turn (recent groups held several writes), or commit at once. */
   #deferring = false
-  /** Groups of a single write in a row while deferring: a few and writes commit at once again. */
-  #lonelyGroups = 0
+  /** The recent groups' mean size (a moving average): writes commit at once again when it falls near one. */
+  #meanGroupSize = 1
   /** Writes committed at once since the last probe. */
   #sinceProbe = 0
   /** A write's own transaction; inside the group's, better-sqlite3 makes it a savepoint. */
@@ -43,7 +43,7 @@ export class GroupCommit {
    * Applies `apply` (synchronous, no transaction of its own needed) in a transaction: at once when writes are
    * not concurrent, else in the loop turn's group. Resolves with its result once committed. While writes commit
    * at once, every `probeEvery`-th one waits for the end of the turn instead: if other writes join it, writers
-   * are concurrent and the following writes wait too, until a few groups in a row held one write only.
+   * are concurrent and the following writes wait too, until the recent groups hold hardly more than one write.
    */
   submit<T>(apply: () => T): Promise<T> {
     if (this.#pending.length === 0 && !this.#deferring && ++this.#sinceProbe < probeEvery) {
@@ -77,11 +77,18 @@ export class GroupCommit {
 
   readonly #flushScheduled = (): void => {
     this.#scheduled = false
-    if (this.#pending.length > 1) {
-      this.#deferring = true
-      this.#lonelyGroups = 0
-    } else if (this.#deferring && ++this.#lonelyGroups >= lonelyGroupsToStop) {
-      this.#deferring = false
+    const size = this.#pending.length
+    if (!this.#deferring) {
+      // A probe: others joined it, so writers are concurrent.
+      if (size > 1) {
+        this.#deferring = true
+        this.#meanGroupSize = size
+      }
+    } else {
+      // Waiting for the turn costs a lone write a few µs and saves a group of two a whole commit: wait while the
+      // groups hold more than one write on average.
+      this.#meanGroupSize += (size - this.#meanGroupSize) / 8
+      if (this.#meanGroupSize < stopBelowMeanGroupSize) this.#deferring = false
     }
     this.flush()
   }
@@ -146,8 +153,8 @@ export class GroupCommit {
 
 /** While writes commit at once, one in this many waits for the end of the loop turn to see whether others join it. */
 const probeEvery = 32
-/** Groups of one write in a row after which writes commit at once again. */
-const lonelyGroupsToStop = 4
+/** Writes commit at once again when the recent groups hold fewer writes than this on average. */
+const stopBelowMeanGroupSize = 1.25
 
 const groups = new WeakMap<BetterSqlite3.Database, GroupCommit>()
 
