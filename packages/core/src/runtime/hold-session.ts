@@ -49,7 +49,8 @@ export async function holdSession<T>(services: RuntimeServices, request: HoldReq
       onContention: policy.onContention,
       maxQueue: policy.maxQueue,
       queueTimeoutMs: policy.queueTimeoutMs,
-      ...(request.abortableWait ? { signal: controller.signal } : {}),
+      // Always the same fields (no spread of an optional one): the options' hidden class is the literal's, which a GC keeps.
+      signal: request.abortableWait ? controller.signal : undefined,
     })
     const held = lease
     const gateWaitMs = performance.now() - gateStart
