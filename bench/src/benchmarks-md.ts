@@ -120,6 +120,16 @@ function targets(rows: ResultRow[]): string[] {
     'µs/step',
     () => noSdk!.median <= redacted!.max,
   )
+  const postgresWall = (variant: string) => find(rows, 'postgres', variant, 10, 'wall per step')?.median
+  const spindlePostgres = postgresWall('spindle PostgreSQL (warm)')
+  const langgraphPostgres = postgresWall('langgraph PostgresSaver')
+  line('durable PostgreSQL (warm): ≤ 1 ms/step (default durability)', spindlePostgres, 'µs', (value) => value <= 1_000)
+  line(
+    'durable PostgreSQL: ahead of LangGraph’s PostgreSQL checkpointer (its µs/step ÷ Spindle’s)',
+    spindlePostgres && langgraphPostgres ? langgraphPostgres / spindlePostgres : undefined,
+    '×',
+    (value) => value > 1,
+  )
   line(
     'playground: page load + first streamed token (demo model, warm) < 300 ms',
     rows.find((row) => row.suite === 'playground' && row.variant === 'warm' && row.metric === 'page load + first token')?.median,

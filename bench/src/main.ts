@@ -25,6 +25,7 @@ const suites: Record<string, () => Promise<Suite>> = {
   service: async () => (await import('./suites/service.js')).serviceSuite,
   'cold-session': async () => (await import('./suites/cold-session.js')).coldSessionSuite,
   context: async () => (await import('./suites/context.js')).contextSuite,
+  postgres: async () => (await import('./suites/postgres.js')).postgresSuite,
   'postgres-workers': async () => (await import('./suites/postgres-workers.js')).postgresWorkersSuite,
   'runtime-store': async () => (await import('./suites/runtime-store.js')).runtimeStoreSuite,
   scale: async () => (await import('./suites/scale.js')).scaleSuite,

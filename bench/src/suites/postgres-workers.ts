@@ -1,39 +1,48 @@
-// Suite — postgres-workers: queued runs executed by workers on PostgreSQL with `postgresScaleOut` (the stores, the
-// session gate, the LISTEN/NOTIFY event bus and the pg-boss run queue on one pool). One client runtime enqueues a
-// burst of runs, W worker runtimes with concurrency C execute them: runs/s and enqueue → finished latency.
-import { AgentRuntime, type AgentEvent, type AgentSpec, Extensions, type MockModel } from '@spindle/core'
+// Suite — postgres-workers: queued runs executed by separate worker PROCESSES on one PostgreSQL with
+// `postgresScaleOut` (the stores, the session gate, the LISTEN/NOTIFY event bus and the pg-boss run queue). A client
+// runtime in the bench process enqueues a burst of runs; W forked workers (postgres-worker-process.ts) run
+// `runtime.work({ concurrency })`: runs/s and enqueue → finished latency (median, p95) per worker count.
+import { type ChildProcess, fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { AgentRuntime, type AgentEvent, type AgentSpec, Extensions } from '@spindle/core'
 import { type PostgresScaleOut, postgresScaleOut } from '@spindle/store-postgres'
 import { type BenchConfig, cell, check, type Report } from '../harness.js'
-import { addTool, finalText, policyFor, scriptedModel, toolCounter } from '../workload.js'
+import { addTool, finalText, policyFor, scriptedModel } from '../workload.js'
+import type { WorkerCommand, WorkerMessage } from './postgres-worker-process.js'
 
-const steps = 5
-const providerName = 'bench-scripted'
+export const steps = 5
 const probeTimeoutMs = 5_000
+const workerEntry = fileURLToPath(new URL('./postgres-worker-process.ts', import.meta.url))
+
+/** The provider the workers register: a fresh scripted model each time a run's model is resolved. */
+export const workerProviderName = 'bench-scripted'
 
 /**
  * The agent the client enqueues and the workers execute. A queued run's model is resolved by the worker that runs
  * it (`work()` → `resume()` → the provider registry, once per run), so the model is an id: a mockModel carries its
- * turn index, and one shared instance would continue the second run where the first ended (it answered "done" at
- * once, without a tool call). The client resolves the id too (`enqueue()` records it) but never calls the model.
+ * turn index, and one shared instance would continue the second run where the first ended. The client resolves
+ * the id too (`enqueue()` records it) but never calls the model.
  */
-const agent: AgentSpec = { name: 'bench-worker', model: `${providerName}:${steps}-steps`, tools: { add: addTool } }
+export const workerAgent: AgentSpec = { name: 'bench-worker', model: `${workerProviderName}:${steps}-steps`, tools: { add: addTool } }
 
 interface GridCase {
+  /** Worker processes. */
   workers: number
   concurrency: number
 }
 
-/** One AgentRuntime on its own `postgresScaleOut`, and the scripted models its provider created. */
-interface Member {
+/** The client: one AgentRuntime on its own `postgresScaleOut` in the bench process. */
+interface Client {
   runtime: AgentRuntime
   plugin: PostgresScaleOut
-  models: MockModel[]
 }
 
+/** W forked worker processes. */
 interface Fleet {
-  members: Member[]
-  /** Set when a worker's `work()` rejected: the round stops waiting for runs nobody executes. */
+  /** Set when a worker failed or exited: the round stops waiting for runs nobody executes. */
   failure: { error: unknown } | undefined
+  /** Every worker's scripted models (their last turn index) and tool executions since its last report. */
+  report(): Promise<{ modelTurns: number[]; executions: number }>
   stop(): Promise<void>
 }
 
@@ -45,26 +54,6 @@ interface RoundResult {
   executions: number[]
   /** Runs whose terminal event never reached the client (found by reading their records). */
   missedEvents: number
-}
-
-/**
- * Every runtime gets its own `postgresScaleOut`, hence its own pool, LISTEN connections and pg-boss: that is what W
- * worker processes look like (one shared pool would make the workers queue for the same 20 connections and share
- * one listener, which no fleet does). They still share this process's CPU with the client.
- */
-function member(connectionString: string, schema: string, connectionTimeoutMillis?: number): Member {
-  const models: MockModel[] = []
-  const plugin = postgresScaleOut({ connectionString, schema, ...(connectionTimeoutMillis ? { poolOptions: { connectionTimeoutMillis } } : {}) })
-  const extensions = new Extensions().use(plugin)
-  // A fresh script each time a run's model is resolved: every run starts at turn 0 of its own 5-step script.
-  extensions.providers.registerProvider(providerName, {
-    languageModel: () => {
-      const model = scriptedModel(steps)
-      models.push(model)
-      return model
-    },
-  })
-  return { runtime: new AgentRuntime(extensions, policyFor(steps)), plugin, models }
 }
 
 /** Resolves with `promise`, or rejects after `ms` (the timer never keeps the process alive). */
@@ -84,44 +73,95 @@ async function within<T>(promise: Promise<T>, ms: number, message: string): Prom
 }
 
 /** The client runtime, or why PostgreSQL cannot be used. */
-async function connectClient(connectionString: string, schema: string): Promise<Member | string> {
-  // A connect timeout on the client's pool so that an unanswered connection attempt ends instead of lingering (it
-  // also bounds a wait for a free pooled connection, far longer than any here).
-  const client = member(connectionString, schema, probeTimeoutMs)
+async function connectClient(connectionString: string, schema: string): Promise<Client | string> {
+  // A connect timeout on the client's pool so that an unanswered connection attempt ends instead of lingering.
+  const plugin = postgresScaleOut({ connectionString, schema, poolOptions: { connectionTimeoutMillis: probeTimeoutMs } })
+  const extensions = new Extensions().use(plugin)
+  // `enqueue()` resolves the model id (to record it); the client never calls the model: the workers do.
+  extensions.providers.registerProvider(workerProviderName, { languageModel: () => scriptedModel(steps) })
   try {
-    await within(client.runtime.extensions.ready(), probeTimeoutMs, `no answer within ${probeTimeoutMs / 1000} s`)
+    await within(extensions.ready(), probeTimeoutMs, `no answer within ${probeTimeoutMs / 1000} s`)
   } catch (error) {
-    await within(client.runtime.extensions.dispose(), probeTimeoutMs, 'dispose timed out').catch(() => {})
+    await within(extensions.dispose(), probeTimeoutMs, 'dispose timed out').catch(() => {})
     return `PostgreSQL not reachable at ${connectionString.replace(/\/\/[^@]*@/, '//')}: ${(error as Error).message}`
   }
-  return client
+  return { runtime: new AgentRuntime(extensions, policyFor(steps)), plugin }
 }
 
+/** Resolves with the child's next message of `type` (rejects on a failure, an exit, or after `ms`). */
+function nextMessage<T extends WorkerMessage['type']>(child: ChildProcess, type: T, ms: number): Promise<Extract<WorkerMessage, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => settle(new Error(`[spindle/bench] worker ${child.pid}: no ${type} within ${ms / 1000} s`)), ms)
+    const onMessage = (message: WorkerMessage) => {
+      if (message.type === type) settle(undefined, message as Extract<WorkerMessage, { type: T }>)
+      else if (message.type === 'failed') settle(new Error(`[spindle/bench] worker ${child.pid} failed: ${message.message}`))
+    }
+    const onExit = (code: number | null) => settle(new Error(`[spindle/bench] worker ${child.pid} exited (${code}) before ${type}`))
+    function settle(error: Error | undefined, message?: Extract<WorkerMessage, { type: T }>) {
+      clearTimeout(timer)
+      child.off('message', onMessage)
+      child.off('exit', onExit)
+      if (error) reject(error)
+      else resolve(message!)
+    }
+    child.on('message', onMessage)
+    child.once('exit', onExit)
+  })
+}
+
+/** Forks the workers and waits until each is connected and working (start-up is not measured). */
 async function startFleet(connectionString: string, schema: string, { workers, concurrency }: GridCase): Promise<Fleet> {
-  const controller = new AbortController()
-  const members = Array.from({ length: workers }, () => member(connectionString, schema))
-  let working: Array<Promise<void>> = []
+  let stopping = false
+  const children = Array.from({ length: workers }, () =>
+    fork(workerEntry, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }),
+  )
   const fleet: Fleet = {
-    members,
     failure: undefined,
+    async report() {
+      const reports = await Promise.all(
+        children.map((child) => {
+          const reply = nextMessage(child, 'report', 10_000)
+          child.send({ type: 'report' } satisfies WorkerCommand)
+          return reply
+        }),
+      )
+      return { modelTurns: reports.flatMap((report) => report.modelTurns), executions: reports.reduce((sum, report) => sum + report.executions, 0) }
+    },
     async stop() {
-      // Graceful: stop claiming, let runs in flight finish, then close the queue, bus, gate and pool.
-      controller.abort()
-      await Promise.allSettled(working)
-      await Promise.allSettled(members.map((worker) => worker.runtime.extensions.dispose()))
+      // Graceful: stop claiming, let runs in flight finish, close the queue, bus, gate and pool; kill a hung one.
+      stopping = true
+      await Promise.allSettled(
+        children.map(async (child) => {
+          if (child.exitCode !== null || !child.connected) return
+          const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+          child.send({ type: 'stop' } satisfies WorkerCommand)
+          const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+          await exited
+          clearTimeout(timer)
+        }),
+      )
     },
   }
+  for (const child of children) {
+    child.on('message', (message: WorkerMessage) => {
+      if (message.type === 'failed') fleet.failure ??= { error: new Error(message.message) }
+    })
+    child.once('exit', (code) => {
+      if (!stopping) fleet.failure ??= { error: new Error(`worker ${child.pid} exited with code ${code}`) }
+    })
+  }
   try {
-    await Promise.all(members.map((worker) => worker.runtime.extensions.ready()))
+    await Promise.all(
+      children.map((child) => {
+        const ready = nextMessage(child, 'ready', 60_000)
+        child.send({ type: 'start', connectionString, schema, concurrency, steps } satisfies WorkerCommand)
+        return ready
+      }),
+    )
   } catch (error) {
     await fleet.stop()
     throw error
   }
-  working = members.map((worker) =>
-    worker.runtime.work({ concurrency, signal: controller.signal, agents: [agent] }).catch((error: unknown) => {
-      fleet.failure ??= { error }
-    }),
-  )
   return fleet
 }
 
@@ -175,9 +215,7 @@ async function verifyRun(runtime: AgentRuntime, runId: string, sessionId: string
  * terminal event over the event bus, or, after a second without one, its record (a lost notification must not hang
  * the round). Then asserts every run.
  */
-async function executeRound(client: Member, fleet: Fleet, runs: number, label: string, timeoutMs: number): Promise<RoundResult> {
-  const executionsBefore = toolCounter.executions
-  for (const worker of fleet.members) worker.models.length = 0
+async function executeRound(client: Client, fleet: Fleet, runs: number, label: string, timeoutMs: number): Promise<RoundResult> {
   const observed = new Map<string, { at: number; event?: AgentEvent }>()
   let wake: (() => void) | undefined
   // Subscribed before the first enqueue: a fast run's run.finished cannot be missed.
@@ -195,7 +233,7 @@ async function executeRound(client: Member, fleet: Fleet, runs: number, label: s
     enqueued = await Promise.all(
       Array.from({ length: runs }, async (_, index) => {
         const enqueuedAt = performance.now()
-        const { runId, sessionId } = await client.runtime.enqueue({ agent, input: 'go', sessionId: `${label}_${index}` })
+        const { runId, sessionId } = await client.runtime.enqueue({ agent: workerAgent, input: 'go', sessionId: `${label}_${index}` })
         return { runId, sessionId, enqueuedAt }
       }),
     )
@@ -247,32 +285,27 @@ async function executeRound(client: Member, fleet: Fleet, runs: number, label: s
     latencies.push(at - run.enqueuedAt)
   }
   // One script per run, each consumed to its last turn: no run was executed twice (a retried job) or cut short.
-  const models = fleet.members.flatMap((worker) => worker.models)
-  check(models.length === runs, `${label}: the workers resolved ${models.length} models for ${runs} runs`)
+  const { modelTurns, executions: executed } = await fleet.report()
+  check(modelTurns.length === runs, `${label}: the workers resolved ${modelTurns.length} models for ${runs} runs`)
   check(
-    models.every((model) => model.turnIndex === steps + 1),
-    `${label}: model turns ${models.map((model) => model.turnIndex).join(', ')}, expected ${steps + 1} each`,
+    modelTurns.every((turns) => turns === steps + 1),
+    `${label}: model turns ${modelTurns.join(', ')}, expected ${steps + 1} each`,
   )
-  const executed = toolCounter.executions - executionsBefore
-  check(executed === runs * steps, `${label}: ${executed} tool executions, expected ${runs * steps}`)
+  check(executed === runs * steps, `${label}: the workers executed ${executed} tools, expected ${runs * steps}`)
   return { runsPerSecond: runs / ((lastFinished - firstEnqueue) / 1000), latencies, executions, missedEvents }
 }
 
 export async function postgresWorkersSuite(config: BenchConfig, report: Report): Promise<void> {
-  // A burst per round larger than the widest case's slots (2 × 4), so that every slot stays busy for most of it.
+  // 1, 2 and 4 worker processes of concurrency 4; a burst per round (32) larger than the widest case's 16 slots.
+  // Quick: 1 and 2 processes, a burst of 8, one measured round each.
   const runs = config.quick ? 8 : 32
-  const rounds = config.quick ? 2 : 5
+  const rounds = config.quick ? 1 : 5
   const warmup = 1
-  const cases: GridCase[] = config.quick
-    ? [{ workers: 2, concurrency: 2 }]
-    : [
-        { workers: 1, concurrency: 1 },
-        { workers: 1, concurrency: 4 },
-        { workers: 2, concurrency: 4 },
-      ]
+  const concurrency = config.quick ? 2 : 4
+  const cases: GridCase[] = (config.quick ? [1, 2] : [1, 2, 4]).map((workers) => ({ workers, concurrency }))
   const roundTimeoutMs = config.quick ? 15_000 : 30_000
-  const title = `PostgreSQL workers: ${runs} queued ${steps}-step runs per round, postgresScaleOut — median (min–max) over ${rounds} rounds`
-  const headers = ['workers × concurrency', 'runs/s', 'steps/s', 'latency median ms', 'latency p95 ms', 'execution median ms']
+  const title = `PostgreSQL worker processes: ${runs} queued ${steps}-step runs per round, postgresScaleOut — median (min–max) over ${rounds} round(s)`
+  const headers = ['worker processes × concurrency', 'runs/s', 'steps/s', 'latency median ms', 'latency p95 ms', 'execution median ms']
   const connectionString = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
   // One schema per process (pg-boss adds `<schema>_queue`), dropped at the end.
   const schema = `bench_workers_${process.pid}`
@@ -304,7 +337,7 @@ export async function postgresWorkersSuite(config: BenchConfig, report: Report):
       }
       const base = {
         suite: 'postgres-workers',
-        case: `${gridCase.workers} worker(s) × concurrency ${gridCase.concurrency}, ${runs} queued ${steps}-step runs per round`,
+        case: `${gridCase.workers} worker process(es) × concurrency ${gridCase.concurrency}, ${runs} queued ${steps}-step runs per round`,
         variant: 'spindle postgresScaleOut',
         n: runs,
       }
@@ -331,10 +364,10 @@ export async function postgresWorkersSuite(config: BenchConfig, report: Report):
     lines,
     [
       `A round: one client runtime calls \`runtime.enqueue()\` ${runs} times at once, each a ${steps}-step scripted run (${steps} \`add\` tool calls, then "done") on its own session, and ends when the client has received every run's \`run.finished\`.`,
-      'Workers: AgentRuntime instances calling `runtime.work({ concurrency })`, each with its own `postgresScaleOut` (its own pool, LISTEN connections and pg-boss) as W worker processes would have, but all in this one process with the client: more workers add claim and database parallelism, not CPU cores.',
+      "Workers: W separate Node processes (`child_process.fork` of bench/src/suites/postgres-worker-process.ts), each one AgentRuntime calling `runtime.work({ concurrency })` on its own `postgresScaleOut` (its own pool, LISTEN connections and pg-boss), started and connected before the first round; each reports over IPC the scripted models it resolved and its tool executions. The client runs in the bench process. All of them and the PostgreSQL server share the machine's cores (the machine line at the top): past the core count, more processes add queueing, not throughput.",
       'Events reach the client over LISTEN/NOTIFY (PostgresEventBus); the queue is pg-boss (claims with FOR UPDATE SKIP LOCKED, NOTIFY wakes idle workers).',
       `runs/s = ${runs} / (first enqueue → last \`run.finished\` received), steps/s = runs/s × ${steps}; latency = a run's enqueue call → its \`run.finished\` received by the client (median and p95 over all runs, so it includes the wait in the queue behind the burst); execution = the run record's startedAt → finishedAt on the worker.`,
-      'Every run is checked: completed with finish reason stop and text "done", its 5 correct tool results in the session log, a gap-free event log, one fresh script per run consumed to its last turn.',
+      'Every run is checked: completed with finish reason stop and text "done", its 5 correct tool results in the session log, a gap-free event log; across the workers, one fresh script per run consumed to its last turn and exactly runs × 5 tool executions. The first round of each case is a warm-up (not counted).',
       ...(missedEvents ? [`${missedEvents} run(s) ended without their \`run.finished\` reaching the client; they were found by reading their records.`] : []),
     ].join(' '),
   )
