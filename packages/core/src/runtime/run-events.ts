@@ -1,6 +1,8 @@
 // A run's events: numbered, redacted, buffered for the run's event log, and delivered live (the lossless stream,
 // the broadcast bus, the observers) once their numbers are reserved durably.
 import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
+import type { ModelResponseInfo } from '../spec/language-model.js'
+import type { Usage } from '../spec/messages.js'
 import { notifyObservers } from '../observability/runtime-observer.js'
 import { StreamRedaction } from '../observability/stream-redaction.js'
 import { EventBuffer } from './event-buffer.js'
@@ -53,6 +55,15 @@ export class RunEvents {
     const event = this.stamp(payload)
     this.buffer.push(event)
     this.deliver(event)
+  }
+
+  /** A step's `step.finished`: with who answered its model call when the provider said (two literals, one shape each). */
+  emitStepFinished(step: number, usage: Usage, finishReason: string, durationMs: number, response: ModelResponseInfo | undefined): void {
+    if (response === undefined) {
+      this.#emit({ type: 'step.finished', step, usage, finishReason, durationMs, runId: '', sessionId: '', seq: 0, timestamp: 0 })
+      return
+    }
+    this.#emit({ type: 'step.finished', step, usage, finishReason, durationMs, response, runId: '', sessionId: '', seq: 0, timestamp: 0 })
   }
 
   #emitFromModel(payload: AgentEventPayload | AgentEvent): void {

@@ -13,16 +13,16 @@ import type { ExecuteCallsResult, ToolCallOutcome } from '../tools/tool-step.js'
 import type { NestedRunHost } from '../tools/tool.js'
 import { markApprovals } from './approval-check.js'
 import { applyHandoffs } from './apply-handoff.js'
-import { isPending, type MaybePromise } from '../util/fast-path.js'
+import { isPending, keepShape, type MaybePromise } from '../util/fast-path.js'
 import { callModel, type ModelStepOptions, type ModelStepResult } from './model-step.js'
 import { ModelRequestBuilder } from './model-request.js'
 import { RunCommit } from './run-commit.js'
-import { RunContext, type RunExecutionDeps, type RunExecutionInit } from './run-context.js'
+import { RunContext, type RunExecutionDeps, type RunExecutionInit, runExecutionDeps, runExecutionInit, type RunExecutionStart } from './run-context.js'
 import { RunEvents } from './run-events.js'
 import { RunJournal } from './run-journal.js'
 import type { RunOpening } from './run-opening.js'
 import type { RunOutput } from './run-request.js'
-import { type PendingCall, type RunState, withState } from './run-state.js'
+import { initialRunState, type PendingCall, type RunState, withState } from './run-state.js'
 import { runErrorOf } from './run-error-of.js'
 import { announceInterruptedStep } from './resume-numbering.js'
 import { type Next, type Outcome, transition } from './transition.js'
@@ -186,7 +186,9 @@ export class RunExecution {
 
   /** The step the model step in progress runs as, and when it started (set by `#beginModelStep`). */
   #modelStepNumber = 0
-  #modelStepStarted = 0
+  // A double from the start (-0 is never a small integer), as `performance.now()` is: a field that changed from an
+  // integer to a double made V8 replace RunExecution's map, and the shape keeper's no longer matched (util/fast-path.ts).
+  #modelStepStarted = -0
 
   /** A model step's prelude: `step.started`, then the request (compacted first when it is over the threshold). */
   #beginModelStep(continuation: boolean) {
@@ -289,23 +291,7 @@ export class RunExecution {
   #stepFinished(step: number, finishReason: string, started: number): void {
     const response = this.#response
     this.#response = undefined
-    const { usage } = this.#run.state
-    if (response === undefined) {
-      this.emit({ type: 'step.finished', step, usage, finishReason, durationMs: performance.now() - started, runId: '', sessionId: '', seq: 0, timestamp: 0 })
-      return
-    }
-    this.emit({
-      type: 'step.finished',
-      step,
-      usage,
-      finishReason,
-      durationMs: performance.now() - started,
-      response,
-      runId: '',
-      sessionId: '',
-      seq: 0,
-      timestamp: 0,
-    })
+    this.#events.emitStepFinished(step, this.#run.state.usage, finishReason, performance.now() - started, response)
   }
 
   /**
@@ -389,3 +375,11 @@ const modelAbortGraceMs = 250
 function abortReason(reason: unknown): 'cancelled' | 'timeout' {
   return TimeoutError.isInstance(reason) || (SpindleError.isInstance(reason) && reason.code === 'timeout') ? 'timeout' : 'cancelled'
 }
+
+/** One RunExecution, built on empty inputs and never run, holding the maps of every per-run object (see util/fast-path.ts). */
+export const runExecutionShapeKeeper = keepShape(
+  new RunExecution(
+    runExecutionDeps({ stores: { sessions: {} }, policy: {} } as unknown as RunExecutionDeps),
+    runExecutionInit({ state: withState(initialRunState('', '', 1), {}), agent: { name: '' } } as unknown as RunExecutionStart),
+  ),
+)

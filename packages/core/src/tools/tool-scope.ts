@@ -81,3 +81,6 @@ function specOf(name: string, tool: Tool): ToolSpecification {
   if (!spec) byName.set(name, (spec = { name, description: tool.description, inputSchema: toolInputJsonSchema(tool) }))
   return spec
 }
+
+/** Keeps ToolScope's hidden classes alive between runs, a scope being per run (see `runExecutionShapeKeeper`). */
+export const toolScopeShapeKeeper = new ToolScope(undefined, [])
