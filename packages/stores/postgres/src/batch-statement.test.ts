@@ -159,7 +159,7 @@ describePostgres('a batch as one statement', () => {
     expect(after.snapshots.map((snapshot) => snapshot.version)).toEqual([1])
   })
 
-  it('journal starts of every kind in one statement: created, re-started (attempt + 1), terminal (left alone)', async () => {
+  it('journal starts of every kind in one statement: created, re-started (attempt + 1), terminal (left alone, read after)', async () => {
     const { stores, statements } = await seededStores()
     const results = await stores.sessions.batch!.write([
       { type: 'execution.start', execution: call('done') },
@@ -167,7 +167,8 @@ describePostgres('a batch as one statement', () => {
       { type: 'execution.start', execution: call('new') },
       { type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'assistant', content: [{ type: 'text', text: 'a\u0000b' }] } }] },
     ])
-    expect(statements).toEqual(['WITH'])
+    // The terminal record is read once the statement has committed.
+    expect(statements).toEqual(['WITH', 'SELECT'])
     const started = results.slice(0, 3) as Array<{ created: boolean; record: { status: string; attempt: number; result?: unknown } }>
     expect(started.map(({ created, record }) => [created, record.status, record.attempt, record.result])).toEqual([
       [false, 'succeeded', 1, { ok: true }],
@@ -178,6 +179,17 @@ describePostgres('a batch as one statement', () => {
     expect(journal.map((record) => record.callId)).toEqual(['done', 'open', 'new'])
     expect(journal[2]).toEqual(started[2]!.record)
     expect((await stores.sessions.listEntries('s', { after: 1 }))[0]).toMatchObject({ seq: 2, message: { content: [{ text: 'a\u0000b' }] } })
+  })
+
+  it('a finish of a record already finished: the statement is refused, the transaction path returns the record as finish does', async () => {
+    const { stores, statements } = await seededStores()
+    const writes = toolHalf()
+    writes[0] = { type: 'execution.finish', key: 'r:1:done', outcome: { status: 'failed', error: { code: 'late', message: 'ignored' } } }
+    const [record] = (await stores.sessions.batch!.write(writes)) as Array<{ status: string; result: unknown; error?: unknown }>
+    expect(record).toMatchObject({ status: 'succeeded', result: { ok: true } })
+    expect(record!.error).toBeUndefined()
+    expect(statements.slice(0, 2)).toEqual(['WITH', 'BEGIN'])
+    expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1, 2])
   })
 
   it('prepares each shape once per connection under a name; preparedStatements: false sends none', async () => {

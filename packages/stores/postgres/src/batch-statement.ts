@@ -51,7 +51,6 @@ export function batchStatement(schema: string, writes: readonly StoreWrite[]): B
   const columns: string[] = []
   const guards: string[] = []
   const starts: Array<Write<'execution.start'>> = []
-  const finishes: Array<Write<'execution.finish'>> = []
   const logs: Array<Write<'run.events'>> = []
   const snapshots: RunSnapshot[] = []
   writes.forEach((write, index) => {
@@ -81,8 +80,19 @@ export function batchStatement(schema: string, writes: readonly StoreWrite[]): B
       columns.push(`(SELECT to_json(u${index}) FROM u${index}) AS c${index}`)
       guards.push(`EXISTS (SELECT FROM u${index})`)
     } else if (write.type === 'execution.start') starts.push(write)
-    else if (write.type === 'execution.finish') finishes.push(write)
-    else if (write.type === 'run.events') {
+    else if (write.type === 'execution.finish') {
+      // One UPDATE per key, by its primary key (an index scan in any cached plan, however small the table was when
+      // it was planned). Only a `started` record moves; a finished one, or a key never started, fails the guard:
+      // the transaction path then returns the finished record as `finish` does, or throws NotFoundError.
+      const { outcome } = write
+      ctes.push(`f${index} AS (UPDATE ${schema}.executions SET status = ${parameter(outcome.status, 'text')},
+        result = ${parameter(outcome.result === undefined ? null : toJsonbText(outcome.result), 'jsonb')},
+        error = ${parameter(outcome.error == null ? null : toJsonbText(outcome.error), 'jsonb')}, finished_at = ${now}
+        WHERE key = ${parameter(toText(write.key), 'text')} AND status = 'started'
+        RETURNING key, run_id, step, call_id, tool_name, args, attempt, started_at)`)
+      columns.push(`(SELECT to_json(f${index}) FROM f${index}) AS c${index}`)
+      guards.push(`EXISTS (SELECT FROM f${index})`)
+    } else if (write.type === 'run.events') {
       if (write.events.length > 0) logs.push(write)
     } else snapshots.push(write.snapshot)
   })
@@ -104,29 +114,9 @@ export function batchStatement(schema: string, writes: readonly StoreWrite[]): B
       FROM jsonb_array_elements(${parameter(payload, 'jsonb')}) WITH ORDINALITY AS e ORDER BY e.ordinality
       ON CONFLICT (key) DO UPDATE SET attempt = x.attempt + 1 WHERE x.status = 'started'
       RETURNING x.*, (x.xmax = 0) AS created, (x.result IS NOT NULL) AS has_result)`)
-    ctes.push(`xs_known AS (SELECT *, (result IS NOT NULL) AS has_result FROM ${schema}.executions
-      WHERE key = ANY(${parameter(
-        starts.map(({ execution }) => toText(execution.key)),
-        'text[]',
-      )}) AND key NOT IN (SELECT key FROM xs))`)
-    // A created row is all the caller's: only its key comes back.
+    // A created row is all the caller's: only its key comes back. A key not returned is terminal (left alone),
+    // read once committed (rare: a resumed run's journal).
     columns.push(`(SELECT json_agg(CASE WHEN xs.created THEN to_json(xs.key) ELSE to_json(xs) END) FROM xs) AS starts`)
-    columns.push(`(SELECT json_agg(xs_known) FROM xs_known) AS starts_known`)
-  }
-  if (finishes.length > 0) {
-    // A missing `result` / `error` is SQL NULL (`->` of an absent key), as `finish` writes it.
-    const payload = toJsonbText(finishes.map(({ key, outcome }) => ({ key, status: outcome.status, result: outcome.result, error: outcome.error })))
-    ctes.push(`xf AS (UPDATE ${schema}.executions AS x SET status = f.value->>'status', result = f.value->'result', error = f.value->'error', finished_at = ${now}
-      FROM jsonb_array_elements(${parameter(payload, 'jsonb')}) AS f WHERE x.key = f.value->>'key' AND x.status = 'started'
-      RETURNING x.key, x.run_id, x.step, x.call_id, x.tool_name, x.args, x.attempt, x.started_at)`)
-    ctes.push(`xf_known AS (SELECT *, (result IS NOT NULL) AS has_result FROM ${schema}.executions
-      WHERE key = ANY(${parameter(
-        finishes.map(({ key }) => toText(key)),
-        'text[]',
-      )}) AND key NOT IN (SELECT key FROM xf))`)
-    columns.push(`(SELECT json_agg(xf) FROM xf) AS finishes`, `(SELECT json_agg(xf_known) FROM xf_known) AS finishes_known`)
-    // A key never started is refused (NotFoundError): every key was either finished now or already.
-    guards.push(`(SELECT count(*) FROM xf) + (SELECT count(*) FROM xf_known) = ${parameter(finishes.length, 'bigint')}`)
   }
   if (logs.length > 0) {
     for (const log of logs) assertKey(log.runId, 'event runId')
@@ -184,11 +174,8 @@ async function settle(
   executor: SqlExecutor,
 ): Promise<StoreWriteResult[]> {
   const started = keyed<string | ExecutionRow>(row.starts)
-  const startsKnown = keyed<ExecutionRow>(row.starts_known)
-  const finished = keyed<FinishedRow>(row.finishes)
-  const finishesKnown = keyed<ExecutionRow>(row.finishes_known)
-  // Journal rows another writer changed after this statement's snapshot: read again once committed.
-  const stale: string[] = []
+  // Journal starts the upsert left alone (a terminal record): read once committed.
+  const terminal: number[] = []
   const results: StoreWriteResult[] = writes.map((write, index) => {
     switch (write.type) {
       case 'session.append':
@@ -196,37 +183,29 @@ async function settle(
       case 'run.update':
         return toRun(row[`c${index}`] as RunRow)
       case 'execution.start': {
-        const { execution } = write
-        const own = started.get(execution.key)
-        if (typeof own === 'string') return { record: createdRecord(execution, at), created: true }
+        const own = started.get(write.execution.key)
+        if (typeof own === 'string') return { record: createdRecord(write.execution, at), created: true }
         if (own !== undefined) return { record: toExecution(own), created: own.created === true }
-        const known = startsKnown.get(execution.key)
-        if (known === undefined || known.status === 'started') stale.push(execution.key)
-        // Replaced below when stale.
-        return known === undefined ? undefined : { record: toExecution(known), created: false }
+        terminal.push(index)
+        return undefined
       }
-      case 'execution.finish': {
-        const own = finished.get(write.key)
-        if (own !== undefined) return finishedRecord(own, write, at)
-        const known = finishesKnown.get(write.key)!
-        if (known.status === 'started') stale.push(write.key)
-        return toExecution(known)
-      }
+      case 'execution.finish':
+        return finishedRecord(row[`c${index}`] as FinishedRow, write, at)
       default:
         return undefined
     }
   })
-  if (stale.length > 0) {
-    const current = await readExecutions(executor, schema, stale)
-    for (const [index, write] of writes.entries()) {
-      if (write.type === 'execution.start' && stale.includes(write.execution.key)) {
-        const now = current.get(write.execution.key)
-        // Deleted meanwhile: start it again, as `start` does.
-        results[index] = now ? { record: toExecution(now), created: false } : (await startExecutions(executor, schema, [write.execution]))[0]!
-      } else if (write.type === 'execution.finish' && stale.includes(write.key)) {
-        const now = current.get(write.key)
-        if (now) results[index] = toExecution(now)
-      }
+  if (terminal.length > 0) {
+    const starts = terminal.map((index) => (writes[index] as Write<'execution.start'>).execution)
+    const current = await readExecutions(
+      executor,
+      schema,
+      starts.map((execution) => execution.key),
+    )
+    for (const [position, index] of terminal.entries()) {
+      const record = current.get(starts[position]!.key)
+      // Deleted meanwhile: start it again, as `start` does.
+      results[index] = record ? { record: toExecution(record), created: false } : (await startExecutions(executor, schema, [starts[position]!]))[0]!
     }
   }
   return results

@@ -198,8 +198,9 @@ describePostgres('PostgresStoreBatch', () => {
     const { stores, statements, transactions } = await countedStores()
     await seed(stores)
     statements.length = 0
-    const results = await stores.sessions.batch!.write(stepEnd())
-    expect((results[2] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([2, 3])
+    // Without stepEnd()'s finish of a record already finished (that one sends the batch down the transaction path).
+    const results = await stores.sessions.batch!.write(stepEnd().filter((write) => write.type !== 'execution.finish' || write.key !== 'r:1:done'))
+    expect((results[1] as Array<{ seq: number }>).map((entry) => entry.seq)).toEqual([2, 3])
     expect(transactions()).toBe(0)
     expect(statements).toHaveLength(1)
     expect(statements[0]!.text).toMatch(/^WITH /)
