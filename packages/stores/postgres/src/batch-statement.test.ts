@@ -146,11 +146,15 @@ describePostgres('a batch as one statement', () => {
     const writes = toolHalf()
     const results = await stores.sessions.batch!.write(writes)
     expect(statements).toEqual(['WITH'])
-    const [finished, appended] = results as [{ status: string; result: unknown; attempt: number; args: unknown }, Array<{ seq: number; message: unknown }>]
+    const [finished, appended] = results as unknown as [
+      { status: string; result: unknown; attempt: number; args: unknown },
+      Array<{ seq: number; message: unknown }>,
+    ]
     expect(finished).toMatchObject({ key: 'r:1:open', status: 'succeeded', result: { rows: [1] }, attempt: 1, args: { q: 'open' } })
     expect(appended.map((entry) => entry.seq)).toEqual([2])
     // Not read back: the message the caller wrote (as the SQLite store returns it).
-    expect(appended[0]!.message).toBe((writes[1] as Extract<StoreWrite, { type: 'session.append' }>).entries[0]!.message)
+    const [written] = (writes[1] as Extract<StoreWrite, { type: 'session.append' }>).entries
+    expect(appended[0]!.message).toBe(written!.kind === 'message' ? written!.message : undefined)
     const after = await state(stores)
     expect(after.session?.lastSeq).toBe(2)
     expect(after.entries.at(-1)).toEqual({ ...appended[0], createdAt: after.entries.at(-1)!.createdAt })
