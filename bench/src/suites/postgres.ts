@@ -87,7 +87,10 @@ async function spindleContender(name: string, connectionString: string, schema: 
       await before()
       Object.assign(wire, { statements: 0, roundTrips: 0 })
       await run()
+      // The run's own traffic only: the checks of after() are not the run's.
+      const counted = { ...wire }
       await after()
+      Object.assign(wire, counted)
     },
     async close() {
       await stores.pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {})
