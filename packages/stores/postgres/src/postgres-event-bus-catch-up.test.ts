@@ -1,31 +1,17 @@
 // PostgresEventBus catch-up after a lost LISTEN connection, for a run created long before the outage: the regression
 // of a clean-clone CI soak (a run enqueued early in a burst ran whole while LISTEN was down and was never delivered,
 // because the catch-up read only the 200 newest-created runs).
-import type { AgentEvent, LaggedEvent } from '@spindle/core'
 import pg from 'pg'
 import { afterEach, expect, it } from 'vitest'
 import { PostgresEventBus } from './postgres-event-bus.js'
 import { postgresStores } from './postgres-stores.js'
 import { databaseUrl, describePostgres, dropSchema, randomSchemaName } from './test-support/postgres-test-database.js'
+import { take } from './test-support/take-events.js'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {})
 })
-
-async function collect(iterable: AsyncIterable<AgentEvent | LaggedEvent>, count: number, timeoutMs = 8000): Promise<Array<AgentEvent | LaggedEvent>> {
-  const taken: Array<AgentEvent | LaggedEvent> = []
-  const iterator = iterable[Symbol.asyncIterator]()
-  const deadline = setTimeout(() => void iterator.return?.(), timeoutMs)
-  while (taken.length < count) {
-    const next = await iterator.next()
-    if (next.done) break
-    taken.push(next.value)
-  }
-  clearTimeout(deadline)
-  await iterator.return?.()
-  return taken
-}
 
 describePostgres('PostgresEventBus catch-up', () => {
   it('after a reconnect, delivers a run created before 300 newer runs that ran whole while LISTEN was down, from its first event', async () => {
@@ -56,7 +42,7 @@ describePostgres('PostgresEventBus catch-up', () => {
        UPDATE "${schema}".runs SET status = 'completed', updated_at = (extract(epoch from clock_timestamp()) * 1000)::bigint WHERE id = 'early';
        ${[1, 2, 3, 4, 5].map(notify).join('\n')}`,
     )
-    const received = await collect(events, 5)
+    const received = await take(events, 5, 8000)
     expect(await receiver.listenerBackendPid()).not.toBe(pid)
     expect(received.map((event) => ('seq' in event ? event.seq : event.type))).toEqual([1, 2, 3, 4, 5])
   })

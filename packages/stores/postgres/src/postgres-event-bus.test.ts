@@ -7,6 +7,7 @@ import { afterEach, expect, it } from 'vitest'
 import { PostgresEventBus } from './postgres-event-bus.js'
 import { postgresStores } from './postgres-stores.js'
 import { databaseUrl, describePostgres, dropSchema, randomSchemaName } from './test-support/postgres-test-database.js'
+import { take } from './test-support/take-events.js'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -29,20 +30,6 @@ function setup() {
 
 function delta(runId: string, seq: number, text = `d${seq}`): AgentEvent {
   return { type: 'text.delta', runId, sessionId: 's', seq, timestamp: Date.now(), step: 1, delta: text }
-}
-
-async function take(iterable: AsyncIterable<AgentEvent | LaggedEvent>, count: number, timeoutMs = 5000): Promise<Array<AgentEvent | LaggedEvent>> {
-  const taken: Array<AgentEvent | LaggedEvent> = []
-  const iterator = iterable[Symbol.asyncIterator]()
-  const deadline = setTimeout(() => void iterator.return?.(), timeoutMs)
-  while (taken.length < count) {
-    const next = await iterator.next()
-    if (next.done) break
-    taken.push(next.value)
-  }
-  clearTimeout(deadline)
-  await iterator.return?.()
-  return taken
 }
 
 const seqs = (events: Array<AgentEvent | LaggedEvent>) => events.map((event) => ('seq' in event ? event.seq : event.type))
