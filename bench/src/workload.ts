@@ -1,5 +1,5 @@
 // The shared workload: a scripted model that asks for one `add` tool call per step, then answers "done";
-// the same zod tool everywhere; the bare hand-written loop; and Spindle run/stream with every run asserted.
+// the same zod tool everywhere; the seeded history; the bare hand-written loop; and Spindle run/stream with every run asserted.
 import {
   AgentRuntime,
   defineTool,
@@ -11,6 +11,7 @@ import {
   type RunOutput,
   type RuntimePolicyInput,
   type ToolResultPart,
+  type ToolSpecification,
   toolInputJsonSchema,
 } from '@spindle/core'
 import { z } from 'zod'
@@ -44,12 +45,28 @@ export function policyFor(maxSteps: number): RuntimePolicyInput {
   return { maxSteps: maxSteps + 1, maxToolCalls: maxSteps + 1 }
 }
 
-/** The leanest correct loop over the same model stream and the same zod tool: the floor every variant is compared to. */
-export async function bareLoop(steps: number): Promise<void> {
+/** The `add` tool as a model request lists it (its JSON schema is converted once and cached by the core). */
+export function addToolDefinitions(): ToolSpecification[] {
+  return [{ name: addTool.name, description: addTool.description ?? '', inputSchema: toolInputJsonSchema(addTool) }]
+}
+
+/** A message of a session's seeded history: alternating user questions and assistant answers (every suite seeds the same text). */
+export function historyMessage(index: number): ModelMessage {
+  return index % 2 ? { role: 'assistant', content: [{ type: 'text', text: `answer ${index}` }] } : { role: 'user', content: `question ${index}` }
+}
+
+/**
+ * The leanest correct loop over the same model stream and the same zod tool: the floor every variant is compared to.
+ * It runs on `thread` when one is given (appending the user input and every new message to it, as a loop that
+ * reloaded a stored thread does), else on a new thread; it answers the messages it added, the user input first.
+ */
+export async function bareLoop(steps: number, thread?: ModelMessage[]): Promise<ModelMessage[]> {
   const model = scriptedModel(steps)
   const before = toolCounter.executions
-  const messages: ModelMessage[] = [{ role: 'user', content: 'go' }]
-  const tools = [{ name: addTool.name, description: addTool.description ?? '', inputSchema: toolInputJsonSchema(addTool) }]
+  const start = thread ? thread.length : 0
+  const messages: ModelMessage[] = thread ?? [{ role: 'user', content: 'go' }]
+  if (thread) thread.push({ role: 'user', content: 'go' })
+  const tools = addToolDefinitions()
   let text = ''
   for (;;) {
     text = ''
@@ -77,6 +94,8 @@ export async function bareLoop(steps: number): Promise<void> {
   check(text === finalText, `bare loop answered "${text}"`)
   check(model.turnIndex === steps + 1, `bare loop made ${model.turnIndex} model calls, expected ${steps + 1}`)
   check(toolCounter.executions - before === steps, `bare loop executed ${toolCounter.executions - before} tools, expected ${steps}`)
+  // A new thread is all new (no copy); a given one answers its tail.
+  return start === 0 ? messages : messages.slice(start)
 }
 
 export function assertOutput(output: RunOutput, steps: number, modelCalls: number, executions: number, label: string): void {
@@ -126,7 +145,7 @@ export async function spindleStream(runtime: AgentRuntime, steps: number, option
 }
 
 /** Tool results in the run's messages whose value is the right sum (a + b with b = 1). */
-function executedInOutput(output: RunOutput): number {
+export function executedInOutput(output: RunOutput): number {
   let executed = 0
   for (const message of output.messages) {
     if (message.role !== 'tool') continue

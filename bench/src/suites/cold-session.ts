@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BenchConfig, cell, check, formatNumber, measure, type Report, type Variant } from '../harness.js'
 import { langgraphDurable } from '../peers/langgraph.js'
-import { addSchema, addTool, assertOutput, finalText, policyFor, scriptTurn, toolCounter } from '../workload.js'
+import { addTool, assertOutput, bareLoop, policyFor, scriptTurn, toolCounter } from '../workload.js'
 
 type Database = ReturnType<typeof sqliteStores>['database']
 /** better-sqlite3 is @spindle/store-sqlite's dependency: loaded through it, as a user of that package would have it. */
@@ -53,50 +53,13 @@ async function coldRun(runtime: AgentRuntime, sessionId: string, history: number
   check(firstRequest === history + 1, `spindle cold run: the first model call had ${firstRequest} messages, expected ${history + 1}`)
 }
 
-/** The bare loop (see workload.ts `bareLoop`) over a reloaded thread: 2 model calls, 1 tool; returns the new messages. */
-async function bareRun(history: ModelMessage[]): Promise<ModelMessage[]> {
-  const model = mockModel((_request, index) => scriptTurn(steps, index), { recordCalls: false })
-  const before = toolCounter.executions
-  const messages = history
-  const start = messages.length
-  messages.push({ role: 'user', content: 'go' })
-  const tools = [{ name: addTool.name, description: addTool.description ?? '', inputSchema: { type: 'object' } }]
-  let text = ''
-  for (;;) {
-    text = ''
-    const calls: Array<{ id: string; name: string; args: string }> = []
-    for await (const part of model.stream({ messages, tools })) {
-      if (part.type === 'text-delta') text += part.delta
-      else if (part.type === 'tool-call-start') calls.push({ id: part.id, name: part.name, args: '' })
-      else if (part.type === 'tool-call-delta') calls[calls.length - 1]!.args += part.argsDelta
-    }
-    messages.push({
-      role: 'assistant',
-      content: [
-        ...(text ? [{ type: 'text' as const, text }] : []),
-        ...calls.map((call) => ({ type: 'tool-call' as const, toolCallId: call.id, toolName: call.name, args: JSON.parse(call.args) })),
-      ],
-    })
-    if (!calls.length) break
-    const content = []
-    for (const call of calls) {
-      const result = await addTool.execute(addSchema.parse(JSON.parse(call.args)), undefined as never)
-      content.push({ type: 'tool-result' as const, toolCallId: call.id, toolName: call.name, result })
-    }
-    messages.push({ role: 'tool', content })
-  }
-  check(text === finalText && model.turnIndex === steps + 1, `bare reload: "${text}" after ${model.turnIndex} model calls`)
-  check(toolCounter.executions - before === steps, `bare reload: ${toolCounter.executions - before} tool executions, expected ${steps}`)
-  return messages.slice(start)
-}
-
 /** The bare reload on SQLite: every row of the session read and parsed, the loop, the new messages inserted. */
 async function bareSqliteRun(database: Database, sessionId: string, history: number): Promise<void> {
   const bodies = database.prepare('SELECT body FROM session_entries WHERE session_id = ? ORDER BY seq').pluck().all(sessionId) as string[]
   const messages: ModelMessage[] = []
   for (const body of bodies) messages.push(JSON.parse(body) as ModelMessage)
   check(messages.length === history, `bare SQLite reload read ${messages.length} messages, expected ${history}`)
-  const added = await bareRun(messages)
+  const added = await bareLoop(steps, messages)
   const insert = database.prepare("INSERT INTO session_entries (session_id, seq, kind, run_id, body, created_at) VALUES (?, ?, 'message', NULL, ?, ?)")
   const now = Date.now()
   database.transaction(() => {
@@ -183,7 +146,7 @@ export async function coldSessionSuite(config: BenchConfig, report: Report): Pro
           },
           run: async () => {
             const thread = memoryThreads.get(state.bareMemory!.sessionId)!
-            const added = await bareRun(thread.slice())
+            const added = await bareLoop(steps, thread.slice())
             for (const message of added) thread.push(message)
           },
           after: () => {

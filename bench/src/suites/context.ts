@@ -17,19 +17,13 @@ import {
   type SessionEntry,
   type SessionEntryInput,
   type Stores,
-  toolInputJsonSchema,
 } from '@spindle/core'
 import { semanticRecall, workingMemory } from '@spindle/context-memory'
 import { z } from 'zod'
 import { allocatedPerUnit, type BenchConfig, cell, check, measure, type Report, type Variant } from '../harness.js'
-import { addTool, policyFor, scriptedModel, spindleRun } from '../workload.js'
+import { addToolDefinitions, historyMessage, policyFor, scriptedModel, spindleRun } from '../workload.js'
 
 const instructions = 'You add numbers with the add tool, then answer "done".'
-
-/** The prior history of a session: alternating user questions and assistant answers, as the durable suite. */
-function historyMessage(index: number): ModelMessage {
-  return index % 2 ? { role: 'assistant', content: [{ type: 'text', text: `answer ${index}` }] } : { role: 'user', content: `question ${index}` }
-}
 
 /** A context window holding `size` messages, as a session's window cache holds it between steps. */
 function windowOf(size: number): ContextWindow {
@@ -44,7 +38,7 @@ function windowOf(size: number): ContextWindow {
 async function buildTable(config: BenchConfig, report: Report): Promise<void> {
   const sizes = config.quick ? [10, 1_000] : [10, 1_000, 10_000]
   const pipeline = new ContextPipeline({ adapters: [instructionsAdapter, historyAdapter] })
-  const tools = [{ name: addTool.name, description: addTool.description ?? '', inputSchema: toolInputJsonSchema(addTool) }]
+  const tools = addToolDefinitions()
   const model = scriptedModel(1)
   const lines: Array<Array<string | number>> = []
   for (const size of sizes) {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BenchConfig, cell, measure, type Report, type Variant } from '../harness.js'
 import { langgraphDurable } from '../peers/langgraph.js'
-import { policyFor, spindleRun } from '../workload.js'
+import { historyMessage, policyFor, spindleRun } from '../workload.js'
 
 const stepsPerRun = 10
 let sessionCounter = 0
@@ -21,10 +21,7 @@ async function prefilledSession(stores: Pick<Stores, 'sessions'>, count: number)
   for (let start = 0; start < count; start += 500) {
     const batch: SessionEntryInput[] = []
     for (let index = start; index < Math.min(count, start + 500); index++) {
-      batch.push({
-        kind: 'message',
-        message: index % 2 ? { role: 'assistant', content: [{ type: 'text', text: `answer ${index}` }] } : { role: 'user', content: `question ${index}` },
-      })
+      batch.push({ kind: 'message', message: historyMessage(index) })
     }
     await stores.sessions.append(id, batch)
   }
