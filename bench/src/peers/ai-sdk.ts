@@ -1,6 +1,7 @@
 // Vercel AI SDK 6 on the same workload: MockLanguageModelV3 (from `ai/test`) following the same script,
 // the same zod schema and counter, `generateText` and `streamText` (full stream drained), every run asserted.
-import type { LanguageModelV3StreamPart } from '@ai-sdk/provider'
+import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider'
+import type { MockTurn } from '@spindle/core'
 import { generateText, stepCountIs, streamText, tool } from 'ai'
 import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test'
 import { check } from '../harness.js'
@@ -17,12 +18,14 @@ function chunks(text: string, size: number): string[] {
   return out
 }
 
-function mockModel(steps: number) {
-  let index = 0
-  const turn = () => scriptTurn(steps, index++)
-  const model = new MockLanguageModelV3({
-    doGenerate: async () => {
-      const current = turn()
+/**
+ * A MockLanguageModelV3 that answers the scripted turn `turnAt` picks for each call (`doGenerate` or `doStream`):
+ * one `add` tool call per step, then the final text; streamed in chunks of 16 (tool input) and 8 (text).
+ */
+export function scriptedAiSdkModel(turnAt: (options: LanguageModelV3CallOptions) => MockTurn): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    doGenerate: async (options) => {
+      const current = turnAt(options)
       const call = current.toolCalls?.[0]
       return {
         content: call
@@ -33,8 +36,8 @@ function mockModel(steps: number) {
         warnings: [],
       }
     },
-    doStream: async () => {
-      const current = turn()
+    doStream: async (options) => {
+      const current = turnAt(options)
       const call = current.toolCalls?.[0]
       const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }]
       if (call) {
@@ -51,15 +54,22 @@ function mockModel(steps: number) {
       return { stream: convertArrayToReadableStream(parts) }
     },
   })
+}
+
+/** A model per run: its turn is its own call count. */
+function mockModel(steps: number) {
+  let index = 0
+  const model = scriptedAiSdkModel(() => scriptTurn(steps, index++))
   return { model, calls: () => index }
 }
 
-const add = tool({ description: 'Adds two numbers', inputSchema: addSchema, execute: async (input) => addNumbers(input) })
+/** The workload's `add` tool as an AI SDK `tool()`. */
+export const aiSdkAddTool = tool({ description: 'Adds two numbers', inputSchema: addSchema, execute: async (input) => addNumbers(input) })
 
 export async function aiSdkGenerate(steps: number): Promise<void> {
   const { model, calls } = mockModel(steps)
   const before = toolCounter.executions
-  const result = await generateText({ model, tools: { add }, prompt: 'go', stopWhen: stepCountIs(steps + 1) })
+  const result = await generateText({ model, tools: { add: aiSdkAddTool }, prompt: 'go', stopWhen: stepCountIs(steps + 1) })
   check(result.text === finalText, `ai-sdk generateText answered "${result.text}"`)
   check(result.steps.length === steps + 1 && calls() === steps + 1, `ai-sdk generateText made ${calls()} model calls`)
   check(toolCounter.executions - before === steps, `ai-sdk generateText executed ${toolCounter.executions - before} tools`)
@@ -68,7 +78,7 @@ export async function aiSdkGenerate(steps: number): Promise<void> {
 export async function aiSdkStream(steps: number): Promise<void> {
   const { model, calls } = mockModel(steps)
   const before = toolCounter.executions
-  const result = streamText({ model, tools: { add }, prompt: 'go', stopWhen: stepCountIs(steps + 1) })
+  const result = streamText({ model, tools: { add: aiSdkAddTool }, prompt: 'go', stopWhen: stepCountIs(steps + 1) })
   let toolResults = 0
   for await (const part of result.fullStream) if (part.type === 'tool-result') toolResults++
   const text = await result.text

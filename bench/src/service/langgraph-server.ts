@@ -1,41 +1,17 @@
-// The LangGraph.js service: one `createReactAgent` graph compiled once with `SqliteSaver` (a file in the directory
-// given as argv[2]), a new thread per request; the chat model is stateless (its turn is the number of tool
-// messages in the conversation).
-import { BaseChatModel } from '@langchain/core/language_models/chat_models'
-import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
-import type { ChatResult } from '@langchain/core/outputs'
-import { tool } from '@langchain/core/tools'
+// The LangGraph.js service: the workload's `createReactAgent` graph (peers/langgraph.ts) compiled once with
+// `SqliteSaver` (a file in the directory given as argv[2]), a new thread per request; the chat model is stateless
+// (its turn is the number of tool messages in the conversation).
+import { type BaseMessage, HumanMessage, ToolMessage } from '@langchain/core/messages'
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite'
-import { createReactAgent } from '@langchain/langgraph/prebuilt'
 import { join } from 'node:path'
-import { addNumbers, addSchema, scriptTurn } from '../workload.js'
+import { langgraphAgent, toolMessagesIn } from '../peers/langgraph.js'
 import { serveRuns, serviceSteps } from './http-service.js'
 
 const directory = process.argv[2]
 if (!directory) throw new Error('[spindle/bench] langgraph-server: pass the data directory')
 
-class StatelessScriptedChatModel extends BaseChatModel {
-  _llmType(): string {
-    return 'scripted'
-  }
-  override bindTools(): this {
-    return this
-  }
-  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
-    let toolMessages = 0
-    for (const message of messages) if (ToolMessage.isInstance(message)) toolMessages++
-    const turn = scriptTurn(serviceSteps, toolMessages)
-    const call = turn.toolCalls?.[0]
-    const message = call
-      ? new AIMessage({ content: '', tool_calls: [{ id: call.id!, name: call.name, args: call.args as Record<string, number>, type: 'tool_call' }] })
-      : new AIMessage({ content: turn.text! })
-    return { generations: [{ text: typeof message.content === 'string' ? message.content : '', message }] }
-  }
-}
-
-const add = tool(async (input: { a: number; b: number }) => String(addNumbers(input)), { name: 'add', description: 'Adds two numbers', schema: addSchema })
 const checkpointer = SqliteSaver.fromConnString(join(directory, 'langgraph.db'))
-const graph = createReactAgent({ llm: new StatelessScriptedChatModel({}), tools: [add], checkpointer })
+const { graph } = langgraphAgent(serviceSteps, checkpointer, toolMessagesIn)
 let threads = 0
 
 serveRuns(async () => {

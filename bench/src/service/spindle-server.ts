@@ -4,7 +4,7 @@
 import { AgentRuntime, type AgentSpec, Extensions, mockModel, type ModelRequest } from '@spindle/core'
 import { sqliteStores } from '@spindle/store-sqlite'
 import { join } from 'node:path'
-import { addTool, finalText, policyFor, scriptTurn } from '../workload.js'
+import { addTool, executedInOutput, finalText, policyFor, scriptTurn } from '../workload.js'
 import { serveRuns, serviceSteps } from './http-service.js'
 
 const directory = process.argv[2]
@@ -24,10 +24,5 @@ const runtime = new AgentRuntime(new Extensions().use(sqliteStores({ path: join(
 serveRuns(async () => {
   const output = await runtime.run({ agent, input: 'go' })
   if (output.finishReason !== 'stop') throw new Error(`run ${output.runId} finished with ${output.finishReason}: ${JSON.stringify(output.error)}`)
-  let toolResults = 0
-  for (const message of output.messages) {
-    if (message.role !== 'tool') continue
-    for (const part of message.content) if (!part.isError && part.result === Number(part.toolCallId.slice('call_'.length)) + 1) toolResults++
-  }
-  return { text: output.text === finalText ? output.text : `unexpected: ${output.text}`, toolResults }
+  return { text: output.text === finalText ? output.text : `unexpected: ${output.text}`, toolResults: executedInOutput(output) }
 })
