@@ -1,9 +1,9 @@
-// Vercel AI SDK 6 on the same workload: MockLanguageModelV3 (from `ai/test`) following the same script,
+// Vercel AI SDK 6 on the same workload: a scripted LanguageModelV3 (no call recording) following the same script,
 // the same zod schema and counter, `generateText` and `streamText` (full stream drained), every run asserted.
-import type { LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider'
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3StreamPart } from '@ai-sdk/provider'
 import type { MockTurn } from '@spindle/core'
 import { generateText, stepCountIs, streamText, tool } from 'ai'
-import { convertArrayToReadableStream, MockLanguageModelV3 } from 'ai/test'
+import { convertArrayToReadableStream } from 'ai/test'
 import { check } from '../harness.js'
 import { addNumbers, addSchema, finalText, scriptTurn, toolCounter } from '../workload.js'
 
@@ -19,11 +19,18 @@ function chunks(text: string, size: number): string[] {
 }
 
 /**
- * A MockLanguageModelV3 that answers the scripted turn `turnAt` picks for each call (`doGenerate` or `doStream`):
- * one `add` tool call per step, then the final text; streamed in chunks of 16 (tool input) and 8 (text).
+ * A LanguageModelV3 that answers the scripted turn `turnAt` picks for each call (`doGenerate` or `doStream`):
+ * one `add` tool call per step, then the final text; streamed in chunks of 16 (tool input) and 8 (text). A plain
+ * object rather than `ai/test`'s MockLanguageModelV3, which keeps every call's options: in a long-lived server that
+ * list grows by ~18 KB a run and slows the AI SDK with GC work Spindle's `mockModel({ recordCalls: false })` does not
+ * have.
  */
-export function scriptedAiSdkModel(turnAt: (options: LanguageModelV3CallOptions) => MockTurn): MockLanguageModelV3 {
-  return new MockLanguageModelV3({
+export function scriptedAiSdkModel(turnAt: (options: LanguageModelV3CallOptions) => MockTurn): LanguageModelV3 {
+  return {
+    specificationVersion: 'v3',
+    provider: 'mock-provider',
+    modelId: 'mock-model-id',
+    supportedUrls: {},
     doGenerate: async (options) => {
       const current = turnAt(options)
       const call = current.toolCalls?.[0]
@@ -53,7 +60,7 @@ export function scriptedAiSdkModel(turnAt: (options: LanguageModelV3CallOptions)
       parts.push({ type: 'finish', finishReason: { unified: call ? 'tool-calls' : 'stop', raw: undefined }, usage })
       return { stream: convertArrayToReadableStream(parts) }
     },
-  })
+  }
 }
 
 /** A model per run: its turn is its own call count. */

@@ -1,4 +1,4 @@
-// The AI SDK service: `generateText` with the workload's MockLanguageModelV3 (peers/ai-sdk.ts), stateless (its turn
+// The AI SDK service: `generateText` with the workload's scripted LanguageModelV3 (peers/ai-sdk.ts), stateless (its turn
 // is the number of tool results in the prompt), and the shared zod tool, persisting nothing.
 import type { LanguageModelV3CallOptions } from '@ai-sdk/provider'
 import { generateText, stepCountIs } from 'ai'
