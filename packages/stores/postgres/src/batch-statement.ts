@@ -3,8 +3,17 @@
 // a write would have been refused (a stale fence, another lastSeq, a missing session, run or journal row).
 import type { ExecutionRecord, NewExecution, RunSnapshot, SessionEntry, StoreWrite, StoreWriteResult } from '@spindle/core'
 import { createHash } from 'node:crypto'
-import { assertKey, fromJsonb, fromText, toJsonbText, toText } from './jsonb-text.js'
-import { type ExecutionRow, readExecutions, startExecutions, toExecution } from './postgres-execution-store.js'
+import { assertKey, fromText, toJsonbText, toText } from './jsonb-text.js'
+import {
+  type ExecutionRow,
+  readExecutions,
+  type StartedColumns,
+  startedFields,
+  startExecutions,
+  startsPayload,
+  toExecution,
+  upsertStarts,
+} from './postgres-execution-store.js'
 import { type RunRow, runPatchAssignments, toRun } from './postgres-run-store.js'
 import type { SqlExecutor } from './sql-database.js'
 
@@ -19,18 +28,6 @@ export interface BatchStatement {
   readonly values: unknown[]
   /** The writes' results, in order. `executor` reads journal rows again when another writer raced this one (rare). */
   settle(row: Record<string, unknown>, executor: SqlExecutor): Promise<StoreWriteResult[]>
-}
-
-/** Finish of a journal row, as the statement returns it (the rest of the record is the caller's outcome). */
-interface FinishedRow {
-  key: string
-  run_id: string
-  step: number
-  call_id: string
-  tool_name: string
-  args: ExecutionRecord['args']
-  attempt: number
-  started_at: number
 }
 
 /**
@@ -97,22 +94,8 @@ export function batchStatement(schema: string, writes: readonly StoreWrite[]): B
     } else snapshots.push(write.snapshot)
   })
   if (starts.length > 0) {
-    for (const { execution } of starts) assertKey(execution.runId, 'execution runId')
-    const payload = toJsonbText(
-      starts.map(({ execution }) => ({
-        key: execution.key,
-        run_id: execution.runId,
-        step: execution.step,
-        call_id: execution.callId,
-        tool_name: execution.toolName,
-        args: execution.args ?? null,
-      })),
-    )
-    // As `start`: inserted → created; a `started` row gets attempt + 1; a terminal row is left alone, and read.
-    ctes.push(`xs AS (INSERT INTO ${schema}.executions AS x (key, run_id, step, call_id, tool_name, args, status, attempt, started_at)
-      SELECT e.value->>'key', e.value->>'run_id', (e.value->>'step')::integer, e.value->>'call_id', e.value->>'tool_name', e.value->'args', 'started', 1, ${now}
-      FROM jsonb_array_elements(${parameter(payload, 'jsonb')}) WITH ORDINALITY AS e ORDER BY e.ordinality
-      ON CONFLICT (key) DO UPDATE SET attempt = x.attempt + 1 WHERE x.status = 'started'
+    const payload = parameter(startsPayload(starts.map(({ execution }) => execution)), 'jsonb')
+    ctes.push(`xs AS (${upsertStarts(schema, payload, now)}
       RETURNING x.*, (x.xmax = 0) AS created, (x.result IS NOT NULL) AS has_result)`)
     // A created row is all the caller's: only its key comes back. A key not returned is terminal (left alone),
     // read once committed (rare: a resumed run's journal).
@@ -190,7 +173,7 @@ async function settle(
         return undefined
       }
       case 'execution.finish':
-        return finishedRecord(row[`c${index}`] as FinishedRow, write, at)
+        return finishedRecord(row[`c${index}`] as StartedColumns, write, at)
       default:
         return undefined
     }
@@ -233,19 +216,20 @@ function createdRecord(execution: NewExecution, startedAt: number): ExecutionRec
   return { key, runId, step, callId, toolName, args: execution.args ?? null, status: 'started', attempt: 1, startedAt }
 }
 
-function finishedRecord(row: FinishedRow, { key, outcome }: Write<'execution.finish'>, finishedAt: number): ExecutionRecord {
+function finishedRecord(row: StartedColumns, { outcome }: Write<'execution.finish'>, finishedAt: number): ExecutionRecord {
+  const { key, runId, step, callId, toolName, args, attempt, startedAt } = startedFields(row)
   return {
     key,
-    runId: row.run_id,
-    step: Number(row.step),
-    callId: fromText(row.call_id),
-    toolName: fromText(row.tool_name),
-    args: fromJsonb(row.args),
+    runId,
+    step,
+    callId,
+    toolName,
+    args,
     status: outcome.status,
     ...(outcome.result !== undefined && { result: outcome.result }),
     ...(outcome.error != null && { error: outcome.error }),
-    attempt: Number(row.attempt),
-    startedAt: Number(row.started_at),
+    attempt,
+    startedAt,
     finishedAt,
   }
 }

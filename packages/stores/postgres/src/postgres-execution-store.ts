@@ -87,18 +87,12 @@ export class PostgresExecutionStore implements ExecutionStore {
 }
 
 /**
- * `start` for one or more executions with distinct keys, in one upsert (the single method and a batch share it):
- * inserted → created; a `started` row gets attempt + 1; a terminal row is left alone and read back. Results are in
- * the order of `executions`; pg errors are thrown unmapped.
+ * The JSON array text of journal starts, as `upsertStarts` reads it (validates each run id). The key, call id and
+ * tool name are escaped with the JSON (a call id comes from the model): see `toText`.
  */
-export async function startExecutions(
-  executor: SqlExecutor,
-  schema: string,
-  executions: readonly NewExecution[],
-): Promise<Array<{ record: ExecutionRecord; created: boolean }>> {
+export function startsPayload(executions: readonly NewExecution[]): string {
   for (const execution of executions) assertKey(execution.runId, 'execution runId')
-  // The key, call id and tool name are escaped with the JSON (a call id comes from the model): see `toText`.
-  const payload = toJsonbText(
+  return toJsonbText(
     executions.map((execution) => ({
       key: execution.key,
       run_id: execution.runId,
@@ -108,14 +102,34 @@ export async function startExecutions(
       args: execution.args ?? null,
     })),
   )
-  // ORDER BY keeps `ordinal` (listByRun's order) in the order the executions were given.
+}
+
+/**
+ * The upsert of journal starts (`payload`: the parameter holding `startsPayload`, `now`: the start time's), aliased
+ * `x`, without its RETURNING: inserted → a new row; a `started` row gets attempt + 1; a terminal row is left alone
+ * (not returned). ORDER BY keeps `ordinal` (listByRun's order) in the order the executions were given.
+ */
+export function upsertStarts(schema: string, payload: string, now: string): string {
+  return `INSERT INTO ${schema}.executions AS x (key, run_id, step, call_id, tool_name, args, status, attempt, started_at)
+     SELECT e.value->>'key', e.value->>'run_id', (e.value->>'step')::integer, e.value->>'call_id', e.value->>'tool_name', e.value->'args', 'started', 1, ${now}
+     FROM jsonb_array_elements(${payload}) WITH ORDINALITY AS e ORDER BY e.ordinality
+     ON CONFLICT (key) DO UPDATE SET attempt = x.attempt + 1 WHERE x.status = 'started'`
+}
+
+/**
+ * `start` for one or more executions with distinct keys, in one upsert (the single method and a batch share it):
+ * inserted → created; a `started` row gets attempt + 1; a terminal row is left alone and read back. Results are in
+ * the order of `executions`; pg errors are thrown unmapped.
+ */
+export async function startExecutions(
+  executor: SqlExecutor,
+  schema: string,
+  executions: readonly NewExecution[],
+): Promise<Array<{ record: ExecutionRecord; created: boolean }>> {
   const { rows } = await executor.query<ExecutionRow>(
-    `INSERT INTO ${schema}.executions AS x (key, run_id, step, call_id, tool_name, args, status, attempt, started_at)
-     SELECT e.value->>'key', e.value->>'run_id', (e.value->>'step')::integer, e.value->>'call_id', e.value->>'tool_name', e.value->'args', 'started', 1, $2::bigint
-     FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e ORDER BY e.ordinality
-     ON CONFLICT (key) DO UPDATE SET attempt = x.attempt + 1 WHERE x.status = 'started'
+    `${upsertStarts(schema, '$1::jsonb', '$2::bigint')}
      RETURNING x.*, (x.xmax = 0) AS created, (x.result IS NOT NULL) AS has_result`,
-    [payload, Date.now()],
+    [startsPayload(executions), Date.now()],
   )
   const written = new Map(rows.map((row) => [fromText(row.key), row]))
   const terminal = executions.filter((execution) => !written.has(execution.key)).map((execution) => execution.key)
@@ -164,8 +178,11 @@ export async function readExecutions(executor: SqlExecutor, schema: string, keys
   return new Map(rows.map((row) => [fromText(row.key), row]))
 }
 
-/** A journal record from its row (as pg returns it, or as `to_json` of the row with `has_result`). */
-export function toExecution(row: ExecutionRow): ExecutionRecord {
+/** The columns a journal row keeps from its start, as pg returns them (or `to_json` of them). */
+export type StartedColumns = Pick<ExecutionRow, 'key' | 'run_id' | 'step' | 'call_id' | 'tool_name' | 'args' | 'attempt' | 'started_at'>
+
+/** The fields of a journal record its start wrote (the key, call id and tool name unescaped, numbers as numbers). */
+export function startedFields(row: StartedColumns): Pick<ExecutionRecord, 'key' | 'runId' | 'step' | 'callId' | 'toolName' | 'args' | 'attempt' | 'startedAt'> {
   return {
     key: fromText(row.key),
     runId: row.run_id,
@@ -173,11 +190,26 @@ export function toExecution(row: ExecutionRow): ExecutionRecord {
     callId: fromText(row.call_id),
     toolName: fromText(row.tool_name),
     args: fromJsonb(row.args),
+    attempt: Number(row.attempt),
+    startedAt: Number(row.started_at),
+  }
+}
+
+/** A journal record from its row (as pg returns it, or as `to_json` of the row with `has_result`). */
+export function toExecution(row: ExecutionRow): ExecutionRecord {
+  const { key, runId, step, callId, toolName, args, attempt, startedAt } = startedFields(row)
+  return {
+    key,
+    runId,
+    step,
+    callId,
+    toolName,
+    args,
     status: row.status,
     ...(row.has_result && { result: fromJsonb(row.result) as JsonValue }),
     ...(row.error !== null && { error: fromJsonb(row.error) }),
-    attempt: Number(row.attempt),
-    startedAt: Number(row.started_at),
+    attempt,
+    startedAt,
     ...(row.finished_at !== null && { finishedAt: Number(row.finished_at) }),
   }
 }
