@@ -1,26 +1,31 @@
-// The copy-out checks: every store method that returns an object hands the caller its own copy. Each returned
-// value is mutated at every depth, then every read is made again and must return what it returned before.
+// The copy-out checks: every store method that returns an object hands the caller its own copy, or a value frozen at
+// every depth that no caller can change. Each returned value is mutated at every depth (a frozen part is left as it
+// is), then every read is made again and must return what it returned before.
 import type { ArtifactStore, EmbeddingStore, ExecutionStore, RunStore, SessionStore, SnapshotStore } from '@spindle/core'
 import { expect } from 'vitest'
 import type { ConformanceChecks } from './harness.js'
 import { rule } from './rule.js'
 
-/** Changes `value` at every depth, as a caller keeping a result could: a key added to each object, an item pushed on each array, the first element of each typed array changed. */
+/**
+ * Changes `value` at every depth, as a caller keeping a result could: a key added to each object, an item pushed on
+ * each array, the first element of each typed array changed. A frozen object or array cannot be changed (a store may
+ * hand out immutable values shared instead of copies): it is left as it is, and what it holds is still changed.
+ */
 export function mutateDeep(value: unknown): void {
   if (ArrayBuffer.isView(value)) {
     const view = value as unknown as { length?: number; [index: number]: number }
     if (typeof view.length === 'number' && view.length > 0) view[0] = (view[0] ?? 0) + 1
   } else if (Array.isArray(value)) {
     for (const item of value) mutateDeep(item)
-    value.push('mutated')
+    if (!Object.isFrozen(value)) value.push('mutated')
   } else if (value !== null && typeof value === 'object') {
     for (const item of Object.values(value)) mutateDeep(item)
-    ;(value as Record<string, unknown>).mutated = true
+    if (!Object.isFrozen(value)) (value as Record<string, unknown>).mutated = true
   }
 }
 
 const copyFix = (method: string): string =>
-  `${method} must return a copy the caller owns, at every depth (serialize, or structuredClone): a caller changing what it returned must not change what any read returns afterwards (never return the stored object, nor a shallow copy of it)`
+  `${method} must return a copy the caller owns, at every depth (serialize, or structuredClone), or a value frozen at every depth: a caller changing what it returned must not change what any read returns afterwards (never return the stored mutable object, nor a shallow copy of it)`
 
 type Reads = Record<string, () => Promise<unknown>>
 

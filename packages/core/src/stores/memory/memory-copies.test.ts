@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest'
 import type { SessionEntryInput } from '../../spec/session-store.js'
 import type { RunSnapshot } from '../../spec/snapshot-store.js'
 import { cloneValue } from '../clone-value.js'
-import { copySnapshot, storedEntries } from './memory-copies.js'
+import { copySnapshot, freezeDeep, storedEntries } from './memory-copies.js'
+import { MemorySessionStore } from './memory-session-store.js'
 
 /** Every object and array reachable from `value`, with its path. */
 function objectsIn(value: unknown, path = '$', found: Array<[string, object]> = []): Array<[string, object]> {
@@ -87,5 +88,36 @@ describe('memory store copies', () => {
       stored.map((entry) => (entry.kind === 'message' ? entry.message : entry.compaction)),
       entries.map((entry) => (entry.kind === 'message' ? entry.message : entry.compaction)),
     )
+  })
+
+  it('freezeDeep freezes plain data at every depth, and says false (the whole left unfrozen) for what freezing cannot protect', () => {
+    const plain = { a: [1, { b: 'x' }], c: { d: null } }
+    expect(freezeDeep(plain)).toBe(true)
+    for (const [path, object] of objectsIn(plain)) expect(Object.isFrozen(object), path).toBe(true)
+    for (const holder of [{ bytes: new Uint8Array([1]) }, { when: new Date(1) }, { list: [new Map()] }]) {
+      expect(freezeDeep(holder)).toBe(false)
+      expect(Object.isFrozen(holder)).toBe(false)
+    }
+  })
+
+  it('listEntries hands out frozen entries shared, and copies of entries holding a byte array: no read lets a caller change the log', async () => {
+    const sessions = new MemorySessionStore()
+    await sessions.createSession({ id: 's' })
+    const bytes = { role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: new Uint8Array([7]) }] } as never
+    await sessions.append('s', [
+      { kind: 'message', message: { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 't', args: { q: ['x'] } }] } },
+      { kind: 'message', message: bytes },
+    ])
+    const [shared, copied] = await sessions.listEntries('s')
+    const [sharedAgain, copiedAgain] = await sessions.listEntries('s')
+    // The plain entry: the same frozen object each read, every depth frozen.
+    expect(sharedAgain).toBe(shared)
+    for (const [path, object] of objectsIn(shared)) expect(Object.isFrozen(object), path).toBe(true)
+    // The byte array's entry: a new deep copy each read, which its caller may change.
+    expect(copiedAgain).not.toBe(copied)
+    const part = (copied as { message: { content: Array<{ data: Uint8Array }> } }).message.content[0]!
+    part.data[0] = 9
+    expect((copiedAgain as { message: { content: Array<{ data: Uint8Array }> } }).message.content[0]!.data[0]).toBe(7)
+    expect([...((await sessions.listEntries('s'))[1] as { message: { content: Array<{ data: Uint8Array }> } }).message.content[0]!.data]).toEqual([7])
   })
 })

@@ -38,18 +38,52 @@ function copyState(state: object): unknown {
  * The entries an append stores: each built whole in one literal (`{ ...entry, seq }` takes a slow path in V8) on a
  * deep copy of its message (the message and its parts walked here; deeper values by `cloneValue`) or compaction.
  * An input entry is not copied first (its fields are strings but for the payload), and the array is sized once.
+ * Each entry is then frozen at every depth when it can be (see `freezeDeep`): a frozen entry is immutable, so reads
+ * hand it out shared instead of copying it (a cold session's window is read without a copy per message).
  */
 export function storedEntries(entries: readonly SessionEntryInput[], sessionId: string, firstSeq: number, createdAt: number): SessionEntry[] {
   const stored: SessionEntry[] = sizedArray(entries.length)
   for (let index = 0; index < entries.length; index++) {
     const entry = entries[index]!
     const seq = firstSeq + index
-    stored[index] =
+    const copy: SessionEntry =
       entry.kind === 'message'
         ? { kind: 'message', message: copyMessage(entry.message), runId: entry.runId, sessionId, seq, createdAt }
         : { kind: 'compaction', compaction: cloneValue(entry.compaction), runId: entry.runId, sessionId, seq, createdAt }
+    if (freezeDeep(entry.kind === 'message' ? (copy as { message: object }).message : (copy as { compaction: object }).compaction)) Object.freeze(copy)
+    stored[index] = copy
   }
   return stored
+}
+
+/**
+ * A stored entry as a read hands it out: the entry itself when it is frozen (immutable at every depth, so a caller
+ * can change nothing the store holds), else a deep copy (an entry holding a value `Object.freeze` cannot make
+ * immutable, such as a byte array).
+ */
+export function entryOut(entry: SessionEntry): SessionEntry {
+  return Object.isFrozen(entry) ? entry : cloneValue(entry)
+}
+
+/**
+ * Freezes a value the store owns (its own copy) at every depth: true when all of it is now immutable (plain
+ * objects, arrays, primitives), false when it holds something freezing does not protect (a typed array, whose
+ * elements stay writable; a Date or any other class instance, whose state is internal). Plain parts are frozen
+ * either way; the caller freezes the whole only on true.
+ */
+export function freezeDeep(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true
+  let immutable = true
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) if (!freezeDeep(value[index])) immutable = false
+  } else {
+    const prototype = Object.getPrototypeOf(value)
+    if (prototype !== Object.prototype && prototype !== null) return false
+    const record = value as Record<string, unknown>
+    for (const key in record) if (!freezeDeep(record[key])) immutable = false
+  }
+  if (immutable) Object.freeze(value)
+  return immutable
 }
 
 /** An appended entry as its caller gets it: on the caller's own payload (never the stored copy). */

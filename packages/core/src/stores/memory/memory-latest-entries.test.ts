@@ -1,5 +1,5 @@
 // The newest entries of a kind (the context window's "latest compaction" lookup) are read from the end of the log:
-// the same entries, copies, as the whole-log path returns, for every bound and limit.
+// the same entries (frozen, shared) as the whole-log path returns, for every bound and limit.
 import { describe, expect, it } from 'vitest'
 import type { SessionEntryInput } from '../../spec/session-store.js'
 import { MemorySessionStore } from './memory-session-store.js'
@@ -36,11 +36,13 @@ describe('MemorySessionStore listEntries, newest of a kind', () => {
     }
   })
 
-  it('hands out copies: changing one never reaches the log', async () => {
+  it('hands out entries no caller can change: frozen at every depth, so changing one never reaches the log', async () => {
     const sessions = await seeded()
     const [latest] = await sessions.listEntries('s', { kind: 'compaction', order: 'desc', limit: 1 })
     expect(latest?.kind === 'compaction' && latest.compaction.throughSeq).toBe(34)
-    if (latest?.kind === 'compaction') latest.compaction.summary = 'changed'
+    expect(() => {
+      if (latest?.kind === 'compaction') latest.compaction.summary = 'changed'
+    }).toThrow(TypeError)
     const [again] = await sessions.listEntries('s', { kind: 'compaction', order: 'desc', limit: 1 })
     expect(again?.kind === 'compaction' && again.compaction.summary).toBe('through 34')
   })

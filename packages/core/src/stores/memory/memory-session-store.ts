@@ -1,6 +1,6 @@
 // In-memory SessionStore: sessions and their append-only log, gap-free sequence numbers and fencing.
 import { cloneValue } from '../clone-value.js'
-import { appendedEntry, storedEntries } from './memory-copies.js'
+import { appendedEntry, entryOut, storedEntries } from './memory-copies.js'
 import { sizedArray } from '../../util/sized-array.js'
 import { timeOrderedId } from '../time-ordered-id.js'
 import type { StoreBatch, StoreWrite } from '../../spec/store-batch.js'
@@ -27,7 +27,9 @@ interface SessionState {
 }
 
 /**
- * The default SessionStore: everything lives in this instance's maps; values are deep-copied in and out.
+ * The default SessionStore: everything lives in this instance's maps; values are deep-copied in and out, except
+ * log entries, which are deep-copied in and frozen: a read returns them shared (immutable, so a caller can change
+ * nothing the store holds), without a copy per entry.
  *
  * @example
  * const sessions = new MemorySessionStore()
@@ -161,14 +163,17 @@ export class MemorySessionStore implements SessionStore {
     if (options.order === 'desc' && options.limit !== undefined && kind !== undefined) {
       const newest: SessionEntry[] = []
       const limit = Math.trunc(options.limit)
-      for (let index = to - 1; index >= from && newest.length < limit; index--) if (state.entries[index]!.kind === kind) newest.push(state.entries[index]!)
-      return cloneValue(newest)
+      for (let index = to - 1; index >= from && newest.length < limit; index--)
+        if (state.entries[index]!.kind === kind) newest.push(entryOut(state.entries[index]!))
+      return newest
     }
     let entries = state.entries.slice(from, to)
     if (kind !== undefined) entries = entries.filter((entry) => entry.kind === kind)
     if (options.order === 'desc') entries = entries.reverse()
     if (options.limit !== undefined) entries = entries.slice(0, Math.max(0, options.limit))
-    return cloneValue(entries)
+    // The array is the caller's; each entry is handed out shared when frozen (immutable), else copied.
+    for (let index = 0; index < entries.length; index++) entries[index] = entryOut(entries[index]!)
+    return entries
   }
 
   #require(id: string): SessionState {
