@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { SessionEntryInput } from '../../spec/session-store.js'
 import type { RunSnapshot } from '../../spec/snapshot-store.js'
 import { cloneValue } from '../clone-value.js'
-import { copySnapshot, freezeDeep, storedEntries } from './memory-copies.js'
+import { copySnapshot, frozenCopy, storedEntries } from './memory-copies.js'
 import { MemorySessionStore } from './memory-session-store.js'
 
 /** Every object and array reachable from `value`, with its path. */
@@ -90,14 +90,20 @@ describe('memory store copies', () => {
     )
   })
 
-  it('freezeDeep freezes plain data at every depth, and says false (the whole left unfrozen) for what freezing cannot protect', () => {
-    const plain = { a: [1, { b: 'x' }], c: { d: null } }
-    expect(freezeDeep(plain)).toBe(true)
-    for (const [path, object] of objectsIn(plain)) expect(Object.isFrozen(object), path).toBe(true)
-    for (const holder of [{ bytes: new Uint8Array([1]) }, { when: new Date(1) }, { list: [new Map()] }]) {
-      expect(freezeDeep(holder)).toBe(false)
-      expect(Object.isFrozen(holder)).toBe(false)
-    }
+  it('frozenCopy copies plain data at every depth and freezes every level; storedEntries freezes an entry only when all of it froze', () => {
+    const plain = { a: [1, { b: 'x' }], c: { d: null }, ...JSON.parse('{"__proto__": {"e": 1}}') }
+    const copy = frozenCopy(plain)
+    expectDeepCopy(copy, plain)
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype)
+    for (const [path, object] of objectsIn(copy)) expect(Object.isFrozen(object), path).toBe(true)
+    const message = (content: unknown) => ({ kind: 'message', message: { role: 'user', content } }) as SessionEntryInput
+    const stored = storedEntries(
+      [message('plain'), message([{ type: 'file', data: new Uint8Array([1]) }]), message([{ type: 'text', text: 'x', when: new Date(1) }])],
+      's',
+      1,
+      1,
+    )
+    expect(stored.map((entry) => Object.isFrozen(entry))).toEqual([true, false, false])
   })
 
   it('listEntries hands out frozen entries shared, and copies of entries holding a byte array: no read lets a caller change the log', async () => {
