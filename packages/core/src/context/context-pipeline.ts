@@ -120,7 +120,7 @@ export class ContextPipeline {
     // Unchanged tools keep the caller's array, whose token count is cached by identity.
     const tools = sameTools(draft.tools, input.tools) ? input.tools : draft.tools
     // Built whole, every field the run sets later included (a field added afterwards gives the request a map V8
-    // drops at each major GC, and the hot caller's inline caches with it: see RunExecution's shapeKeeper).
+    // drops at each major GC, and the hot caller's inline caches with it: see util/fast-path.ts).
     const request: ModelRequest = tools.length ? { messages, tools, maxOutputTokens: undefined } : { messages, maxOutputTokens: undefined }
     const tokens = build.windowTokens + build.extraTokens + (systemText ? this.#systemTokens(systemText) : 0) + this.#toolTokens(tools)
     return { request, tokens }

@@ -1,7 +1,7 @@
 // A handoff: a successful handoff tool call gives the rest of the run to its target agent (same session, same history).
 import type { AgentEventPayload } from '../spec/events.js'
 import type { ToolCallOutcome } from '../tools/tool-step.js'
-import type { RunContext } from './run-context.js'
+import { usePolicy, type RunContext } from './run-context.js'
 import type { AgentSpec } from './run-request.js'
 import { withState } from './run-state.js'
 
@@ -21,7 +21,7 @@ export function applyHandoffs(
     const { model, scope, policy } = run.deps.agents.resolve(target)
     Object.assign(run.init, { agentName: target.name, instructions: target.instructions, model, scope })
     // The rest of the run is the target's: its policy (approvals, allow / deny, limits) applies from here.
-    if (policy) run.usePolicy(policy)
+    if (policy) usePolicy(run, policy)
     run.state = withState(run.state, { agent: target.name })
     emit({ type: 'agent.handoff', step: run.state.step, from, to: target.name, callId: outcome.callId })
     return policy !== undefined

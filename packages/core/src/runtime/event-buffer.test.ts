@@ -2,7 +2,7 @@
 // shape, the events the run delivered.
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent } from '../spec/events.js'
-import { EventBuffer } from './event-buffer.js'
+import { eventBuffer } from './event-buffer.js'
 
 function stepStarted(seq: number, step: number): AgentEvent {
   return { type: 'step.started', step, runId: 'r', sessionId: 's', seq, timestamp: 100 + seq }
@@ -10,7 +10,7 @@ function stepStarted(seq: number, step: number): AgentEvent {
 
 describe('EventBuffer', () => {
   it('takes deltas and other events back in order, each delta as the event delivered', () => {
-    const buffer = new EventBuffer('r', 's', undefined)
+    const buffer = eventBuffer('r', 's', undefined)
     buffer.push(stepStarted(1, 1))
     buffer.pushDelta('reasoning.delta', 1, 'hmm', 2, 102)
     buffer.pushDelta('text.delta', 1, 'Hello', 3, 103)
@@ -34,14 +34,14 @@ describe('EventBuffer', () => {
   })
 
   it('a sub-agent’s deltas carry its parent run id; without deltas the events are taken as they are', () => {
-    const nested = new EventBuffer('r', 's', 'parent')
+    const nested = eventBuffer('r', 's', 'parent')
     nested.pushDelta('text.delta', 1, 'one', 1, 101)
     nested.pushDelta('text.delta', 1, 'two', 2, 102)
     expect(nested.take()).toStrictEqual([
       { type: 'text.delta', step: 1, delta: 'one', runId: 'r', sessionId: 's', seq: 1, timestamp: 101, parentRunId: 'parent' },
       { type: 'text.delta', step: 1, delta: 'two', runId: 'r', sessionId: 's', seq: 2, timestamp: 102, parentRunId: 'parent' },
     ])
-    const plain = new EventBuffer('r', 's', undefined)
+    const plain = eventBuffer('r', 's', undefined)
     const events = [stepStarted(1, 1), stepStarted(2, 2)]
     for (const event of events) plain.push(event)
     const taken = plain.take()
@@ -50,7 +50,7 @@ describe('EventBuffer', () => {
   })
 
   it('events taken back (a failed commit) go in front of the ones buffered since', () => {
-    const buffer = new EventBuffer('r', 's', undefined)
+    const buffer = eventBuffer('r', 's', undefined)
     buffer.pushDelta('text.delta', 1, 'a', 1, 101)
     buffer.push(stepStarted(2, 1))
     const taken = buffer.take()

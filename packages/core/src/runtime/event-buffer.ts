@@ -4,69 +4,71 @@
 // The commit gets the events rebuilt (`take`), equal to the ones delivered.
 import type { AgentEvent } from '../spec/events.js'
 
-/** Consecutive deltas of one type and step, with consecutive seqs. */
-class Deltas {
-  readonly deltas: string[] = []
-  readonly timestamps: number[] = []
-
-  constructor(
-    readonly type: 'text.delta' | 'reasoning.delta',
-    readonly step: number,
-    readonly firstSeq: number,
-  ) {}
+/** Consecutive deltas of one type and step, with consecutive seqs (a literal: see util/fast-path.ts). */
+export interface Deltas {
+  readonly kind: typeof deltasKind
+  readonly type: 'text.delta' | 'reasoning.delta'
+  readonly step: number
+  readonly firstSeq: number
+  readonly deltas: string[]
+  readonly timestamps: number[]
 }
 
+/** Tells a Deltas from an event (no event has a `kind`). */
+const deltasKind = Symbol('deltas')
+
+function isDeltas(entry: AgentEvent | Deltas): entry is Deltas {
+  return (entry as Deltas).kind === deltasKind
+}
+
+/**
+ * A run's events between two commits. Built by `eventBuffer()` as one literal, its methods included: a class
+ * instance's hidden class dies at a full GC when no run is alive, and the code compiled against it (util/fast-path.ts).
+ */
 export class EventBuffer {
-  #entries: Array<AgentEvent | Deltas> = []
+  declare readonly runId: string
+  declare readonly sessionId: string
+  declare readonly parentRunId: string | undefined
+  declare entries: Array<AgentEvent | Deltas>
   /** The events held (a Deltas counts for its deltas). */
-  #count = 0
+  declare length: number
   /** Whether an entry is a Deltas. */
-  #deltas = false
-
-  constructor(
-    readonly runId: string,
-    readonly sessionId: string,
-    readonly parentRunId: string | undefined,
-  ) {}
-
-  get length(): number {
-    return this.#count
-  }
+  declare hasDeltas: boolean
 
   push(event: AgentEvent): void {
-    this.#entries.push(event)
-    this.#count++
+    this.entries.push(event)
+    this.length++
   }
 
   /** A delta event, as `{ type, step, delta, runId, sessionId, seq, timestamp, parentRunId? }`. */
   pushDelta(type: 'text.delta' | 'reasoning.delta', step: number, delta: string, seq: number, timestamp: number): void {
-    const entries = this.#entries
+    const entries = this.entries
     const last = entries[entries.length - 1]
     let run: Deltas
-    if (last instanceof Deltas && last.type === type && last.step === step && last.firstSeq + last.deltas.length === seq) run = last
+    if (last !== undefined && isDeltas(last) && last.type === type && last.step === step && last.firstSeq + last.deltas.length === seq) run = last
     else {
-      run = new Deltas(type, step, seq)
+      run = { kind: deltasKind, type, step, firstSeq: seq, deltas: [], timestamps: [] }
       entries.push(run)
-      this.#deltas = true
+      this.hasDeltas = true
     }
     run.deltas.push(delta)
     run.timestamps.push(timestamp)
-    this.#count++
+    this.length++
   }
 
   /** Every event held, in order (rebuilt), and an empty buffer. */
   take(): AgentEvent[] {
-    const entries = this.#entries
-    this.#entries = []
-    this.#count = 0
+    const entries = this.entries
+    this.entries = []
+    this.length = 0
     // Mostly no deltas: the entries are the events.
-    if (!this.#deltas) return entries as AgentEvent[]
-    this.#deltas = false
+    if (!this.hasDeltas) return entries as AgentEvent[]
+    this.hasDeltas = false
     const events: AgentEvent[] = []
     const { runId, sessionId, parentRunId } = this
     for (let index = 0; index < entries.length; index++) {
       const entry = entries[index]!
-      if (!(entry instanceof Deltas)) {
+      if (!isDeltas(entry)) {
         events.push(entry)
         continue
       }
@@ -83,7 +85,25 @@ export class EventBuffer {
   /** Puts events taken back in front (a commit that failed wrote none of them). */
   restore(events: AgentEvent[]): void {
     if (events.length === 0) return
-    this.#entries = this.#entries.length ? (events as Array<AgentEvent | Deltas>).concat(this.#entries) : events
-    this.#count += events.length
+    this.entries = this.entries.length ? (events as Array<AgentEvent | Deltas>).concat(this.entries) : events
+    this.length += events.length
+  }
+}
+
+const methods = EventBuffer.prototype
+
+/** An empty buffer for one run's events. */
+export function eventBuffer(runId: string, sessionId: string, parentRunId: string | undefined): EventBuffer {
+  return {
+    runId,
+    sessionId,
+    parentRunId,
+    entries: [],
+    length: 0,
+    hasDeltas: false,
+    push: methods.push,
+    pushDelta: methods.pushDelta,
+    take: methods.take,
+    restore: methods.restore,
   }
 }

@@ -72,25 +72,25 @@ const callSegment = 2
  * One block of the answer as it streamed: a run of text, one reasoning block, or one tool call. The blocks keep
  * their streamed order, which providers require for reasoning: Anthropic rejects thinking blocks that were
  * merged or moved relative to the tool calls between them, and each OpenAI reasoning item goes back as itself.
- * One class for all three keeps the list monomorphic.
+ * One literal shape for all three keeps the list monomorphic.
  */
-class Segment {
+interface Segment {
+  readonly kind: typeof textSegment | typeof reasoningSegment | typeof callSegment
   /** Text, reasoning or (for a call) its arguments so far. */
   text: string
   /** A reasoning block is closed by its signature or redacted payload: the next reasoning starts another. */
-  closed = false
+  closed: boolean
   /** Deltas appended to a text block since its text was last flattened (see `appendText`). */
-  unflattened = 0
-  signature: string | undefined = undefined
-  redacted: string | undefined = undefined
-  constructor(
-    readonly kind: typeof textSegment | typeof reasoningSegment | typeof callSegment,
-    text: string,
-    readonly id = '',
-    readonly name = '',
-  ) {
-    this.text = text
-  }
+  unflattened: number
+  signature: string | undefined
+  redacted: string | undefined
+  readonly id: string
+  readonly name: string
+}
+
+/** A segment as one literal: a class instance's hidden class dies at a full GC between runs (util/fast-path.ts). */
+function newSegment(kind: Segment['kind'], text: string, id = '', name = ''): Segment {
+  return { kind, text, closed: false, unflattened: 0, signature: undefined, redacted: undefined, id, name }
 }
 
 /** Deltas after which a text block's text is flattened. */
@@ -131,7 +131,7 @@ function addReasoning(segments: Segment[], part: { delta: string; signature?: st
     last !== undefined && last.kind === reasoningSegment && !last.closed && (!part.redacted || (last.text === '' && last.signature === undefined))
       ? last
       : undefined
-  const segment = open ?? new Segment(reasoningSegment, '')
+  const segment = open ?? newSegment(reasoningSegment, '')
   if (open === undefined) segments.push(segment)
   segment.text += part.delta
   if (part.signature) {
@@ -174,8 +174,8 @@ async function streamOnce(model: LanguageModel, request: ModelRequest, options: 
           produced = true
           const last = segments?.[segments.length - 1]
           if (last?.kind === textSegment) appendText(last, part.delta)
-          else if (segments === undefined) segments = [new Segment(textSegment, part.delta)]
-          else segments.push(new Segment(textSegment, part.delta))
+          else if (segments === undefined) segments = [newSegment(textSegment, part.delta)]
+          else segments.push(newSegment(textSegment, part.delta))
           emitDelta('text.delta', step, part.delta)
           break
         }
@@ -187,7 +187,7 @@ async function streamOnce(model: LanguageModel, request: ModelRequest, options: 
           break
         case 'tool-call-start': {
           produced = true
-          const started = new Segment(callSegment, '', part.id, part.name)
+          const started = newSegment(callSegment, '', part.id, part.name)
           if (segments === undefined) {
             segments = [started]
             callCount = 1

@@ -112,7 +112,7 @@ export async function resumeRun(
       opening.replay = { entries, announce: snapshotPhase !== 'tools' }
     }
     const start = { state, agent, model, scope, window, lease: hold.lease, runtime, channel: undefined, signal: controller.signal, messages }
-    return executeHeld(services, hold, controller, policy, start, (execution) => execution.restoreSeqs(snapshot), opening)
+    return executeHeld(services, hold, controller, policy, start, (execution) => execution.events.seqs.restore(snapshot), opening)
   })
 }
 

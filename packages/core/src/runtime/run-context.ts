@@ -20,7 +20,7 @@ import type { ToolRuntime } from '../tools/tool-runtime.js'
 import type { ToolScope } from '../tools/tool-scope.js'
 import type { AgentSpec } from './run-request.js'
 import type { RunState } from './run-state.js'
-import { StepWriter } from './step-writer.js'
+import { stepWriter, type StepWriter } from './step-writer.js'
 import type { TransitionLimits } from './transition.js'
 
 /** A handoff target's model, tool scope and policy, as the runtime resolves them (see AgentResolver). */
@@ -77,8 +77,11 @@ export type RunExecutionStart = Omit<RunExecutionInit, 'agentName' | 'instructio
   messages?: ModelMessage[]
 }
 
-/** The per-run data the parts of an execution share. */
-export class RunContext {
+/**
+ * The per-run data the parts of an execution share. Built by `runContext()` as one literal: a class instance's
+ * hidden class dies at a full GC when no run is alive, and the code compiled against it (see util/fast-path.ts).
+ */
+export interface RunContext {
   /** The run's state: a value, replaced as the loop advances (never changed once a snapshot was given it). */
   state: RunState
   readonly deps: RunExecutionDeps
@@ -90,23 +93,26 @@ export class RunContext {
   readonly writer: StepWriter
   readonly runId: string
   readonly sessionId: string
+}
 
-  constructor(deps: RunExecutionDeps, init: RunExecutionInit) {
-    this.deps = deps
-    this.init = init
-    this.state = init.state
-    this.runId = init.state.runId
-    this.sessionId = init.state.sessionId
-    this.messages = init.messages
-    this.writer = new StepWriter(deps.stores, findStoreBatch(deps.stores))
-    this.limits = limitsOf(deps.policy)
+/** The shared data of a run starting from `init` with the runtime's `deps`. */
+export function runContext(deps: RunExecutionDeps, init: RunExecutionInit): RunContext {
+  return {
+    state: init.state,
+    deps,
+    init,
+    limits: limitsOf(deps.policy),
+    messages: init.messages,
+    writer: stepWriter(deps.stores, findStoreBatch(deps.stores)),
+    runId: init.state.runId,
+    sessionId: init.state.sessionId,
   }
+}
 
-  /** The rest of the run follows `policy` (a handoff to an agent with its own). */
-  usePolicy(policy: RuntimePolicy): void {
-    this.deps.policy = policy
-    Object.assign(this.limits, limitsOf(policy))
-  }
+/** The rest of the run follows `policy` (a handoff to an agent with its own). */
+export function usePolicy(run: RunContext, policy: RuntimePolicy): void {
+  run.deps.policy = policy
+  Object.assign(run.limits, limitsOf(policy))
 }
 
 function limitsOf(policy: RuntimePolicy): TransitionLimits {

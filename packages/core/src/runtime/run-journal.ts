@@ -16,68 +16,66 @@ import type { RunContext } from './run-context.js'
 
 type Started = Awaited<ReturnType<ToolJournal['start']>>
 
-/** The run's tool-call journal and the results every call of its history gets. */
+/**
+ * The run's tool-call journal and the results every call of its history gets. Built by `runJournal()` as one literal,
+ * its methods included: a class instance's hidden class dies at a full GC when no run is alive, and the code compiled
+ * against it (see util/fast-path.ts).
+ */
 export class RunJournal {
-  readonly #run: RunContext
-  readonly #commit: RunCommit
+  declare readonly run: RunContext
+  declare readonly commit: RunCommit
   /**
-   * Journal keys started and not finished in the current tool step: slots `0 … #runningCount - 1` of an array
+   * Journal keys started and not finished in the current tool step: slots `0 … runningCount - 1` of an array
    * kept from step to step (a Set's delete and clear rebuilt its table: about 130 bytes a step).
    */
-  readonly #running: string[] = []
-  #runningCount = 0
-
-  constructor(run: RunContext, commit: RunCommit) {
-    this.#run = run
-    this.#commit = commit
-  }
-
+  declare readonly running: string[]
+  declare runningCount: number
   /**
    * The journal the ToolRuntime writes to. A start is committed at once, with the writes queued before it (the
    * assistant message that asked for the call: one commit). A finish is committed at once while another call of
    * the step still runs; the last one goes with the step's next commit (the next call's start, or the tool results
    * and the snapshot), which follows it without any wait in between.
    */
-  readonly journal: ToolJournal = { start: this.#start.bind(this), finish: this.#finish.bind(this) }
+  declare readonly journal: ToolJournal
 
   /** Synchronous when the writer commits synchronously: the tool then runs without an async round. */
-  #start(execution: NewExecution): ReturnType<ToolJournal['start']> {
-    const committed = this.#run.writer.commitNow([{ type: 'execution.start', execution }])
-    return isPending(committed) ? committed.then(([result]) => this.#started(execution, result)) : this.#started(execution, committed[0])
+  startNow(execution: NewExecution): ReturnType<ToolJournal['start']> {
+    const committed = this.run.writer.commitNow([{ type: 'execution.start', execution }])
+    return isPending(committed) ? committed.then(([result]) => this.started(execution, result)) : this.started(execution, committed[0])
   }
 
-  #started(execution: NewExecution, result: StoreWriteResult | undefined): Started {
+  started(execution: NewExecution, result: StoreWriteResult | undefined): Started {
     const started = result as Started
-    if (started.record.status === 'started' && this.#runningIndex(execution.key) < 0) {
-      if (this.#runningCount === this.#running.length) this.#running.push(execution.key)
-      else this.#running[this.#runningCount] = execution.key
-      this.#runningCount++
+    if (started.record.status === 'started' && this.runningIndex(execution.key) < 0) {
+      if (this.runningCount === this.running.length) this.running.push(execution.key)
+      else this.running[this.runningCount] = execution.key
+      this.runningCount++
     }
     return started
   }
 
-  #runningIndex(key: string): number {
-    for (let index = 0; index < this.#runningCount; index++) if (this.#running[index] === key) return index
+  runningIndex(key: string): number {
+    for (let index = 0; index < this.runningCount; index++) if (this.running[index] === key) return index
     return -1
   }
 
   /** Forgets the keys of the step that ended. */
   clearRunning(): void {
-    for (let index = 0; index < this.#runningCount; index++) this.#running[index] = undefined as never
-    this.#runningCount = 0
+    for (let index = 0; index < this.runningCount; index++) this.running[index] = undefined as never
+    this.runningCount = 0
   }
 
-  #finish(key: string, outcome: ExecutionOutcome): ReturnType<ToolJournal['finish']> {
-    const index = this.#runningIndex(key)
+  finishNow(key: string, outcome: ExecutionOutcome): ReturnType<ToolJournal['finish']> {
+    const index = this.runningIndex(key)
     if (index >= 0) {
-      const last = --this.#runningCount
-      this.#running[index] = this.#running[last]!
-      this.#running[last] = undefined as never
+      const last = --this.runningCount
+      this.running[index] = this.running[last]!
+      this.running[last] = undefined as never
     }
     // Every journal write of a run passes here: its error text is bounded for any store.
     const write: StoreWrite = { type: 'execution.finish', key, outcome: boundExecutionOutcome(outcome) }
-    const { writer } = this.#run
-    if (this.#runningCount || !writer.batch) return writer.commit([write]) as ReturnType<ToolJournal['finish']>
+    const { writer } = this.run
+    if (this.runningCount || !writer.batch) return writer.commit([write]) as ReturnType<ToolJournal['finish']>
     writer.defer(write)
   }
 
@@ -91,7 +89,7 @@ export class RunJournal {
         ? { type: 'tool-result', toolCallId: outcome.callId, toolName: outcome.toolName, result: outcome.result, isError: true }
         : { type: 'tool-result', toolCallId: outcome.callId, toolName: outcome.toolName, result: outcome.result }
     }
-    this.#commit.appendWithNextCommit([{ kind: 'message', message: { role: 'tool', content }, runId: this.#run.runId }])
+    this.commit.appendWithNextCommit([{ kind: 'message', message: { role: 'tool', content }, runId: this.run.runId }])
   }
 
   /** Every tool call in the history gets a result, even when the run ends before executing it. */
@@ -117,7 +115,7 @@ export class RunJournal {
    */
   async closeCallsFromJournal(calls: PendingCall[], reason: string): Promise<void> {
     if (!calls.length) return
-    const run = this.#run
+    const run = this.run
     try {
       await run.writer.commit()
     } catch {
@@ -144,4 +142,27 @@ export class RunJournal {
     }
     this.answerCalls(outcomes)
   }
+}
+
+const methods = RunJournal.prototype
+
+/** The journal of the run `run`, committing through `commit`. */
+export function runJournal(run: RunContext, commit: RunCommit): RunJournal {
+  const journal: RunJournal = {
+    run,
+    commit,
+    running: [],
+    runningCount: 0,
+    journal: undefined as never,
+    startNow: methods.startNow,
+    started: methods.started,
+    runningIndex: methods.runningIndex,
+    clearRunning: methods.clearRunning,
+    finishNow: methods.finishNow,
+    answerCalls: methods.answerCalls,
+    closeCalls: methods.closeCalls,
+    closeCallsFromJournal: methods.closeCallsFromJournal,
+  }
+  ;(journal as { journal: ToolJournal }).journal = { start: journal.startNow.bind(journal), finish: journal.finishNow.bind(journal) }
+  return journal
 }

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { AgentRuntime, defineTool, Extensions, memoryStores, mockModel, type StoreBatch, type Stores, StoreError, type StoreWrite } from '../index.js'
-import { StepWriter } from './step-writer.js'
+import { stepWriter } from './step-writer.js'
 
 const add = defineTool({ name: 'add', description: 'adds', inputSchema: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => a + b })
 
@@ -245,7 +245,7 @@ describe('step batching', () => {
         return writes.map(() => undefined)
       },
     }
-    const writer = new StepWriter(stores, slowFirst)
+    const writer = stepWriter(stores, slowFirst)
     const execution = (callId: string) => ({ key: `r:1:${callId}`, runId: 'r', step: 1, callId, toolName: 'add', args: {} })
     writer.defer({ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'assistant', content: [] } }] })
     const first = writer.commit([{ type: 'execution.start', execution: execution('a') }])
@@ -269,7 +269,7 @@ describe('step batching', () => {
         return writes.map(() => undefined)
       },
     }
-    const writer = new StepWriter(stores, failingFirst)
+    const writer = stepWriter(stores, failingFirst)
     const execution = (callId: string) => ({ key: `r:1:${callId}`, runId: 'r', step: 1, callId, toolName: 'add', args: {} })
     const results = await Promise.allSettled(['a', 'b', 'c'].map((callId) => writer.commit([{ type: 'execution.start', execution: execution(callId) }])))
     expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled', 'fulfilled'])
@@ -293,7 +293,7 @@ describe('step batching', () => {
         return writes.map(() => undefined)
       },
     }
-    const writer = new StepWriter(stores, flaky)
+    const writer = stepWriter(stores, flaky)
     const update = (step: number): StoreWrite => ({ type: 'run.update', runId: 'r', patch: { step } })
     const results: number[] = []
     writer.defer(update(1), () => void results.push(1))
@@ -302,7 +302,7 @@ describe('step batching', () => {
     // Queued while the commit is in flight: after the failure it comes after the two put back.
     writer.defer(update(4), () => void results.push(4))
     await expect(failing).rejects.toThrow('went away')
-    expect(writer.queued.map((write) => (write as { patch: { step: number } }).patch.step)).toEqual([1, 2, 4])
+    expect(writer.queued().map((write) => (write as { patch: { step: number } }).patch.step)).toEqual([1, 2, 4])
     expect(writer.queuedCount).toBe(3)
     fail = false
     await writer.commit([update(5)])
@@ -311,7 +311,7 @@ describe('step batching', () => {
       ['1', '2', '4', '5'],
     ])
     expect(results).toEqual([1, 2, 4])
-    expect(writer.queued).toEqual([])
+    expect(writer.queued()).toEqual([])
     // A commit after that sends only its own writes.
     await writer.commit([update(6)])
     expect(sent[2]).toEqual(['6'])
@@ -320,7 +320,7 @@ describe('step batching', () => {
   it("with the memory stores' own batch a commit is written and its queued results delivered before commit() returns", async () => {
     const stores = memoryStores()
     await stores.sessions.createSession({ id: 's' })
-    const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
+    const writer = stepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
     const delivered: number[] = []
     writer.defer({ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'hi' } }] }, (stored) => {
       delivered.push(...stored.map((entry) => entry.seq))
@@ -328,7 +328,7 @@ describe('step batching', () => {
     const committing = writer.commit([{ type: 'execution.start', execution: { key: 'r:1:a', runId: 'r', step: 1, callId: 'a', toolName: 'add', args: {} } }])
     // No async round: the entry is stored and its seq handed back synchronously.
     expect(delivered).toEqual([1])
-    expect(writer.queued).toEqual([])
+    expect(writer.queued()).toEqual([])
     const [started] = await committing
     expect(started).toMatchObject({ created: true, record: { key: 'r:1:a', status: 'started' } })
     expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1])
@@ -338,13 +338,13 @@ describe('step batching', () => {
       /never started/,
     )
     expect((await stores.sessions.listEntries('s')).map((entry) => entry.seq)).toEqual([1])
-    expect(writer.queued).toHaveLength(1)
+    expect(writer.queued()).toHaveLength(1)
   })
 
   it('commitNow returns the results synchronously through the memory batch, a promise while a commit is in flight, and throws a synchronous failure with nothing written', async () => {
     const stores = memoryStores()
     await stores.sessions.createSession({ id: 's' })
-    const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
+    const writer = stepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
     const start = (callId: string): StoreWrite => ({
       type: 'execution.start',
       execution: { key: `r:1:${callId}`, runId: 'r', step: 1, callId, toolName: 'add', args: {} },
@@ -357,7 +357,7 @@ describe('step batching', () => {
     expect(() => writer.commitNow([{ type: 'execution.finish', key: 'never-started', outcome: { status: 'succeeded', result: 1 } }], true)).toThrow(
       /never started/,
     )
-    expect(writer.queued).toHaveLength(1)
+    expect(writer.queued()).toHaveLength(1)
     expect(await stores.sessions.listEntries('s')).toEqual([])
     // While an asynchronous commit is in flight (a replaced method), the next one waits for it: a promise.
     const original = stores.executions.start.bind(stores.executions)
@@ -380,7 +380,7 @@ describe('step batching', () => {
     await stores.sessions.createSession({ id: 's' })
     await stores.runs.createRun({ id: 'r', sessionId: 's', request: { input: 'hi' } })
     await stores.executions.start({ key: 'r:1:a', runId: 'r', step: 1, callId: 'a', toolName: 'add', args: {} })
-    const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
+    const writer = stepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
     let appended: unknown
     writer.defer({ type: 'session.append', sessionId: 's', entries: [{ kind: 'message', message: { role: 'user', content: 'hi' } }] }, (stored) => {
       appended = stored
@@ -426,7 +426,7 @@ describe('step batching', () => {
       landed.push(`start ${execution.callId}`)
       return start(execution)
     }
-    const writer = new StepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
+    const writer = stepWriter(stores, (stores.sessions as { batch?: StoreBatch }).batch)
     const first = writer.commit([{ type: 'execution.start', execution: { key: 'r:1:a', runId: 'r', step: 1, callId: 'a', toolName: 'add', args: {} } }])
     const second = writer.commit([
       {

@@ -8,34 +8,37 @@ import type { ExecuteCallsInput } from './tool-step.js'
 
 /**
  * The run's abort as one promise for the step: one listener on the run's signal per step (not per call) ends every
- * pending asynchronous call. Created on first use (a synchronous tool never waits on it).
+ * pending asynchronous call. Created on first use (a synchronous tool never waits on it). Built by `stepAbort()` as
+ * one literal, its methods included: a class instance's hidden class dies at a full GC when no run is alive, and the
+ * code compiled against it (see util/fast-path.ts).
  */
 export class StepAbort {
-  readonly #signal: AbortSignal
-  #aborted: Promise<never> | undefined = undefined
-  #onAbort: (() => void) | undefined = undefined
-
-  constructor(signal: AbortSignal) {
-    this.#signal = signal
-  }
+  declare readonly signal: AbortSignal
+  declare abortedPromise: Promise<never> | undefined
+  declare onAbort: (() => void) | undefined
 
   /** Rejects with the run's abort reason. */
   aborted(): Promise<never> {
-    if (this.#aborted) return this.#aborted
-    const signal = this.#signal
-    this.#aborted = new Promise<never>((_, reject) => {
-      this.#onAbort = () => reject(signal.reason)
-      if (signal.aborted) this.#onAbort()
-      else signal.addEventListener('abort', this.#onAbort, { once: true })
+    if (this.abortedPromise) return this.abortedPromise
+    const signal = this.signal
+    this.abortedPromise = new Promise<never>((_, reject) => {
+      this.onAbort = () => reject(signal.reason)
+      if (signal.aborted) this.onAbort()
+      else signal.addEventListener('abort', this.onAbort, { once: true })
     })
-    this.#aborted.catch(() => {})
-    return this.#aborted
+    this.abortedPromise.catch(() => {})
+    return this.abortedPromise
   }
 
   /** Stops listening to the run's signal (the step is over). */
   release(): void {
-    if (this.#onAbort) this.#signal.removeEventListener('abort', this.#onAbort)
+    if (this.onAbort) this.signal.removeEventListener('abort', this.onAbort)
   }
+}
+
+/** The abort of one tool step of the run whose signal is `signal`. */
+export function stepAbort(signal: AbortSignal): StepAbort {
+  return { signal, abortedPromise: undefined, onAbort: undefined, aborted: StepAbort.prototype.aborted, release: StepAbort.prototype.release }
 }
 
 /**

@@ -8,7 +8,7 @@ import type { JsonValue } from '../spec/json.js'
 import { parseToolInput } from './define-tool.js'
 import type { Tool } from './tool.js'
 import type { ToolRegistry } from './tool-registry.js'
-import { isToolAllowed, ToolScope } from './tool-scope.js'
+import { isToolAllowed, toolScope, type ToolScope } from './tool-scope.js'
 import { toJsonValue } from './to-json-value.js'
 import { shapeToolResult } from './shape-tool-result.js'
 import { truncateOutput } from './truncate-output.js'
@@ -16,7 +16,7 @@ import { isAborted } from '../util/is-aborted.js'
 import { asPromise } from '../util/as-promise.js'
 import { isPromiseLike } from '../util/is-promise-like.js'
 import { isPending } from '../util/fast-path.js'
-import { CallContext, StepAbort } from './tool-call-context.js'
+import { CallContext, stepAbort, type StepAbort } from './tool-call-context.js'
 import { failed, violationOf } from './tool-call-outcome.js'
 import type { ExecuteCallsInput, ExecuteCallsResult, ToolCallOutcome } from './tool-step.js'
 
@@ -40,7 +40,7 @@ export class ToolRuntime {
 
   /** A scope for one run: the run's own tools on top of the registry. */
   scope(runTools: Array<[string, Tool]>, registryNames?: readonly string[]): ToolScope {
-    return new ToolScope(this.registry, runTools, registryNames)
+    return toolScope(this.registry, runTools, registryNames)
   }
 
   executeCalls(callsInput: ExecuteCallsInput): Promise<ExecuteCallsResult> {
@@ -54,7 +54,7 @@ export class ToolRuntime {
    * there on. A run's tool step then needs no async round.
    */
   executeCallsNow(callsInput: ExecuteCallsInput): ExecuteCallsResult | Promise<ExecuteCallsResult> {
-    const abort = new StepAbort(callsInput.signal)
+    const abort = stepAbort(callsInput.signal)
     let executing: ToolCallOutcome | Promise<ToolCallOutcome> | undefined
     try {
       // One call (most steps): executed here, without the parallel pool's extra async layer.

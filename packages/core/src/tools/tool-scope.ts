@@ -17,57 +17,80 @@ export function isToolAllowed(lists: ToolPolicyLists, name: string, id: string):
   return !deny.includes(name) && !deny.includes(id) && (!allow || allow.includes(name) || allow.includes(id))
 }
 
-/** The tools one run may use, by model-facing name: the agent's tools filtered by the policy's allow and deny lists. */
+/**
+ * The tools one run may use, by model-facing name: the agent's tools filtered by the policy's allow and deny lists.
+ * `new ToolScope(…)` returns one literal with every field and the methods below as its own properties, as the runtime
+ * builds every run's (`toolScope()`): a class instance's hidden class dies at a full GC when no run is alive, and the
+ * code compiled against it with it (see util/fast-path.ts).
+ */
 export class ToolScope {
-  readonly #tools = new Map<string, Tool>()
-  #specs: ToolSpecification[] | undefined
+  /** How many tools the scope holds. */
+  declare readonly size: number
+  /** The tools by model-facing name. */
+  declare readonly tools: Map<string, Tool>
+  /** The specs of every tool, once asked for. */
+  declare specList: ToolSpecification[] | undefined
   /** The specs offered under the last policy lists asked for (a run's lists rarely change: a handoff). */
-  #offered: { lists: ToolPolicyLists; specs: ToolSpecification[] } | undefined
+  declare lastOffered: { lists: ToolPolicyLists; specs: ToolSpecification[] } | undefined
 
   /** `runTools` shadow the registry's tools of the same name; `registryNames` limits which registry tools are visible (all when undefined). */
   constructor(registry: ToolRegistry | undefined, runTools: Array<[string, Tool]>, registryNames?: readonly string[]) {
-    if (registry) {
-      if (registryNames) {
-        for (const name of registryNames) {
-          const tool = registry.get(name)
-          if (tool) this.#tools.set(name, tool)
-        }
-      } else for (const [name, tool] of registry.entries()) this.#tools.set(name, tool)
-    }
-    for (const [name, tool] of runTools) {
-      assertToolName(name)
-      this.#tools.set(name, tool)
-    }
+    return toolScope(registry, runTools, registryNames)
   }
 
   get(name: string): Tool | undefined {
-    return this.#tools.get(name)
+    return this.tools.get(name)
   }
 
   names(): string[] {
-    return [...this.#tools.keys()]
-  }
-
-  get size(): number {
-    return this.#tools.size
+    return [...this.tools.keys()]
   }
 
   /** The tool list for the model request (stable array, so token counts can be cached by identity). */
   specs(): ToolSpecification[] {
-    if (!this.#specs) {
-      this.#specs = [...this.#tools].map(([name, tool]) => specOf(name, tool))
+    if (!this.specList) {
+      this.specList = [...this.tools].map(([name, tool]) => specOf(name, tool))
     }
-    return this.#specs
+    return this.specList
   }
 
   /** The tool list for the model request under a policy: the tools it would refuse to run are not offered. */
   offered(lists: ToolPolicyLists): ToolSpecification[] {
     const all = this.specs()
     if (!lists.allow && lists.deny.length === 0) return all
-    if (this.#offered?.lists === lists) return this.#offered.specs
-    const specs = all.filter((spec) => isToolAllowed(lists, spec.name, this.#tools.get(spec.name)!.id))
-    this.#offered = { lists, specs: specs.length === all.length ? all : specs }
-    return this.#offered.specs
+    if (this.lastOffered?.lists === lists) return this.lastOffered.specs
+    const specs = all.filter((spec) => isToolAllowed(lists, spec.name, this.tools.get(spec.name)!.id))
+    this.lastOffered = { lists, specs: specs.length === all.length ? all : specs }
+    return this.lastOffered.specs
+  }
+}
+
+const methods = ToolScope.prototype
+
+/** A run's tool scope (what `new ToolScope(…)` returns): `runTools` shadow the registry's tools of the same name. */
+export function toolScope(registry: ToolRegistry | undefined, runTools: Array<[string, Tool]>, registryNames?: readonly string[]): ToolScope {
+  const tools = new Map<string, Tool>()
+  if (registry) {
+    if (registryNames) {
+      for (const name of registryNames) {
+        const tool = registry.get(name)
+        if (tool) tools.set(name, tool)
+      }
+    } else for (const [name, tool] of registry.entries()) tools.set(name, tool)
+  }
+  for (const [name, tool] of runTools) {
+    assertToolName(name)
+    tools.set(name, tool)
+  }
+  return {
+    size: tools.size,
+    tools,
+    specList: undefined,
+    lastOffered: undefined,
+    get: methods.get,
+    names: methods.names,
+    specs: methods.specs,
+    offered: methods.offered,
   }
 }
 
@@ -81,6 +104,3 @@ function specOf(name: string, tool: Tool): ToolSpecification {
   if (!spec) byName.set(name, (spec = { name, description: tool.description, inputSchema: toolInputJsonSchema(tool) }))
   return spec
 }
-
-/** Keeps ToolScope's hidden classes alive between runs, a scope being per run (see `runExecutionShapeKeeper`). */
-export const toolScopeShapeKeeper = new ToolScope(undefined, [])
