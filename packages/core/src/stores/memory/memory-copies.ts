@@ -2,8 +2,8 @@
 // their own call sites. Each is the same deep copy as `cloneValue` (every key walked, every object copied), but
 // V8 keeps a spread and a key walk fast only while the site sees a few object layouts: the shared `cloneValue`,
 // fed every layout the stores hold, turns megamorphic and takes the generic path (measured on a run's snapshot:
-// 374 ns through `cloneValue` against 159 ns here). Session entries are copied key by key and frozen (`frozenCopy`), so reads can
-// share them.
+// 374 ns through `cloneValue` against 159 ns here). Session entries are copied key by key and frozen
+// (`frozenCopy`), so that reads can share them.
 import type { ModelMessage } from '../../spec/messages.js'
 import type { CompactionRecord, SessionEntry, SessionEntryInput } from '../../spec/session-store.js'
 import type { RunSnapshot } from '../../spec/snapshot-store.js'
