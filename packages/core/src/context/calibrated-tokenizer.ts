@@ -1,7 +1,7 @@
 // A calibrated token estimate for models without a local tokenizer: per-family character ratios, scaled by
 // samples with known counts and by the input tokens providers report (`observe`), always erring high.
 import type { LanguageModel } from '../spec/language-model.js'
-import type { Tokenizer } from './tokenizer.js'
+import { type Tokenizer, wideCodeUnits } from './tokenizer.js'
 
 /** Options of `calibratedTokenizer()`: the provider family's starting ratio and how fast it learns from reported usage. */
 export interface CalibratedTokenizerOptions {
@@ -38,8 +38,7 @@ export const tokenizerProfiles: Readonly<Record<string, number>> = {
 }
 
 function rawCount(text: string, charsPerToken: number, wideCharTokens: number): number {
-  let wide = 0
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x2e80) wide++
+  const wide = wideCodeUnits(text)
   return (text.length - wide) / charsPerToken + wide * wideCharTokens
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ModelMessage } from '../spec/messages.js'
-import { countMessagesTokens, countMessageTokens, estimateTokenizer, type Tokenizer } from './tokenizer.js'
+import { countMessagesTokens, countMessageTokens, estimateTokenizer, type Tokenizer, wideCodeUnits } from './tokenizer.js'
 
 describe('estimateTokenizer', () => {
   it('counts about one token per 3.6 Latin characters, rounding up', () => {
@@ -21,6 +21,24 @@ describe('estimateTokenizer', () => {
     expect(estimateTokenizer.count('日本語')).toBe(4)
     expect(estimateTokenizer.count('日本語'.repeat(100))).toBe(330)
     expect(estimateTokenizer.count('ab日本')).toBe(Math.ceil(2 / 3.6 + 2 * 1.1))
+  })
+
+  it('counts the code units above U+2E80 exactly, wherever they stand (the regular-expression pre-check only skips text without any)', () => {
+    const byLoop = (text: string) => [...Array(text.length).keys()].filter((index) => text.charCodeAt(index) > 0x2e80).length
+    const samples = [
+      '',
+      'plain ascii',
+      '\u2e80 at the border',
+      '\u2e81',
+      'x'.repeat(500) + '語',
+      '語' + 'x'.repeat(500),
+      '😀 emoji',
+      '\uffff\ud800',
+      'mixé déjà ⺀⺁',
+    ]
+    for (const text of samples) expect(wideCodeUnits(text), JSON.stringify(text)).toBe(byLoop(text))
+    expect(wideCodeUnits('x'.repeat(500) + '語')).toBe(1)
+    expect(wideCodeUnits('😀')).toBe(2)
   })
 })
 
