@@ -55,10 +55,10 @@ describe('StreamRedaction', () => {
   it('holds back only the word in progress: whitespace, punctuation and other scripts go out at once', () => {
     const redaction = new StreamRedaction(createRedactor({ env: {} }))
     expect(redaction.push('Hello')).toBe('')
-    expect(redaction.holding).toBe(true)
+    expect(redaction.holding()).toBe(true)
     expect(redaction.push(' wor')).toBe('Hello ')
     expect(redaction.push('ld! ')).toBe('world! ')
-    expect(redaction.holding).toBe(false)
+    expect(redaction.holding()).toBe(false)
     expect(redaction.push('{"a":1,"b"')).toBe('{"a":1,"b"')
     expect(redaction.push('日本語のテキスト')).toBe('日本語のテキスト')
     expect(redaction.push('tail')).toBe('')
@@ -73,7 +73,7 @@ describe('StreamRedaction', () => {
     let maxHeld = 0
     for (const char of word) {
       sent.push(redaction.push(char))
-      maxHeld = Math.max(maxHeld, redaction.heldLength)
+      maxHeld = Math.max(maxHeld, redaction.heldLength())
     }
     sent.push(redaction.flush())
     expect(sent.join('')).toBe(word)
@@ -96,7 +96,7 @@ describe('StreamRedaction', () => {
       for (const char of text) {
         const piece = redaction.push(char)
         out += piece
-        maxHeld = Math.max(maxHeld, redaction.heldLength)
+        maxHeld = Math.max(maxHeld, redaction.heldLength())
         // Checked as it goes out: a fragment sent early and covered later would still have leaked.
         if (piece && /S3CR3|KEY0042|hunter2|payments-secret/.test(out)) expect.fail(`offset ${offset}: leaked in ${out.slice(-80)}`)
       }
@@ -117,7 +117,7 @@ describe('StreamRedaction', () => {
     let maxHeld = 0
     for (const char of word) {
       out += redaction.push(char)
-      maxHeld = Math.max(maxHeld, redaction.heldLength)
+      maxHeld = Math.max(maxHeld, redaction.heldLength())
       expect(out).not.toContain('QQQQ')
     }
     out += redaction.flush()
@@ -143,7 +143,7 @@ describe('StreamRedaction', () => {
       let maxHeld = 0
       for (const char of `use postgres://app:${secret}@db.internal:5432/main now`) {
         out += redaction.push(char)
-        maxHeld = Math.max(maxHeld, redaction.heldLength)
+        maxHeld = Math.max(maxHeld, redaction.heldLength())
       }
       out += redaction.flush()
       expect(out, `password of ${length}`).toBe('use postgres://app:[REDACTED]@db.internal:5432/main now')

@@ -19,123 +19,150 @@ const contextLength = 48
 const tokenCodes = new Uint8Array(128)
 for (const char of 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~+/=') tokenCodes[char.charCodeAt(0)] = 1
 
+/**
+ * The redaction of one run's streamed text. `new StreamRedaction(redactor)` returns one literal with every field and
+ * these methods as own properties (see `streamRedaction`): a run builds one, and a class instance's hidden class dies
+ * at a full GC when no run is alive, with the code compiled against it (see util/fast-path.ts).
+ */
 export class StreamRedaction {
-  readonly #redactor: Redactor
-  /** Per char code below 128: part of a secret's run. Above 127: `#extra` (the secrets' own characters). */
-  readonly #codes: Uint8Array
-  readonly #extra: ReadonlySet<number> | undefined
-  #held = ''
-  #context = ''
+  declare readonly redactor: Redactor
+  /** Per char code below 128: part of a secret's run. Above 127: `extra` (the secrets' own characters). */
+  declare readonly codes: Uint8Array
+  declare readonly extra: ReadonlySet<number> | undefined
+  /** The text held back. */
+  declare held: string
+  declare context: string
   /** Whether the text sent last ended inside a secret (its replacement covers what follows of it). */
-  #open = false
+  declare open: boolean
   /** Whether the rest of the current word is dropped: a secret reached the end of the text released early. */
-  #swallowing = false
+  declare swallowing: boolean
   /** Characters kept in view past a cut, and the most held back (at least twice that). */
-  readonly #lookahead: number
-  readonly #limit: number
+  declare readonly lookahead: number
+  declare readonly limit: number
 
   constructor(redactor: Redactor) {
-    this.#redactor = redactor
-    const secretChars = redactor.secretChars?.() ?? ''
-    let codes = tokenCodes
-    let extra: Set<number> | undefined
-    for (let index = 0; index < secretChars.length; index++) {
-      const code = secretChars.charCodeAt(index)
-      if (code > 0x20 && code < 128 && !codes[code]) {
-        if (codes === tokenCodes) codes = tokenCodes.slice()
-        codes[code] = 1
-      } else if (code >= 128) (extra ??= new Set()).add(code)
-    }
-    this.#codes = codes
-    this.#extra = extra
-    this.#lookahead = Math.max(1, redactor.streamLookahead?.() ?? defaultLookahead)
-    this.#limit = Math.max(maxHoldBack, 2 * this.#lookahead)
+    return streamRedaction(redactor)
   }
 
   /** How many characters are held back now (never more than `maxHoldBack`, or twice the redactor's lookahead). */
-  get heldLength(): number {
-    return this.#held.length
+  heldLength(): number {
+    return this.held.length
   }
 
   /** Whether text is held back (a `flush()` would return something). */
-  get holding(): boolean {
-    return this.#held.length > 0
+  holding(): boolean {
+    return this.held.length > 0
   }
 
   /** What of the text so far can go out now, redacted ('' while all of it is held back). */
   push(delta: string): string {
-    if (this.#swallowing) {
+    if (this.swallowing) {
       let end = 0
-      while (end < delta.length && this.#inRun(delta.charCodeAt(end))) end++
+      while (end < delta.length && this.inRun(delta.charCodeAt(end))) end++
       if (end === delta.length) return ''
-      this.#swallowing = false
+      this.swallowing = false
       delta = delta.slice(end)
     }
     // Only the new delta is scanned: the text held back is one run already.
     let cut = delta.length
-    while (cut > 0 && this.#inRun(delta.charCodeAt(cut - 1))) cut--
+    while (cut > 0 && this.inRun(delta.charCodeAt(cut - 1))) cut--
     if (cut === 0) {
-      this.#held += delta
-      return this.#held.length <= this.#limit ? '' : this.#release()
+      this.held += delta
+      return this.held.length <= this.limit ? '' : this.release()
     }
-    let ready = this.#held.length ? this.#held + delta.slice(0, cut) : cut === delta.length ? delta : delta.slice(0, cut)
-    this.#held = cut === delta.length ? '' : delta.slice(cut)
+    let ready = this.held.length ? this.held + delta.slice(0, cut) : cut === delta.length ? delta : delta.slice(0, cut)
+    this.held = cut === delta.length ? '' : delta.slice(cut)
     // A secret phrase (with spaces) is held from its first characters on, until it is whole or cannot be it.
-    const phrase = this.#redactor.secretPrefixAtEnd?.(ready) ?? 0
+    const phrase = this.redactor.secretPrefixAtEnd?.(ready) ?? 0
     if (phrase > 0) {
-      this.#held = ready.slice(ready.length - phrase) + this.#held
+      this.held = ready.slice(ready.length - phrase) + this.held
       ready = ready.slice(0, ready.length - phrase)
-      if (ready === '') return this.#held.length <= this.#limit ? '' : this.#release()
+      if (ready === '') return this.held.length <= this.limit ? '' : this.release()
     }
-    const sent = this.#send(ready)
-    return this.#held.length <= this.#limit ? sent : sent + this.#release()
+    const sent = this.send(ready)
+    return this.held.length <= this.limit ? sent : sent + this.release()
   }
 
   /** The text held back, redacted; what follows starts without context (a new part). */
   flush(): string {
-    const text = this.#held
-    this.#held = ''
-    const sent = text ? this.#send(text) : ''
-    this.#context = ''
-    this.#open = false
-    this.#swallowing = false
+    const text = this.held
+    this.held = ''
+    const sent = text ? this.send(text) : ''
+    this.context = ''
+    this.open = false
+    this.swallowing = false
     return sent
   }
 
   /** Sends all but the lookahead of the held text, redacted with the lookahead in view. */
-  #release(): string {
-    const held = this.#held
-    const redactor = this.#redactor
+  release(): string {
+    const held = this.held
+    const redactor = this.redactor
     if (!redactor.redactAppended) {
-      this.#held = ''
-      return this.#send(held)
+      this.held = ''
+      return this.send(held)
     }
-    const redacted = redactor.redactAppended(this.#context, held, this.#open, this.#lookahead)
+    const redacted = redactor.redactAppended(this.context, held, this.open, this.lookahead)
     const sentLength = redacted.sent ?? held.length
     const sentText = held.slice(0, sentLength)
-    this.#held = held.slice(sentLength)
-    this.#open = redacted.open
+    this.held = held.slice(sentLength)
+    this.open = redacted.open
     // A secret reaching the end of what is held may go on: the rest of its word is covered by its replacement.
-    if (redacted.open && this.#held === '') this.#swallowing = true
-    const context = this.#context.length ? this.#context + sentText : sentText
-    this.#context = context.length > contextLength ? context.slice(-contextLength) : context
+    if (redacted.open && this.held === '') this.swallowing = true
+    const context = this.context.length ? this.context + sentText : sentText
+    this.context = context.length > contextLength ? context.slice(-contextLength) : context
     return redacted.text
   }
 
-  #inRun(code: number): boolean {
-    return code < 128 ? this.#codes[code] === 1 : this.#extra !== undefined && this.#extra.has(code)
+  inRun(code: number): boolean {
+    return code < 128 ? this.codes[code] === 1 : this.extra !== undefined && this.extra.has(code)
   }
 
-  #send(text: string): string {
-    const redactor = this.#redactor
+  send(text: string): string {
+    const redactor = this.redactor
     let sent: string
     if (redactor.redactAppended) {
-      const redacted = redactor.redactAppended(this.#context, text, this.#open)
+      const redacted = redactor.redactAppended(this.context, text, this.open)
       sent = redacted.text
-      this.#open = redacted.open
+      this.open = redacted.open
     } else sent = redactor.redact(text)
-    const context = this.#context.length ? this.#context + text : text
-    this.#context = context.length > contextLength ? context.slice(-contextLength) : context
+    const context = this.context.length ? this.context + text : text
+    this.context = context.length > contextLength ? context.slice(-contextLength) : context
     return sent
+  }
+}
+
+const methods = StreamRedaction.prototype
+
+/** The redaction of a run's streamed text through `redactor` (what `new StreamRedaction(redactor)` returns). */
+export function streamRedaction(redactor: Redactor): StreamRedaction {
+  const secretChars = redactor.secretChars?.() ?? ''
+  let codes = tokenCodes
+  let extra: Set<number> | undefined
+  for (let index = 0; index < secretChars.length; index++) {
+    const code = secretChars.charCodeAt(index)
+    if (code > 0x20 && code < 128 && !codes[code]) {
+      if (codes === tokenCodes) codes = tokenCodes.slice()
+      codes[code] = 1
+    } else if (code >= 128) (extra ??= new Set()).add(code)
+  }
+  const lookahead = Math.max(1, redactor.streamLookahead?.() ?? defaultLookahead)
+  return {
+    redactor,
+    codes,
+    extra,
+    held: '',
+    context: '',
+    open: false,
+    swallowing: false,
+    lookahead,
+    limit: Math.max(maxHoldBack, 2 * lookahead),
+    heldLength: methods.heldLength,
+    holding: methods.holding,
+    push: methods.push,
+    flush: methods.flush,
+    release: methods.release,
+    inRun: methods.inRun,
+    send: methods.send,
   }
 }

@@ -3,7 +3,7 @@
 import type { CompactionService } from '../compaction/compaction-service.js'
 import type { ContextPipeline } from '../context/context-pipeline.js'
 import type { ContextWindow } from '../context/context-window.js'
-import type { EventChannel } from '../events/event-channel.js'
+import type { RunEventChannel } from '../events/event-channel.js'
 import type { Redactor } from '../observability/redactor.js'
 import type { PriceTable } from '../observability/price-table.js'
 import type { RuntimeObserver } from '../spec/runtime-observer.js'
@@ -64,7 +64,7 @@ export interface RunExecutionInit {
   window: ContextWindow
   lease: SessionLease
   runtime: RuntimeStore | undefined
-  channel: EventChannel<AgentEvent> | undefined
+  channel: RunEventChannel<AgentEvent> | undefined
   signal: AbortSignal
   /** Messages already appended by this execution before the loop (the user input). */
   messages: ModelMessage[]

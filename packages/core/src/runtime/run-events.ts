@@ -4,7 +4,7 @@ import type { AgentEvent, AgentEventPayload } from '../spec/events.js'
 import type { ModelResponseInfo } from '../spec/language-model.js'
 import type { Usage } from '../spec/messages.js'
 import { notifyObservers } from '../observability/runtime-observer.js'
-import { StreamRedaction } from '../observability/stream-redaction.js'
+import { streamRedaction, type StreamRedaction } from '../observability/stream-redaction.js'
 import { eventBuffer, type EventBuffer } from './event-buffer.js'
 import { untilAborted } from './model-step.js'
 import type { RunContext } from './run-context.js'
@@ -81,7 +81,7 @@ export class RunEvents {
       this.deltaType = type
       this.deltaStep = step
     }
-    const sent = (this.streamRedaction ??= new StreamRedaction(redactor)).push(delta)
+    const sent = (this.streamRedaction ??= streamRedaction(redactor)).push(delta)
     if (sent) this.sendDelta(type, step, sent)
   }
 
@@ -123,7 +123,7 @@ export class RunEvents {
 
   /** An event stamped like `emit` does (seq taken, redacted) but neither buffered nor delivered yet. */
   stamp(payload: AgentEventPayload): AgentEvent {
-    if (this.streamRedaction?.holding) this.flushDeltas()
+    if (this.streamRedaction?.holding()) this.flushDeltas()
     const run = this.run
     const raw = payload as AgentEvent
     raw.runId = run.runId

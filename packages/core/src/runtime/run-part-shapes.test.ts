@@ -7,10 +7,14 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
+import { eventChannel } from '../events/event-channel.js'
 import { Extensions } from '../extensions/extensions.js'
+import { createRedactor } from '../observability/redactor.js'
+import { StreamRedaction } from '../observability/stream-redaction.js'
 import { mockModel } from '../providers/mock-model.js'
 import { memoryStores } from '../stores/memory/memory-stores.js'
 import { defineTool } from '../tools/define-tool.js'
+import { stepAbort } from '../tools/tool-call-context.js'
 import { ToolRegistry } from '../tools/tool-registry.js'
 import { ToolScope } from '../tools/tool-scope.js'
 import { AgentRuntime } from './agent-runtime.js'
@@ -66,6 +70,9 @@ describe('a run’s parts outlive a full GC without a keeper', () => {
       requests: built.requests,
       writer: built.run.writer,
       scope: built.run.init.scope,
+      channel: eventChannel(),
+      redaction: new StreamRedaction(createRedactor({ env: {} })),
+      stepAbort: stepAbort(new AbortController().signal),
     }
     for (const [name, part] of Object.entries(parts)) expect([name, Object.getPrototypeOf(part)]).toEqual([name, Object.prototype])
   })

@@ -1,7 +1,7 @@
 // run() and stream(): a request admitted, deduplicated by its idempotency key, its session held, its records
 // created and its execution driven from the input.
 import type { ContextWindow } from '../context/context-window.js'
-import type { EventChannel } from '../events/event-channel.js'
+import type { RunEventChannel } from '../events/event-channel.js'
 import { SpindleError } from '../errors/spindle-error.js'
 import type { RuntimePolicy } from '../policy/runtime-policy.js'
 import type { RuntimeStore } from '../runtime-store/runtime-store.js'
@@ -35,7 +35,7 @@ export async function startRun(
   services: RuntimeServices,
   request: RunRequest,
   runtime: RuntimeStore | undefined,
-  channel: EventChannel<AgentEvent> | undefined,
+  channel: RunEventChannel<AgentEvent> | undefined,
   controller = new AbortController(),
 ): Promise<RunOutput> {
   const { policy, input, sessionId } = await admit(services, request)
@@ -63,7 +63,7 @@ export async function startRun(
  * A duplicate submit's stream gets the run it shares: once that run has ended (or suspended), its whole event log,
  * in order, so that a `stream()` consumer sees every event and exactly one terminal event, as the first did.
  */
-async function replayInto(services: RuntimeServices, channel: EventChannel<AgentEvent> | undefined, outcome: Promise<RunOutput>): Promise<RunOutput> {
+async function replayInto(services: RuntimeServices, channel: RunEventChannel<AgentEvent> | undefined, outcome: Promise<RunOutput>): Promise<RunOutput> {
   const output = await outcome
   if (channel === undefined) return output
   for (let after = 0; ;) {
@@ -90,7 +90,7 @@ async function startAdmitted(
   services: RuntimeServices,
   request: RunRequest,
   runtime: RuntimeStore | undefined,
-  channel: EventChannel<AgentEvent> | undefined,
+  channel: RunEventChannel<AgentEvent> | undefined,
   controller: AbortController,
   policy: RuntimePolicy,
   input: ModelMessage[],
