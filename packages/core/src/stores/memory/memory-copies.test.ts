@@ -121,9 +121,9 @@ describe('memory store copies', () => {
     for (const [path, object] of objectsIn(shared)) expect(Object.isFrozen(object), path).toBe(true)
     // The byte array's entry: a new deep copy each read, which its caller may change.
     expect(copiedAgain).not.toBe(copied)
-    const part = (copied as { message: { content: Array<{ data: Uint8Array }> } }).message.content[0]!
-    part.data[0] = 9
-    expect((copiedAgain as { message: { content: Array<{ data: Uint8Array }> } }).message.content[0]!.data[0]).toBe(7)
-    expect([...((await sessions.listEntries('s'))[1] as { message: { content: Array<{ data: Uint8Array }> } }).message.content[0]!.data]).toEqual([7])
+    const bytesOf = (entry: unknown) => (entry as { message: { content: Array<{ data: Uint8Array }> } }).message.content[0]!.data
+    bytesOf(copied)[0] = 9
+    expect(bytesOf(copiedAgain)[0]).toBe(7)
+    expect([...bytesOf((await sessions.listEntries('s'))[1])]).toEqual([7])
   })
 })
