@@ -1,6 +1,6 @@
-// Group commit: a lone writer commits at once; concurrent writes submitted in one loop turn share one transaction,
-// each in a savepoint; each resolves once durable, a failing one rolls back alone, and a lost group runs every
-// write again on its own.
+// Group commit: a lone writer commits at once; concurrent writes submitted in one loop turn share one transaction;
+// each resolves once durable; when one fails (or the group is lost) every write runs again on its own, so a
+// failing write rolls back alone.
 import BetterSqlite3 from 'better-sqlite3'
 import { DuplicateError, type StoreWrite } from '@spindle/core'
 import { describe, expect, it } from 'vitest'
@@ -99,6 +99,35 @@ describe('group commit', () => {
     expect((await stores.sessions.getSession('taken'))?.lastSeq).toBe(1)
     expect(await stores.sessions.getSession('missing')).toBeUndefined()
     expect((await stores.runs.getRun('r'))?.sessionId).toBe('fresh')
+  })
+
+  it('keeps nothing of a write that failed after writing rows; the others of its group commit, each once', async () => {
+    const database = new BetterSqlite3(tempDatabasePath())
+    try {
+      database.exec('CREATE TABLE t (v TEXT)')
+      const group = new GroupCommit(database)
+      const insert = (value: string) => () => database.prepare('INSERT INTO t (v) VALUES (?)').run(value).changes
+      await concurrently(() => group.submit(insert('warm')))
+      database.exec("DELETE FROM t WHERE v = 'warm'")
+      let failingRuns = 0
+      const outcomes = await Promise.allSettled([
+        group.submit(insert('first')),
+        group.submit(() => {
+          failingRuns++
+          insert('half-written')()
+          throw new Error('refused after a row')
+        }),
+        group.submit(insert('third')),
+      ])
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
+      expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused after a row')
+      expect(database.prepare('SELECT v FROM t ORDER BY rowid').pluck().all()).toEqual(['first', 'third'])
+      // Once in the group, once alone: the group was rolled back whole, then each write committed on its own.
+      expect(failingRuns).toBe(2)
+      expect(database.inTransaction).toBe(false)
+    } finally {
+      database.close()
+    }
   })
 
   it('runs every write again on its own when the group transaction is lost', async () => {

@@ -1,6 +1,5 @@
 // Group commit: while runs write concurrently, the writes submitted on one connection in a loop turn are committed
-// together, in one BEGIN IMMEDIATE transaction at the end of the turn (each in its own savepoint), instead of one
-// transaction each. A commit's cost is mostly fixed (file locks, the WAL pages of every b-tree it touches), so
+// together, in one BEGIN IMMEDIATE transaction at the end of the turn, instead of one transaction each. A commit's cost is mostly fixed (file locks, the WAL pages of every b-tree it touches), so
 // concurrent runs share it. A lone writer commits at once, as before: waiting a turn would cost it a few µs a
 // commit for nothing. Whether writers are concurrent is found by probing (see `submit`).
 import type BetterSqlite3 from 'better-sqlite3'
@@ -14,9 +13,11 @@ interface PendingWrite {
 
 /**
  * The group commit of one connection. `submit(apply)` resolves once `apply` is durable (or rejects, with nothing
- * of it written), exactly as a transaction of its own would: `apply` runs in a savepoint, so a write that throws
- * rolls back alone and the others of its group commit. When the group's transaction itself fails (BEGIN, COMMIT,
- * or an error that made SQLite roll the transaction back), each write runs again alone, in its own transaction.
+ * of it written), exactly as a transaction of its own would. The group's writes run one after the other in its
+ * transaction; when one throws, or the transaction itself fails (BEGIN aside: COMMIT, or an error that made SQLite
+ * roll it back), nothing of the group is kept and each write runs again alone, in its own transaction, so a write
+ * that fails fails alone and the others commit. `apply` may therefore run twice: it must depend on nothing but the
+ * database (every store's writes are prepared this way).
  */
 export class GroupCommit {
   readonly #database: BetterSqlite3.Database
@@ -28,7 +29,7 @@ export class GroupCommit {
   #meanGroupSize = 1
   /** Writes committed at once since the last probe. */
   #sinceProbe = 0
-  /** A write's own transaction; inside the group's, better-sqlite3 makes it a savepoint. */
+  /** A write's own transaction. */
   readonly #alone: BetterSqlite3.Transaction<(apply: () => unknown) => unknown>
   #begin: BetterSqlite3.Statement | undefined
   #commit: BetterSqlite3.Statement | undefined
@@ -116,38 +117,32 @@ export class GroupCommit {
       for (const write of writes) write.reject(error)
       return
     }
+    // No savepoint per write: a savepoint is two more statements and a copy of every page a write first touches
+    // (its sub-journal). Writes rarely fail; when one does, the group is rolled back whole and every write runs
+    // again alone, in its own transaction, with the outcome it has on its own (as when the group is lost).
     const results: unknown[] = []
-    const errors: unknown[] = []
-    let lost = false
+    let failed = false
     for (let index = 0; index < writes.length; index++) {
       try {
-        results[index] = this.#alone(writes[index]!.apply)
-      } catch (error) {
-        errors[index] = error
-        // Some errors (I/O, disk full) make SQLite roll back the whole transaction: the group is lost.
-        if (!database.inTransaction) {
-          lost = true
-          break
-        }
+        results[index] = writes[index]!.apply()
+      } catch {
+        failed = true
+        break
       }
     }
-    if (!lost) {
+    if (!failed) {
       try {
         this.#commit.run()
       } catch {
-        lost = true
-        if (database.inTransaction) this.#rollback.run()
+        failed = true
       }
     }
-    if (lost) {
-      // Nothing of the group was written: every write again, alone, with the outcome it has on its own.
+    if (failed) {
+      if (database.inTransaction) this.#rollback.run()
       for (const write of writes) this.#applyAlone(write)
       return
     }
-    for (let index = 0; index < writes.length; index++) {
-      if (index in errors) writes[index]!.reject(errors[index])
-      else writes[index]!.resolve(results[index])
-    }
+    for (let index = 0; index < writes.length; index++) writes[index]!.resolve(results[index])
   }
 }
 

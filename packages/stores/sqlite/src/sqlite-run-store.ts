@@ -25,6 +25,10 @@ const eventsPerRow = 64
 
 const farFuture = Number.MAX_SAFE_INTEGER
 
+/** A row of contiguous events, inserted only when no stored row of the run reaches its first seq (see #appendEvents). */
+const insertAfterNewest = `INSERT INTO run_events (run_id, last_seq, first_seq, events) SELECT ?, ?, ?, ?
+  WHERE NOT EXISTS (SELECT 1 FROM run_events WHERE run_id = ? AND last_seq >= ?)`
+
 /**
  * Runs and their event logs in SQLite. `(sessionId, idempotencyKey)` is unique; appending an event whose
  * `(runId, seq)` is stored already is ignored, so a replayed batch is harmless.
@@ -180,15 +184,22 @@ export class SqliteRunStore implements RunStore {
     let contiguous = Number.isSafeInteger(first)
     for (let index = 1; contiguous && index < events.length; index++) contiguous = events[index]!.seq === first + index
     if (contiguous) {
-      const newest = this.#sql.get('SELECT last_seq FROM run_events WHERE run_id = ? ORDER BY last_seq DESC LIMIT 1').pluck().get(runId) as number | undefined
-      if (newest === undefined || first > newest) {
-        // At most eventsPerRow a row: a read that starts inside a row parses no more than that (a step streaming
-        // 10,000 deltas is 157 rows, not one 2 MB array parsed again by every page of listEvents).
-        for (let start = 0; start < events.length; start += eventsPerRow) {
-          const end = Math.min(events.length, start + eventsPerRow)
-          insert.run(runId, first + end - 1, first + start, `[${texts.slice(start, end).join(',')}]`)
+      // The usual append (one row, after the run's newest seq) is one statement: inserted unless a stored row
+      // reaches `first` already.
+      if (events.length <= eventsPerRow) {
+        const text = events.length === 1 ? `[${texts[0]}]` : `[${texts.join(',')}]`
+        if (this.#sql.get(insertAfterNewest).run(runId, first + events.length - 1, first, text, runId, first).changes === 1) return undefined
+      } else {
+        const newest = this.#sql.get('SELECT last_seq FROM run_events WHERE run_id = ? ORDER BY last_seq DESC LIMIT 1').pluck().get(runId) as number | undefined
+        if (newest === undefined || first > newest) {
+          // At most eventsPerRow a row: a read that starts inside a row parses no more than that (a step streaming
+          // 10,000 deltas is 157 rows, not one 2 MB array parsed again by every page of listEvents).
+          for (let start = 0; start < events.length; start += eventsPerRow) {
+            const end = Math.min(events.length, start + eventsPerRow)
+            insert.run(runId, first + end - 1, first + start, `[${texts.slice(start, end).join(',')}]`)
+          }
+          return undefined
         }
-        return undefined
       }
     }
     // The row covering `seq`, if any: the first whose last_seq >= seq, holding it when its first_seq <= seq.

@@ -47,6 +47,9 @@ const withLastEntry = `FROM sessions s LEFT JOIN session_entries e
 /** The session row and its log's last entry, in one statement. */
 const sessionView = `SELECT s.id, s.resource_id, s.data, s.fence, s.created_at, s.updated_at, e.seq AS last_seq, e.created_at AS last_at ${withLastEntry}`
 
+/** What an append reads: the session row's fence and time and its log's last entry (one string, not built per call). */
+const appendView = `SELECT s.fence, s.updated_at, e.seq AS last_seq, e.created_at AS last_at ${withLastEntry} WHERE s.id = ?`
+
 /**
  * An entry row as one JSON array `[seq, isCompaction, createdAt, runId | null, body]`, built by SQLite: the body
  * column already holds JSON (written by `toJsonText`), and `json_quote` escapes the run id.
@@ -212,8 +215,7 @@ export class SqliteSessionStore implements SessionStore {
   #append(write: StoreWrite & { type: 'session.append' }, bodies: string[]): SessionEntry[] {
     const { sessionId, entries } = write
     // One statement: the session row and its log's last entry (a search on the log's key from its end).
-    const row = this.#sql.get(`SELECT s.fence, s.updated_at, e.seq AS last_seq, e.created_at AS last_at ${withLastEntry} WHERE s.id = ?`).get(sessionId) as
-      Pick<SessionView, 'fence' | 'updated_at' | 'last_seq' | 'last_at'> | undefined
+    const row = this.#sql.get(appendView).get(sessionId) as Pick<SessionView, 'fence' | 'updated_at' | 'last_seq' | 'last_at'> | undefined
     if (row === undefined) throw missingSession(sessionId)
     const lastSeq = row.last_seq ?? 0
     if (write.expectedLastSeq !== undefined && write.expectedLastSeq !== lastSeq) {

@@ -1,6 +1,6 @@
 // The SQLite StoreBatch: a step's writes to the sessions, runs, executions and snapshots stores committed in one
 // BEGIN IMMEDIATE transaction (one commit, one fsync at most), each applied by its store's own code; the batches
-// of concurrent runs submitted in one loop turn share that transaction (group-commit.ts), each in a savepoint.
+// of concurrent runs submitted in one loop turn share that transaction (group-commit.ts); a failing write rolls back alone.
 import { StoreError, type BatchedStores, type StoreBatch, type StoreWrite, type StoreWriteResult } from '@spindle/core'
 import type BetterSqlite3 from 'better-sqlite3'
 import { groupCommitOf, type GroupCommit } from './group-commit.js'
@@ -35,7 +35,7 @@ export class SqliteStoreBatch implements StoreBatch {
   readonly specificationVersion = 'v1' as const
   readonly stores: BatchedStores
   readonly #targets: Record<StoreWrite['type'], BatchableSqliteStore>
-  /** The connection's group commit: a batch is one savepoint of the loop turn's transaction (its own when alone). */
+  /** The connection's group commit: a batch is one write of the loop turn's transaction (its own when alone). */
   readonly #group: GroupCommit
 
   /** `stores` must all be open on `database`: the batch's transaction is that connection's. */
@@ -72,7 +72,7 @@ export class SqliteStoreBatch implements StoreBatch {
     // The write being applied, so that an error names it (-1 outside the loop: BEGIN or COMMIT failed).
     const progress = { applying: -1 }
     try {
-      // Synchronous from the savepoint to its release: no other call on this connection can interleave.
+      // Synchronous from its first statement to its last: no other call on this connection can interleave.
       return await this.#group.submit(() => applyAll(applies, progress))
     } catch (error) {
       const failing = progress.applying
@@ -86,7 +86,7 @@ export class SqliteStoreBatch implements StoreBatch {
   }
 }
 
-/** Applies a batch's prepared writes in order (inside its transaction or savepoint), `progress` naming the current one. */
+/** Applies a batch's prepared writes in order (inside its transaction), `progress` naming the current one. */
 function applyAll(applies: readonly ApplyWrite[], progress: { applying: number }): StoreWriteResult[] {
   const results: StoreWriteResult[] = []
   for (let index = 0; index < applies.length; index++) {
