@@ -25,6 +25,24 @@ function countedStores() {
   return { path, database, stores, commits, close: () => (stores.close(), database.close()) }
 }
 
+/**
+ * A group commit on a new database with one table `t`, warmed so its writes now wait for the turn's group; `insert`
+ * makes a write that adds one row. The database is closed after `check`.
+ */
+async function onTable(check: (table: { database: BetterSqlite3.Database; group: GroupCommit; insert: (value: string) => () => number }) => Promise<void>) {
+  const database = new BetterSqlite3(tempDatabasePath())
+  try {
+    database.exec('CREATE TABLE t (v TEXT)')
+    const group = new GroupCommit(database)
+    const insert = (value: string) => () => database.prepare('INSERT INTO t (v) VALUES (?)').run(value).changes
+    await concurrently(() => group.submit(insert('warm')))
+    database.exec("DELETE FROM t WHERE v = 'warm'")
+    await check({ database, group, insert })
+  } finally {
+    database.close()
+  }
+}
+
 describe('group commit', () => {
   it("commits a lone writer's write at once, in a transaction of its own", async () => {
     const { stores, commits, close } = countedStores()
@@ -102,13 +120,7 @@ describe('group commit', () => {
   })
 
   it('keeps nothing of a write that failed after writing rows; the others of its group commit, each once', async () => {
-    const database = new BetterSqlite3(tempDatabasePath())
-    try {
-      database.exec('CREATE TABLE t (v TEXT)')
-      const group = new GroupCommit(database)
-      const insert = (value: string) => () => database.prepare('INSERT INTO t (v) VALUES (?)').run(value).changes
-      await concurrently(() => group.submit(insert('warm')))
-      database.exec("DELETE FROM t WHERE v = 'warm'")
+    await onTable(async ({ database, group, insert }) => {
       let failingRuns = 0
       const outcomes = await Promise.allSettled([
         group.submit(insert('first')),
@@ -125,19 +137,11 @@ describe('group commit', () => {
       // Once in the group, once alone: the group was rolled back whole, then each write committed on its own.
       expect(failingRuns).toBe(2)
       expect(database.inTransaction).toBe(false)
-    } finally {
-      database.close()
-    }
+    })
   })
 
   it('runs every write again on its own when the group transaction is lost', async () => {
-    const database = new BetterSqlite3(tempDatabasePath())
-    try {
-      database.exec('CREATE TABLE t (v TEXT)')
-      const group = new GroupCommit(database)
-      const insert = (value: string) => () => database.prepare('INSERT INTO t (v) VALUES (?)').run(value).changes
-      await concurrently(() => group.submit(insert('warm')))
-      database.exec("DELETE FROM t WHERE v = 'warm'")
+    await onTable(async ({ database, group, insert }) => {
       const outcomes = await Promise.allSettled([
         group.submit(insert('first')),
         // Ends the whole transaction, as an I/O error would: the group's earlier write is gone with it.
@@ -150,9 +154,7 @@ describe('group commit', () => {
       expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled'])
       expect(database.prepare('SELECT v FROM t ORDER BY rowid').pluck().all()).toEqual(['first', 'third'])
       expect(database.inTransaction).toBe(false)
-    } finally {
-      database.close()
-    }
+    })
   })
 
   it('commits the pending writes before a synchronous write and before close()', async () => {
